@@ -1,0 +1,123 @@
+# Test helpers. Every test is registered with CTest and carries a label:
+#   unit         GoogleTest tests of one library layer (tests/unit/<layer>)
+#   integration  jobs started with mpfrun, and tests of the commands
+#   conformance  API conformance programs
+#   slow         anything that takes more than a few seconds
+#
+# mpf_add_unit_test(NAME <name> SOURCES <files...> [LIBS <targets...>])
+#   A GoogleTest executable; each TEST() becomes its own CTest test.
+#
+# mpf_add_job_test(NAME <name> NP <n> PROGRAM <target-or-path> [ARGS <args...>]
+#                  [MPFRUN_ARGS <options...>] [EXPECT_EXIT <code>]
+#                  [EXPECT_OUTPUT <regex...>] [REJECT_OUTPUT <regex...>]
+#                  [TIMEOUT <seconds>] [LABELS <labels...>])
+#   Runs `mpfrun --timeout <seconds> -n <n> <options> <program> <args>` through
+#   tests/harness/run_job.py, which checks the exit status, the output, and that
+#   the job left nothing behind. A job that outlives its timeout is stopped by
+#   mpfrun, which prints what every rank was doing first; CTest's own timeout
+#   is set above it so that mpfrun's diagnosis always reaches the log.
+#
+# mpf_add_job_test_list(NAME <name> VARIANTS <variant...> <mpf_add_job_test args>)
+#   The same job once per variant, a test list in the sense of MPICH's: each
+#   variant is "label:tunable=value,tunable=value" and becomes the test
+#   <name>.<label>, run with `--set tunable=value` for each pair.
+include_guard(GLOBAL)
+
+find_package(GTest CONFIG QUIET)
+if(NOT GTest_FOUND)
+  mpf_missing("GoogleTest" "libgtest-dev libgmock-dev")
+endif()
+include(GoogleTest)
+
+# The harness and the schema checks run on Debian's python3 with
+# python3-jsonschema; prefer the system interpreter over any other on PATH.
+find_program(MPF_PYTHON NAMES python3 PATHS /usr/bin NO_DEFAULT_PATH)
+if(NOT MPF_PYTHON)
+  find_program(MPF_PYTHON NAMES python3)
+endif()
+if(NOT MPF_PYTHON)
+  mpf_missing("python3 (test harness)" "python3")
+endif()
+execute_process(COMMAND "${MPF_PYTHON}" -c "import jsonschema"
+                RESULT_VARIABLE _mpf_jsonschema OUTPUT_QUIET ERROR_QUIET)
+if(NOT _mpf_jsonschema EQUAL 0)
+  mpf_missing("the Python module jsonschema for ${MPF_PYTHON} (JSON schema checks)" "python3-jsonschema")
+endif()
+
+set(MPF_RUN_JOB "${PROJECT_SOURCE_DIR}/tests/harness/run_job.py")
+set(MPF_DEFAULT_JOB_TIMEOUT 60 CACHE STRING "Default timeout in seconds for a job started by a test")
+
+function(mpf_add_unit_test)
+  cmake_parse_arguments(PARSE_ARGV 0 T "" "NAME" "SOURCES;LIBS")
+  add_executable(${T_NAME} ${T_SOURCES})
+  target_link_libraries(${T_NAME} PRIVATE GTest::gtest GTest::gtest_main ${T_LIBS})
+  gtest_discover_tests(${T_NAME}
+    TEST_PREFIX "${T_NAME}."
+    PROPERTIES LABELS unit TIMEOUT 120
+    DISCOVERY_TIMEOUT 60)
+endfunction()
+
+# Builds the run_job.py command line for one job; shared by the two job helpers.
+function(_mpf_job_command out)
+  cmake_parse_arguments(PARSE_ARGV 1 T "" "NP;PROGRAM;EXPECT_EXIT;TIMEOUT"
+                        "ARGS;MPFRUN_ARGS;EXPECT_OUTPUT;REJECT_OUTPUT")
+  if(NOT T_NP)
+    set(T_NP 1)
+  endif()
+  if(NOT DEFINED T_EXPECT_EXIT)
+    set(T_EXPECT_EXIT 0)
+  endif()
+  if(NOT T_TIMEOUT)
+    set(T_TIMEOUT ${MPF_DEFAULT_JOB_TIMEOUT})
+  endif()
+  if(TARGET ${T_PROGRAM})
+    set(program "$<TARGET_FILE:${T_PROGRAM}>")
+  else()
+    set(program "${T_PROGRAM}")
+  endif()
+  set(cmd "${MPF_PYTHON}" "${MPF_RUN_JOB}" --mpfrun "$<TARGET_FILE:mpfrun>"
+          --np ${T_NP} --timeout ${T_TIMEOUT} --expect-exit ${T_EXPECT_EXIT})
+  foreach(re IN LISTS T_EXPECT_OUTPUT)
+    list(APPEND cmd --expect "${re}")
+  endforeach()
+  foreach(re IN LISTS T_REJECT_OUTPUT)
+    list(APPEND cmd --reject "${re}")
+  endforeach()
+  foreach(opt IN LISTS T_MPFRUN_ARGS)
+    list(APPEND cmd "--mpfrun-arg=${opt}")
+  endforeach()
+  list(APPEND cmd -- "${program}" ${T_ARGS})
+  set(${out} "${cmd}" PARENT_SCOPE)
+  math(EXPR ctest_timeout "${T_TIMEOUT} + 30")
+  set(${out}_TIMEOUT ${ctest_timeout} PARENT_SCOPE)
+endfunction()
+
+function(mpf_add_job_test)
+  cmake_parse_arguments(PARSE_ARGV 0 T "" "NAME" "LABELS")
+  _mpf_job_command(cmd ${T_UNPARSED_ARGUMENTS})
+  add_test(NAME ${T_NAME} COMMAND ${cmd})
+  if(NOT T_LABELS)
+    set(T_LABELS integration)
+  endif()
+  set_tests_properties(${T_NAME} PROPERTIES LABELS "${T_LABELS}" TIMEOUT ${cmd_TIMEOUT})
+endfunction()
+
+function(mpf_add_job_test_list)
+  cmake_parse_arguments(PARSE_ARGV 0 T "" "NAME" "VARIANTS;LABELS;MPFRUN_ARGS")
+  if(NOT T_VARIANTS)
+    message(FATAL_ERROR "mpf_add_job_test_list(${T_NAME}): no VARIANTS given")
+  endif()
+  foreach(variant IN LISTS T_VARIANTS)
+    if(NOT variant MATCHES "^([A-Za-z0-9_-]+):(.+)$")
+      message(FATAL_ERROR "mpf_add_job_test_list(${T_NAME}): variant '${variant}' is not label:tunable=value[,tunable=value]")
+    endif()
+    set(label "${CMAKE_MATCH_1}")
+    string(REPLACE "," ";" settings "${CMAKE_MATCH_2}")
+    set(sets ${T_MPFRUN_ARGS})
+    foreach(setting IN LISTS settings)
+      list(APPEND sets "--set=${setting}")
+    endforeach()
+    mpf_add_job_test(NAME ${T_NAME}.${label} LABELS ${T_LABELS}
+                     MPFRUN_ARGS ${sets} ${T_UNPARSED_ARGUMENTS})
+  endforeach()
+endfunction()

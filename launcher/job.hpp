@@ -1,0 +1,43 @@
+// A job as mpfrun runs it: its ranks' records and the outcome. Shared by the
+// runner that drives the job and the report written when it ends.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "common/tunables.hpp"
+#include "launcher/binding.hpp"
+#include "launcher/options.hpp"
+#include "shm/segment_layout.hpp"
+
+namespace mpf::launcher {
+
+struct RankRecord {
+  std::uint32_t rank = 0;
+  std::size_t app = 0;        // index of its application context
+  pid_t pid = -1;
+  Placement placement;
+  bool running = false;
+  int exit_code = -1;         // when it exited
+  int term_signal = 0;        // when a signal killed it
+  shm::RankState final_state = shm::RankState::launched;
+  std::int64_t start_ns = 0;  // steady clock
+  std::int64_t end_ns = 0;
+  // Counters the rank published, copied out of the segment when it ended.
+  std::uint64_t pmix_puts = 0, pmix_gets = 0, pmix_fences = 0, init_ns = 0, finalize_ns = 0;
+};
+
+struct JobRecord {
+  std::string jobid;
+  std::string host;
+  std::int64_t start_unix_ns = 0;
+  std::int64_t end_unix_ns = 0;
+  std::vector<RankRecord> ranks;
+  int exit_status = 0;
+  std::string outcome;  // one line: "all ranks exited 0", or why the job ended
+};
+
+}  // namespace mpf::launcher

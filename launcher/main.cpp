@@ -1,0 +1,90 @@
+// mpfrun: starts a parallel job, wires it up, watches it, cleans up after it.
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <exception>
+#include <vector>
+
+#include "common/tunables.hpp"
+#include "job/run_registry.hpp"
+#include "launcher/job_runner.hpp"
+#include "launcher/options.hpp"
+#include "launcher/report.hpp"
+
+extern char** environ;
+
+namespace {
+
+constexpr int kUsageStatus = 2;
+constexpr int kInternalStatus = 1;
+
+// If mpfrun was started with a standard descriptor closed, the first file it
+// opens would take that number and ranks would write into it.
+void ensure_standard_descriptors() {
+  for (int fd = 0; fd <= 2; ++fd) {
+    if (::fcntl(fd, F_GETFD) < 0) ::open("/dev/null", fd == 0 ? O_RDONLY : O_WRONLY);
+  }
+}
+
+mpf::common::Tunables resolve_tunables(const mpf::launcher::Options& o) {
+  std::vector<std::string> sets;
+  if (!o.tuning_file.empty()) sets.push_back("tuning_file=" + o.tuning_file);
+  sets.insert(sets.end(), o.sets.begin(), o.sets.end());
+  return mpf::common::Tunables::resolve(environ, sets);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  ensure_standard_descriptors();
+  using namespace mpf::launcher;
+  Options options;
+  mpf::common::Tunables tunables = mpf::common::Tunables::defaults();
+  try {
+    ParseResult parsed = parse_command_line(argc, argv);
+    if (!parsed.options) return parsed.exit_code;
+    options = std::move(*parsed.options);
+    tunables = resolve_tunables(options);
+  } catch (const UsageError& e) {
+    std::fprintf(stderr, "mpfrun: %s\n", e.what());
+    return kUsageStatus;
+  } catch (const mpf::common::TunableError& e) {
+    std::fprintf(stderr, "mpfrun: %s\n", e.what());
+    return kUsageStatus;
+  }
+
+  if (options.list_params) {
+    std::fputs(tunables.table_text().c_str(), stdout);
+    return 0;
+  }
+  if (options.cleanup) {
+    const mpf::job::RunRegistry registry(mpf::common::resolved_run_dir(tunables));
+    const auto cleaned = registry.clean_dead();
+    for (const auto& job : cleaned) {
+      std::printf("mpfrun: removed job %s (mpfrun pid %d, dead)\n", job.jobid.c_str(),
+                  static_cast<int>(job.launcher_pid));
+    }
+    std::printf("mpfrun: %zu dead job%s cleaned in %s\n", cleaned.size(), cleaned.size() == 1 ? "" : "s",
+                registry.directory().c_str());
+    return 0;
+  }
+
+  JobRecord job;
+  int status;
+  try {
+    status = run_job(options, tunables, job);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "mpfrun: %s\n", e.what());
+    return kInternalStatus;
+  }
+  if (!options.report_path.empty()) {
+    try {
+      write_report(options.report_path, job_report(options, tunables, job));
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "mpfrun: %s\n", e.what());
+      if (status == 0) status = kInternalStatus;
+    }
+  }
+  return status;
+}

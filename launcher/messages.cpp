@@ -1,0 +1,50 @@
+#include "launcher/messages.hpp"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstring>
+
+namespace mpf::launcher {
+
+std::string signal_description(int signo) {
+  const char* name = ::strsignal(signo);
+  return "signal " + std::to_string(signo) + " (" + (name != nullptr ? name : "unknown") + ")";
+}
+
+std::string rank_list(const std::vector<std::uint32_t>& ranks) {
+  std::string text;
+  for (std::size_t i = 0; i < ranks.size();) {
+    std::size_t j = i;
+    while (j + 1 < ranks.size() && ranks[j + 1] == ranks[j] + 1) ++j;
+    if (!text.empty()) text += ",";
+    text += std::to_string(ranks[i]);
+    if (j > i) text += "-" + std::to_string(ranks[j]);
+    i = j + 1;
+  }
+  return text.empty() ? "none" : text;
+}
+
+std::string describe_rank_state(shm::RankState state) {
+  switch (state) {
+    case shm::RankState::launched: return "has not initialised MPI (still starting, or not an MPI program)";
+    case shm::RankState::initialized: return "running after MPI_Init, not yet finalized";
+    case shm::RankState::finalized: return "finalized, exiting";
+    case shm::RankState::aborted: return "aborting";
+  }
+  return "in an unknown state";
+}
+
+std::string format_seconds(double seconds) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g s", seconds);
+  return buf;
+}
+
+std::string this_host_name() {
+  char name[256] = {};
+  ::gethostname(name, sizeof name - 1);
+  return name;
+}
+
+}  // namespace mpf::launcher

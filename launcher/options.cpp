@@ -1,0 +1,249 @@
+#include "launcher/options.hpp"
+
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include "common/version.hpp"
+
+namespace mpf::launcher {
+namespace {
+
+constexpr const char* kUsage =
+    "mpfrun: start a parallel job of the MPF Toolkit\n"
+    "usage: mpfrun [options] PROGRAM [ARGS...]\n"
+    "       mpfrun [options] -n N1 PROGRAM1 [ARGS...] : -n N2 PROGRAM2 [ARGS...]";
+
+// Options a later MPMD context may repeat for itself.
+void add_context_options(CLI::App& app, AppContext& ctx, std::vector<std::string>& exports,
+                         std::vector<std::string>& envs) {
+  app.add_option("-n,--np", ctx.nranks, "Number of ranks to start (also -np)")
+      ->check(CLI::Range(1, 1 << 20));
+  app.add_option("-x", exports,
+                 "Give the ranks environment variable VAR (with mpfrun's value) or VAR=VALUE")
+      ->type_name("VAR[=VALUE]")
+      ->allow_extra_args(false);
+  app.add_option("--env", envs, "Set VAR=VALUE in the ranks' environment")
+      ->type_name("VAR=VALUE")
+      ->allow_extra_args(false);
+}
+
+// CLI11 takes single-dash options as one letter; mpirun's "-np" is rewritten
+// to "--np" where it stands among the options (not among the program's
+// arguments, which are left untouched).
+void normalise_np(std::vector<std::string>& tokens, CLI::App& app) {
+  for (std::size_t i = 0; i < tokens.size(); ++i) {
+    std::string& t = tokens[i];
+    if (t == "-np") t = "--np";
+    if (t.empty() || t[0] != '-') return;  // the program: options end here
+    if (t.find('=') != std::string::npos) continue;
+    const CLI::Option* opt = app.get_option_no_throw(t);
+    if (opt != nullptr && opt->get_expected_min() > 0) ++i;  // skip the option's value
+  }
+}
+
+std::vector<std::string> reversed(std::vector<std::string> v) {
+  std::reverse(v.begin(), v.end());
+  return v;
+}
+
+std::string resolve_program(const std::string& program) {
+  auto usable = [](const std::string& path) { return ::access(path.c_str(), X_OK) == 0; };
+  if (program.find('/') != std::string::npos) {
+    if (::access(program.c_str(), F_OK) != 0) throw UsageError("program " + program + " does not exist");
+    if (!usable(program)) throw UsageError("program " + program + " is not executable");
+    return program;
+  }
+  const char* path = std::getenv("PATH");
+  std::stringstream dirs(path != nullptr ? path : "/usr/local/bin:/usr/bin:/bin");
+  std::string dir;
+  while (std::getline(dirs, dir, ':')) {
+    const std::string candidate = (dir.empty() ? "." : dir) + "/" + program;
+    if (usable(candidate)) return candidate;
+  }
+  throw UsageError("program '" + program + "' not found in PATH");
+}
+
+void apply_env_options(AppContext& ctx, const std::vector<std::string>& exports,
+                       const std::vector<std::string>& envs) {
+  for (const std::string& x : exports) {
+    const auto eq = x.find('=');
+    if (eq != std::string::npos) {
+      ctx.env.emplace_back(x.substr(0, eq), x.substr(eq + 1));
+      continue;
+    }
+    const char* value = std::getenv(x.c_str());
+    if (value == nullptr) throw UsageError("-x " + x + ": " + x + " is not set in mpfrun's environment");
+    ctx.env.emplace_back(x, value);
+  }
+  for (const std::string& e : envs) {
+    const auto eq = e.find('=');
+    if (eq == std::string::npos || eq == 0) throw UsageError("--env " + e + ": expected VAR=VALUE");
+    ctx.env.emplace_back(e.substr(0, eq), e.substr(eq + 1));
+  }
+}
+
+void take_program(AppContext& ctx, std::vector<std::string> rest, std::size_t context_index) {
+  if (rest.empty()) {
+    throw UsageError(context_index == 0 ? "no program given (usage: mpfrun [options] PROGRAM [ARGS])"
+                                        : "application context " + std::to_string(context_index + 1) +
+                                              " after ':' names no program");
+  }
+  if (rest[0].size() > 1 && rest[0][0] == '-') {
+    throw UsageError(context_index == 0 ? "unknown option " + rest[0]
+                                        : "option " + rest[0] +
+                                              " is not allowed after ':' (only -n, -x and --env are)");
+  }
+  ctx.program = rest[0];
+  ctx.program_path = resolve_program(rest[0]);
+  ctx.args.assign(rest.begin() + 1, rest.end());
+}
+
+std::string this_host() {
+  char name[256] = {};
+  ::gethostname(name, sizeof name - 1);
+  return name;
+}
+
+bool is_this_machine(const std::string& host) {
+  const std::string me = this_host();
+  const std::string short_me = me.substr(0, me.find('.'));
+  return host == "localhost" || host == "127.0.0.1" || host == "::1" || host == me || host == short_me;
+}
+
+std::vector<std::string> read_hostfile(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw UsageError("--hostfile " + path + ": cannot be read");
+  std::vector<std::string> hosts;
+  std::string line;
+  while (std::getline(in, line)) {
+    line = line.substr(0, line.find('#'));
+    std::istringstream words(line);
+    std::string host;
+    if (words >> host) hosts.push_back(host);  // "host slots=N": slots are not needed on one node
+  }
+  if (hosts.empty()) throw UsageError("--hostfile " + path + ": names no host");
+  return hosts;
+}
+
+void check_hosts(const std::vector<std::string>& hosts, const std::string& source) {
+  for (const std::string& host : hosts) {
+    if (!is_this_machine(host)) {
+      throw UsageError("host '" + host + "' (from " + source + ") is not this machine (" + this_host() +
+                       "); multi-node launch is not yet available");
+    }
+  }
+}
+
+}  // namespace
+
+int Options::total_ranks() const {
+  int n = 0;
+  for (const AppContext& a : apps) n += a.nranks;
+  return n;
+}
+
+ParseResult parse_command_line(int argc, char** argv) {
+  Options o;
+  o.command_line.assign(argv, argv + argc);
+  std::vector<std::vector<std::string>> contexts(1);
+  for (int i = 1; i < argc; ++i) {
+    if (std::string(argv[i]) == ":") {
+      contexts.emplace_back();
+    } else {
+      contexts.back().emplace_back(argv[i]);
+    }
+  }
+
+  CLI::App app(kUsage, "mpfrun");
+  app.prefix_command();
+  app.set_version_flag("--version", common::version_line("mpfrun"));
+  app.get_formatter()->column_width(34);
+  AppContext first;
+  std::vector<std::string> exports, envs, hosts;
+  std::string hostfile, bind_to = "none", map_by = "core";
+  add_context_options(app, first, exports, envs);
+  app.add_option("-H,--host", hosts, "Hosts to run on, comma-separated (this machine only, for now)")
+      ->delimiter(',')
+      ->allow_extra_args(false);
+  app.add_option("--hostfile", hostfile, "File of hosts, one per line (this machine only, for now)")
+      ->check(CLI::ExistingFile);
+  app.add_option("--map-by", map_by, "Place consecutive ranks on consecutive cores, or round-robin over NUMA nodes")
+      ->check(CLI::IsMember({"core", "numa"}))
+      ->capture_default_str();
+  app.add_option("--bind-to", bind_to, "Bind each rank to its core, its NUMA node's CPUs, or nothing")
+      ->check(CLI::IsMember({"none", "core", "numa"}))
+      ->capture_default_str();
+  app.add_flag("--report-bindings", o.report_bindings, "Print each rank's binding on standard error");
+  app.add_flag("--tag-output", o.tag_output, "Prefix every output line with [RANK]");
+  app.add_flag("--timestamp-output", o.timestamp_output, "Prefix every output line with the time it was written");
+  app.add_option("--output-filename", o.output_dir, "Write each rank's output to DIR/rank.N/{stdout,stderr}")
+      ->type_name("DIR");
+  app.add_option("--timeout", o.timeout_seconds,
+                 "Stop the job after SECONDS, naming the ranks still running and what they were doing")
+      ->check(CLI::PositiveNumber)
+      ->type_name("SECONDS");
+  app.add_option("--set", o.sets, "Set a tunable for this job (see --list-params); repeatable")
+      ->type_name("NAME=VALUE")
+      ->allow_extra_args(false);
+  app.add_option("--tuning", o.tuning_file, "Load tunables from this JSON tuning file")
+      ->check(CLI::ExistingFile)
+      ->type_name("FILE");
+  app.add_flag("--list-params", o.list_params,
+               "Print every tunable with its value and where the value came from, then exit");
+  app.add_option("--report", o.report_path, "Write a JSON report of the job to FILE when it ends")
+      ->type_name("FILE.json");
+  app.add_flag("-v,--verbose", o.verbose, "Say what mpfrun does (repeat for more)");
+  app.add_flag("--cleanup", o.cleanup,
+               "Remove what jobs whose mpfrun was killed left behind, then exit");
+  app.footer(
+      "Exit status: 0 when every rank exits 0; else the first failing rank's exit code, or 128+N when it\n"
+      "was killed by signal N; the code given to MPI_Abort; 124 when --timeout expired; 2 for a bad\n"
+      "command line or program. See mpfrun(1).");
+
+  try {
+    normalise_np(contexts[0], app);
+    app.parse(reversed(contexts[0]));
+  } catch (const CLI::Success& e) {  // --help or --version: printed, not an error
+    return {std::nullopt, app.exit(e)};
+  } catch (const CLI::ParseError& e) {
+    throw UsageError(e.what());
+  }
+  o.bind_to = bind_to == "core" ? BindTo::core : bind_to == "numa" ? BindTo::numa : BindTo::none;
+  o.map_by = map_by == "numa" ? MapBy::numa : MapBy::core;
+  if (!hosts.empty()) check_hosts(hosts, "--host");
+  if (!hostfile.empty()) check_hosts(read_hostfile(hostfile), "--hostfile " + hostfile);
+  o.hosts = hosts;
+  if (o.list_params || o.cleanup) return {std::move(o), 0};
+
+  apply_env_options(first, exports, envs);
+  take_program(first, app.remaining(), 0);
+  o.apps.push_back(std::move(first));
+
+  for (std::size_t c = 1; c < contexts.size(); ++c) {
+    CLI::App sub("application context", "mpfrun");
+    sub.prefix_command();
+    sub.set_help_flag();
+    AppContext ctx;
+    std::vector<std::string> sub_exports, sub_envs;
+    add_context_options(sub, ctx, sub_exports, sub_envs);
+    try {
+      normalise_np(contexts[c], sub);
+      sub.parse(reversed(contexts[c]));
+    } catch (const CLI::ParseError& e) {
+      throw UsageError("after ':': " + std::string(e.what()));
+    }
+    // The job-wide -x/--env of the first context apply to every context.
+    ctx.env = o.apps.front().env;
+    apply_env_options(ctx, sub_exports, sub_envs);
+    take_program(ctx, sub.remaining(), c);
+    o.apps.push_back(std::move(ctx));
+  }
+  return {std::move(o), 0};
+}
+
+}  // namespace mpf::launcher

@@ -1,0 +1,135 @@
+#include "launcher/output.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <ctime>
+#include <filesystem>
+#include <stdexcept>
+
+#include "common/system_error.hpp"
+
+namespace mpf::launcher {
+namespace {
+
+// A line longer than this is forwarded in pieces rather than held back.
+constexpr std::size_t kMaxLine = 64 * 1024;
+
+void write_all(int fd, const char* data, std::size_t size) {
+  while (size > 0) {
+    const ssize_t n = ::write(fd, data, size);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return;  // the terminal or file went away: nothing better to do with output
+    }
+    data += n;
+    size -= static_cast<std::size_t>(n);
+  }
+}
+
+std::string timestamp_now() {
+  const auto now = std::chrono::system_clock::now();
+  const std::time_t t = std::chrono::system_clock::to_time_t(now);
+  const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count() % 1000;
+  std::tm tm{};
+  ::localtime_r(&t, &tm);
+  char buf[80];
+  std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%03d ", tm.tm_year + 1900, tm.tm_mon + 1,
+                tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, static_cast<int>(ms));
+  return buf;
+}
+
+}  // namespace
+
+OutputForwarder::OutputForwarder(OutputFormat format, std::uint32_t nranks) : format_(std::move(format)) {
+  sources_.reserve(2 * nranks);
+}
+
+OutputForwarder::~OutputForwarder() { close_all(); }
+
+void OutputForwarder::attach(std::uint32_t rank, int stream, int fd) {
+  int sink = stream;
+  if (!format_.directory.empty()) {
+    const std::string dir = format_.directory + "/rank." + std::to_string(rank);
+    std::error_code ec;
+    std::filesystem::create_directories(dir, ec);
+    if (ec) throw std::runtime_error("--output-filename: cannot create " + dir + ": " + ec.message());
+    const std::string path = dir + (stream == 1 ? "/stdout" : "/stderr");
+    sink = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (sink < 0) throw std::runtime_error("--output-filename: " + common::system_error_text("open " + path, errno));
+    files_.push_back(sink);
+  }
+  ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK);
+  sources_.push_back({rank, stream, fd, sink, {}});
+}
+
+OutputForwarder::Source* OutputForwarder::find(int fd) {
+  for (Source& s : sources_) {
+    if (s.fd == fd) return &s;
+  }
+  return nullptr;
+}
+
+void OutputForwarder::emit(Source& source, std::string_view line) {
+  std::string out;
+  out.reserve(line.size() + 48);
+  if (format_.timestamp) out += timestamp_now();
+  if (format_.tag) out += "[" + std::to_string(source.rank) + "] ";
+  out += line;
+  // One write per line: lines from different ranks never mix.
+  write_all(source.sink, out.data(), out.size());
+}
+
+bool OutputForwarder::drain(int fd) {
+  Source* source = find(fd);
+  if (source == nullptr) return false;
+  char buf[16384];
+  for (;;) {
+    const ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && errno == EAGAIN) return true;
+    if (n <= 0) break;  // EOF (or an error, which ends the stream the same way)
+    source->pending.append(buf, static_cast<std::size_t>(n));
+    std::size_t start = 0;
+    for (std::size_t nl; (nl = source->pending.find('\n', start)) != std::string::npos; start = nl + 1) {
+      emit(*source, std::string_view(source->pending).substr(start, nl + 1 - start));
+    }
+    source->pending.erase(0, start);
+    if (source->pending.size() >= kMaxLine) {
+      emit(*source, source->pending);
+      source->pending.clear();
+    }
+  }
+  if (!source->pending.empty()) {
+    source->pending += '\n';
+    emit(*source, source->pending);
+    source->pending.clear();
+  }
+  ::close(source->fd);
+  source->fd = -1;
+  return false;
+}
+
+std::vector<int> OutputForwarder::open_descriptors() const {
+  std::vector<int> fds;
+  for (const Source& s : sources_) {
+    if (s.fd >= 0) fds.push_back(s.fd);
+  }
+  return fds;
+}
+
+void OutputForwarder::close_all() {
+  for (Source& s : sources_) {
+    if (s.fd < 0) continue;
+    if (!s.pending.empty()) emit(s, s.pending + "\n");
+    ::close(s.fd);
+    s.fd = -1;
+  }
+  for (int f : files_) ::close(f);
+  files_.clear();
+}
+
+}  // namespace mpf::launcher

@@ -1,0 +1,87 @@
+#include "launcher/report.hpp"
+
+#include <chrono>
+#include <cstring>
+#include <ctime>
+#include <fstream>
+#include <stdexcept>
+
+#include "common/version.hpp"
+
+namespace mpf::launcher {
+namespace {
+
+// RFC 3339 UTC with milliseconds, e.g. "2026-11-21T14:03:12.345Z".
+std::string utc_time(std::int64_t unix_ns) {
+  const std::time_t seconds = static_cast<std::time_t>(unix_ns / 1'000'000'000);
+  std::tm tm{};
+  ::gmtime_r(&seconds, &tm);
+  char buf[80];
+  std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900, tm.tm_mon + 1,
+                tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, static_cast<int>(unix_ns / 1'000'000 % 1000));
+  return buf;
+}
+
+const char* state_name(shm::RankState s) {
+  switch (s) {
+    case shm::RankState::launched: return "not_initialized";
+    case shm::RankState::initialized: return "initialized";
+    case shm::RankState::finalized: return "finalized";
+    case shm::RankState::aborted: return "aborted";
+  }
+  return "unknown";
+}
+
+}  // namespace
+
+nlohmann::json job_report(const Options& options, const common::Tunables& tunables, const JobRecord& job) {
+  nlohmann::json apps = nlohmann::json::array();
+  for (const AppContext& a : options.apps) {
+    apps.push_back({{"program", a.program}, {"path", a.program_path}, {"args", a.args}, {"ranks", a.nranks}});
+  }
+  nlohmann::json ranks = nlohmann::json::array();
+  for (const RankRecord& r : job.ranks) {
+    nlohmann::json rank = {
+        {"rank", r.rank},
+        {"pid", r.pid},
+        {"host", job.host},
+        {"program", options.apps[r.app].program},
+        {"exit_code", r.exit_code >= 0 ? nlohmann::json(r.exit_code) : nlohmann::json(nullptr)},
+        {"signal", r.term_signal > 0 ? nlohmann::json(r.term_signal) : nlohmann::json(nullptr)},
+        {"signal_name", r.term_signal > 0 ? nlohmann::json(::strsignal(r.term_signal)) : nlohmann::json(nullptr)},
+        {"state", state_name(r.final_state)},
+        {"wall_seconds", r.end_ns > r.start_ns ? static_cast<double>(r.end_ns - r.start_ns) * 1e-9 : 0.0},
+        {"counters",
+         {{"pmix_puts", r.pmix_puts},
+          {"pmix_gets", r.pmix_gets},
+          {"pmix_fences", r.pmix_fences},
+          {"init_seconds", static_cast<double>(r.init_ns) * 1e-9},
+          {"finalize_seconds", static_cast<double>(r.finalize_ns) * 1e-9}}}};
+    ranks.push_back(std::move(rank));
+  }
+  return {{"report", "mpfrun"},
+          {"format_version", 1},
+          {"mpf_version", std::string(common::kVersion)},
+          {"job",
+           {{"jobid", job.jobid},
+            {"command", options.command_line},
+            {"host", job.host},
+            {"ranks", job.ranks.size()},
+            {"apps", apps},
+            {"start", utc_time(job.start_unix_ns)},
+            {"end", utc_time(job.end_unix_ns)},
+            {"wall_seconds", static_cast<double>(job.end_unix_ns - job.start_unix_ns) * 1e-9},
+            {"exit_status", job.exit_status},
+            {"outcome", job.outcome}}},
+          {"tunables", tunables.to_json()},
+          {"ranks", ranks}};
+}
+
+void write_report(const std::string& path, const nlohmann::json& report) {
+  std::ofstream out(path, std::ios::trunc);
+  if (!out) throw std::runtime_error("--report " + path + ": cannot be written (" + std::strerror(errno) + ")");
+  out << report.dump(2) << '\n';
+  if (!out) throw std::runtime_error("--report " + path + ": write failed");
+}
+
+}  // namespace mpf::launcher

@@ -1,0 +1,128 @@
+// THE table of tunables: every tunable of the MPF Toolkit is declared here, once,
+// and nowhere else is a default, a range or a doc line written.
+//
+// The library resolves them (common/tunables.hpp: default < tuning file < MPF_*
+// environment < mpfrun --set), `mpfrun --list-params` and `mpfinspect` print them
+// with where each value came from, `mpftune` writes the same names into tuning
+// files and `man 7 mpf` is generated from this table.
+//
+// Adding a tunable is one enumerator in `Tunable` and one row in `kTunableTable`, in
+// the same position. The build fails when the two disagree (the static_asserts at the
+// end of this file) or when a default does not parse or lies outside its range
+// (common/tunables.hpp); tests/unit/common checks names and doc lines.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string_view>
+
+#include "common/version.hpp"
+
+namespace mpf::common {
+
+// Names a tunable in code: `tunables.integer(Tunable::stop_grace_ms)`. Each
+// enumerator's value is the index of its row in kTunableTable.
+enum class Tunable : std::size_t {
+  tuning_file,
+  run_dir,
+  stop_grace_ms,
+  count,  // not a tunable: the number of tunables; keep it last
+};
+
+inline constexpr std::size_t kTunableCount = static_cast<std::size_t>(Tunable::count);
+
+// How a value is written and checked. Every source (the default below, a tuning
+// file, the environment, --set) goes through the same parser (common/tunables.hpp).
+enum class TunableKind {
+  integer,  // decimal with optional sign, within [min, max]
+  size,     // bytes: decimal with optional suffix k/K/KiB, m/M/MiB, g/G/GiB, within [min, max]
+  boolean,  // 1/0, true/false, yes/no, on/off, any case
+  choice,   // exactly one of `choices` (case-sensitive)
+  text,     // any string, the empty one included
+};
+
+// One row of the table.
+struct TunableSpec {
+  Tunable id;                  // the enumerator naming this row; must equal its index
+  std::string_view name;       // lower snake case; the variable is MPF_ + NAME upper-cased
+  TunableKind kind;
+  std::string_view default_value;  // text form, parsed like any other source
+  std::int64_t min = 0;            // integer and size: inclusive range
+  std::int64_t max = 0;
+  std::span<const std::string_view> choices{};  // choice: the accepted words
+  std::string_view doc;            // one line, no trailing period
+};
+
+namespace detail {
+
+// A string built at compile time from others, so that a default derived from a
+// configured path (kInstallDataDir) is still written once, in the table.
+template <std::size_t N>
+struct JoinedText {
+  std::array<char, N + 1> chars{};
+  constexpr std::string_view view() const { return {chars.data(), N}; }
+};
+
+template <std::size_t N>
+consteval JoinedText<N> join(std::string_view a, std::string_view b) {
+  JoinedText<N> out;
+  std::size_t at = 0;
+  for (char c : a) out.chars[at++] = c;
+  for (char c : b) out.chars[at++] = c;
+  return out;
+}
+
+inline constexpr std::string_view kTuningFileName = "/tuning.json";
+inline constexpr auto kDefaultTuningFileText =
+    join<kInstallDataDir.size() + kTuningFileName.size()>(kInstallDataDir, kTuningFileName);
+
+}  // namespace detail
+
+// <install data dir>/tuning.json, the file `mpftune` writes.
+inline constexpr std::string_view kDefaultTuningFile = detail::kDefaultTuningFileText.view();
+
+inline constexpr std::array<TunableSpec, kTunableCount> kTunableTable{{
+    {
+        .id = Tunable::tuning_file,
+        .name = "tuning_file",
+        .kind = TunableKind::text,
+        .default_value = kDefaultTuningFile,
+        .doc = "JSON tuning file read at start-up (the default one is skipped when missing; "
+               "empty: none)",
+    },
+    {
+        .id = Tunable::run_dir,
+        .name = "run_dir",
+        .kind = TunableKind::text,
+        .default_value = "",
+        .doc = "Directory where running jobs register for mpfinspect "
+               "(empty: $TMPDIR/mpf-<uid>, or /tmp/mpf-<uid> without TMPDIR)",
+    },
+    {
+        .id = Tunable::stop_grace_ms,
+        .name = "stop_grace_ms",
+        .kind = TunableKind::integer,
+        .default_value = "2000",
+        .min = 0,
+        .max = 600000,
+        .doc = "Milliseconds the ranks of a job being stopped get between SIGTERM and SIGKILL",
+    },
+}};
+
+namespace detail {
+
+consteval bool rows_match_enum() {
+  for (std::size_t i = 0; i < kTunableTable.size(); ++i) {
+    if (static_cast<std::size_t>(kTunableTable[i].id) != i) return false;
+  }
+  return true;
+}
+
+}  // namespace detail
+
+static_assert(detail::rows_match_enum(),
+              "kTunableTable: row i must declare the tunable whose Tunable enumerator is i");
+
+}  // namespace mpf::common

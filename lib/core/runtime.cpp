@@ -1,0 +1,120 @@
+#include "core/runtime.hpp"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+extern char** environ;
+
+namespace mpf::core {
+namespace {
+
+std::uint64_t now_ns() {
+  return static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                        std::chrono::steady_clock::now().time_since_epoch())
+                                        .count());
+}
+
+int parse_fd(const char* text) {
+  char* end = nullptr;
+  const long fd = std::strtol(text, &end, 10);
+  if (end == text || *end != '\0' || fd < 0 || fd > 1'000'000) {
+    throw RuntimeError(std::string(kEnvSegmentFd) + "='" + text +
+                       "' is not a file descriptor; it is set by mpfrun and must not be changed");
+  }
+  return static_cast<int>(fd);
+}
+
+}  // namespace
+
+Runtime& Runtime::instance() {
+  static Runtime runtime;
+  return runtime;
+}
+
+void Runtime::init() {
+  if (initialized_) throw RuntimeError("the runtime is already initialised");
+  const std::uint64_t start = now_ns();
+  try {
+    job_ = pmix_.init();
+  } catch (const wireup::WireupError& e) {
+    throw RuntimeError(e.what());
+  }
+  const char* fd_text = std::getenv(kEnvSegmentFd);
+  if (fd_text != nullptr && !job_.singleton) {
+    attach_segment(parse_fd(fd_text));
+  } else {
+    // No launcher segment (a singleton, or another PMIx launcher): read the
+    // tunables from the tuning file and environment ourselves.
+    try {
+      tunables_ = common::Tunables::resolve(environ, {});
+    } catch (const common::TunableError& e) {
+      throw RuntimeError(e.what());
+    }
+    oversubscribed_ = job_.local_size > std::thread::hardware_concurrency();
+  }
+  initialized_ = true;
+  if (control_ != nullptr) {
+    control_->counters.init_ns.store(now_ns() - start, std::memory_order_relaxed);
+    // Release: mpfrun and mpfinspect that see `initialized` also see the pid.
+    control_->state.store(static_cast<std::uint32_t>(shm::RankState::initialized),
+                          std::memory_order_release);
+  }
+}
+
+void Runtime::attach_segment(int fd) {
+  try {
+    segment_.emplace(shm::Segment::attach_fd(fd));
+  } catch (const shm::SegmentError& e) {
+    throw RuntimeError(e.what());
+  }
+  const shm::SegmentHeader& header = segment_->header();
+  if (header.nranks != job_.size) {
+    throw RuntimeError("the shared segment is for " + std::to_string(header.nranks) +
+                       " ranks but PMIx says the job has " + std::to_string(job_.size));
+  }
+  try {
+    tunables_ = common::Tunables::from_json(nlohmann::json::parse(segment_->tunables_json()));
+  } catch (const std::exception& e) {
+    throw RuntimeError(std::string("cannot read the job's tunables from the shared segment: ") + e.what());
+  }
+  oversubscribed_ = header.oversubscribed != 0;
+  control_ = &segment_->rank(job_.rank);
+  control_->pid = static_cast<std::int32_t>(::getpid());
+  pmix_.count_into(&control_->counters);
+}
+
+void Runtime::finalize() {
+  if (!initialized_ || finalized_) return;
+  const std::uint64_t start = now_ns();
+  // Finalize is collective: no rank leaves before every rank has arrived, so
+  // a peer never sees this rank vanish while it may still talk to it.
+  try {
+    pmix_.fence(false);
+  } catch (const wireup::WireupError& e) {
+    throw RuntimeError(e.what());
+  }
+  finalized_ = true;
+  if (control_ != nullptr) {
+    control_->counters.finalize_ns.store(now_ns() - start, std::memory_order_relaxed);
+    control_->state.store(static_cast<std::uint32_t>(shm::RankState::finalized),
+                          std::memory_order_release);
+  }
+  pmix_.finalize();
+}
+
+void Runtime::abort(int code, const std::string& message) {
+  if (control_ != nullptr) {
+    control_->abort_code.store(code, std::memory_order_relaxed);
+    control_->state.store(static_cast<std::uint32_t>(shm::RankState::aborted),
+                          std::memory_order_release);
+  }
+  pmix_.abort(code, message);
+  std::_Exit(code);
+}
+
+}  // namespace mpf::core

@@ -1,0 +1,66 @@
+// The process-wide runtime instance that MPI, OpenSHMEM and MPF all stand on:
+// wire-up, the node's shared segment, the job's tunables, and the rank's
+// control block. Initialised once per process by whichever API starts first.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+
+#include "common/tunables.hpp"
+#include "shm/segment.hpp"
+#include "wireup/pmix_client.hpp"
+
+namespace mpf::core {
+
+class RuntimeError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// Environment variables mpfrun sets for each rank, beside PMIx's own. They
+// are the launcher's private protocol, so they do not use the MPF_ prefix of
+// the tunables.
+inline constexpr const char* kEnvSegmentFd = "MPFRUN_SEGMENT_FD";
+inline constexpr const char* kEnvJobId = "MPFRUN_JOBID";
+
+class Runtime {
+ public:
+  static Runtime& instance();
+
+  // Wire-up, attach the segment, adopt the launcher's tunables. Throws
+  // RuntimeError naming what failed. Not thread-safe: call once.
+  void init();
+  // Waits for every rank (a wire-up fence), marks the rank finalized.
+  void finalize();
+  // Records the abort, tells the launcher to end the job with `code`, and
+  // exits this process with `code`.
+  [[noreturn]] void abort(int code, const std::string& message);
+
+  bool initialized() const { return initialized_; }
+  bool finalized() const { return finalized_; }
+  const wireup::JobInfo& job() const { return job_; }
+  const common::Tunables& tunables() const { return *tunables_; }
+  wireup::PmixClient& wireup() { return pmix_; }
+  // True when the job runs more ranks than CPUs: waits must block, not spin.
+  bool oversubscribed() const { return oversubscribed_; }
+  // This rank's block in the shared segment; null for a singleton.
+  shm::RankControl* control() const { return control_; }
+
+ private:
+  Runtime() = default;
+  void attach_segment(int fd);
+
+  bool initialized_ = false;
+  bool finalized_ = false;
+  bool oversubscribed_ = false;
+  wireup::PmixClient pmix_;
+  wireup::JobInfo job_;
+  std::optional<common::Tunables> tunables_;
+  std::optional<shm::Segment> segment_;
+  shm::RankControl* control_ = nullptr;
+};
+
+}  // namespace mpf::core

@@ -1,0 +1,65 @@
+// The run directory: every running job registers itself there so that
+// mpfinspect can list and open it (SPEC §2 Introspection, §7). One JSON file
+// per job, written by its mpfrun and removed when the job ends. A job whose
+// mpfrun died without cleaning up (SIGKILL) is recognised as dead and its
+// leftovers are removed by the next mpfrun or by `mpfrun --cleanup`.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace mpf::job {
+
+struct RankEntry {
+  std::uint32_t rank = 0;
+  pid_t pid = 0;
+  std::string program;
+};
+
+struct JobEntry {
+  std::string jobid;
+  pid_t launcher_pid = 0;
+  std::uint64_t launcher_start_ticks = 0;  // /proc/<pid>/stat starttime: guards against pid reuse
+  int segment_fd = -1;                     // the segment is /proc/<launcher_pid>/fd/<segment_fd>
+  std::string pmix_tmpdir;                 // the embedded PMIx server's private directory
+  std::string host;
+  std::vector<std::string> command;        // mpfrun's own command line
+  std::int64_t start_unix_ms = 0;
+  std::vector<RankEntry> ranks;
+};
+
+nlohmann::json to_json(const JobEntry& entry);
+JobEntry job_entry_from_json(const nlohmann::json& j);
+
+// Start time of a process in clock ticks since boot, or nothing if it is gone.
+std::optional<std::uint64_t> process_start_ticks(pid_t pid);
+
+class RunRegistry {
+ public:
+  explicit RunRegistry(std::string directory);
+  const std::string& directory() const { return directory_; }
+
+  // Writes (or rewrites) the job's entry atomically: readers see the old or
+  // the new file, never a partial one.
+  void publish(const JobEntry& entry) const;
+  void remove(const std::string& jobid) const;
+  // Every registered job, live or dead; unreadable entries are skipped.
+  std::vector<JobEntry> list() const;
+  // The job's mpfrun is still the process that registered it.
+  static bool alive(const JobEntry& entry);
+  // Removes what dead jobs left behind (entry and PMIx directory) and returns
+  // the jobs it cleaned.
+  std::vector<JobEntry> clean_dead() const;
+
+ private:
+  std::string path_of(const std::string& jobid) const;
+  std::string directory_;
+};
+
+}  // namespace mpf::job

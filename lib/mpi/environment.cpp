@@ -1,0 +1,133 @@
+// The MPI environment chapter: init, finalize, abort, versions and timers.
+#include <mpi.h>
+
+#include <time.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+
+#include "common/version.hpp"
+#include "core/runtime.hpp"
+#include "mpi/errors.hpp"
+
+namespace {
+
+using mpf::core::Runtime;
+
+int provided_thread_level = MPI_THREAD_SINGLE;
+
+// Copies text into a caller's fixed-size MPI string buffer.
+void copy_out(const std::string& text, char* out, int capacity, int* length) {
+  const auto n = std::min<std::size_t>(text.size(), static_cast<std::size_t>(capacity - 1));
+  std::memcpy(out, text.data(), n);
+  out[n] = '\0';
+  *length = static_cast<int>(n);
+}
+
+int init(const char* call, int required) {
+  Runtime& rt = Runtime::instance();
+  if (rt.initialized() || rt.finalized()) {
+    mpf::mpi::fatal_error(call, MPI_ERR_OTHER, "MPI is already initialised; call MPI_Init only once");
+  }
+  try {
+    rt.init();
+  } catch (const std::exception& e) {
+    mpf::mpi::fatal_error(call, MPI_ERR_INTERN, e.what());
+  }
+  // The runtime is safe to call from one thread at a time, whichever thread.
+  provided_thread_level = std::min(required, MPI_THREAD_SERIALIZED);
+  return MPI_SUCCESS;
+}
+
+}  // namespace
+
+extern "C" {
+
+int MPI_Init(int*, char***) { return init("MPI_Init", MPI_THREAD_SINGLE); }
+
+int MPI_Init_thread(int*, char***, int required, int* provided) {
+  if (required < MPI_THREAD_SINGLE || required > MPI_THREAD_MULTIPLE) {
+    mpf::mpi::fatal_error("MPI_Init_thread", MPI_ERR_ARG,
+                          "invalid thread level " + std::to_string(required) +
+                              " (use MPI_THREAD_SINGLE .. MPI_THREAD_MULTIPLE)");
+  }
+  const int rc = init("MPI_Init_thread", required);
+  if (provided != nullptr) *provided = provided_thread_level;
+  return rc;
+}
+
+int MPI_Finalize(void) {
+  Runtime& rt = Runtime::instance();
+  if (!rt.initialized()) mpf::mpi::fatal_error("MPI_Finalize", MPI_ERR_OTHER, "MPI is not initialised");
+  if (rt.finalized()) mpf::mpi::fatal_error("MPI_Finalize", MPI_ERR_OTHER, "MPI is already finalized");
+  try {
+    rt.finalize();
+  } catch (const std::exception& e) {
+    mpf::mpi::fatal_error("MPI_Finalize", MPI_ERR_INTERN, e.what());
+  }
+  return MPI_SUCCESS;
+}
+
+int MPI_Initialized(int* flag) {
+  *flag = Runtime::instance().initialized() ? 1 : 0;
+  return MPI_SUCCESS;
+}
+
+int MPI_Finalized(int* flag) {
+  *flag = Runtime::instance().finalized() ? 1 : 0;
+  return MPI_SUCCESS;
+}
+
+int MPI_Query_thread(int* provided) {
+  *provided = provided_thread_level;
+  return MPI_SUCCESS;
+}
+
+int MPI_Abort(MPI_Comm comm, int errorcode) {
+  Runtime& rt = Runtime::instance();
+  const std::string text = "MPI_Abort(" +
+                           std::string(comm == MPI_COMM_WORLD ? "MPI_COMM_WORLD"
+                                       : comm == MPI_COMM_SELF ? "MPI_COMM_SELF"
+                                                               : "communicator " + std::to_string(comm)) +
+                           ", " + std::to_string(errorcode) + ") called by rank " + mpf::mpi::rank_label();
+  if (!rt.initialized()) {
+    std::fprintf(stderr, "%s\n", text.c_str());
+    std::_Exit(errorcode);
+  }
+  // Every communicator's abort ends the whole job: the standard allows it,
+  // and a partial abort would leave the rest of the job waiting for ever.
+  rt.abort(errorcode, text);
+}
+
+int MPI_Get_processor_name(char* name, int* resultlen) {
+  copy_out(Runtime::instance().initialized() ? Runtime::instance().job().hostname : std::string("localhost"),
+           name, MPI_MAX_PROCESSOR_NAME, resultlen);
+  return MPI_SUCCESS;
+}
+
+int MPI_Get_version(int* version, int* subversion) {
+  *version = MPI_VERSION;
+  *subversion = MPI_SUBVERSION;
+  return MPI_SUCCESS;
+}
+
+int MPI_Get_library_version(char* version, int* resultlen) {
+  copy_out(mpf::common::version_line("libmpi"), version, MPI_MAX_LIBRARY_VERSION_STRING,
+           resultlen);
+  return MPI_SUCCESS;
+}
+
+double MPI_Wtime(void) {
+  timespec ts{};
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+}
+
+double MPI_Wtick(void) {
+  timespec ts{};
+  clock_getres(CLOCK_MONOTONIC, &ts);
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+}
+
+}  // extern "C"

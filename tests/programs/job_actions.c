@@ -1,0 +1,100 @@
+/*
+ * One MPI program, many behaviours, for the launcher's tests:
+ *   job_actions hello                 print "hello from rank R of N on HOST"
+ *   job_actions exit RANK CODE        RANK exits with CODE after MPI_Init; others finalize
+ *   job_actions crash RANK            RANK raises SIGSEGV; others wait in MPI_Finalize
+ *   job_actions abort RANK CODE       RANK calls MPI_Abort(MPI_COMM_WORLD, CODE)
+ *   job_actions no-finalize RANK      RANK returns from main without MPI_Finalize
+ *   job_actions hang                  every rank blocks in pause() after MPI_Init
+ *   job_actions wait-signal           print "ready R PID", wait for SIGUSR1, print "rank R got SIGUSR1"
+ *   job_actions echo-stdin            rank 0 copies its stdin to stdout, prefixed "rank 0 read: "
+ *   job_actions env VAR...            print "rank R VAR=VALUE" (or "VAR unset")
+ *   job_actions lines COUNT           print COUNT numbered lines of 200 bytes each
+ *   job_actions bad-comm              call MPI_Comm_rank on an invalid communicator
+ * Written in C99 against mpi.h, so it also checks that the header is C.
+ */
+#include <mpi.h>
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static volatile sig_atomic_t got_usr1 = 0;
+static void on_usr1(int signo) { (void)signo; got_usr1 = 1; }
+
+int main(int argc, char **argv) {
+  if (argc < 2) {
+    fprintf(stderr, "usage: job_actions ACTION [ARGS]\n");
+    return 2;
+  }
+  const char *action = argv[1];
+  const int arg1 = argc > 2 ? atoi(argv[2]) : 0;
+  const int arg2 = argc > 3 ? atoi(argv[3]) : 0;
+
+  /* Signal handling is set up before MPI_Init so no SIGUSR1 can be missed. */
+  sigset_t usr1, old;
+  if (strcmp(action, "wait-signal") == 0) {
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_usr1;
+    sigaction(SIGUSR1, &sa, NULL);
+    sigemptyset(&usr1);
+    sigaddset(&usr1, SIGUSR1);
+    sigprocmask(SIG_BLOCK, &usr1, &old);
+  }
+
+  MPI_Init(&argc, &argv);
+  int rank, size, len;
+  char host[MPI_MAX_PROCESSOR_NAME];
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  MPI_Get_processor_name(host, &len);
+
+  if (strcmp(action, "hello") == 0) {
+    printf("hello from rank %d of %d on %s\n", rank, size, host);
+  } else if (strcmp(action, "exit") == 0) {
+    if (rank == arg1) exit(arg2);
+  } else if (strcmp(action, "crash") == 0) {
+    if (rank == arg1) raise(SIGSEGV);
+  } else if (strcmp(action, "abort") == 0) {
+    if (rank == arg1) MPI_Abort(MPI_COMM_WORLD, arg2);
+  } else if (strcmp(action, "no-finalize") == 0) {
+    if (rank == arg1) return 0;
+  } else if (strcmp(action, "hang") == 0) {
+    for (;;) pause();
+  } else if (strcmp(action, "wait-signal") == 0) {
+    printf("ready %d %d\n", rank, (int)getpid());
+    fflush(stdout);
+    while (!got_usr1) sigsuspend(&old);
+    printf("rank %d got SIGUSR1\n", rank);
+  } else if (strcmp(action, "echo-stdin") == 0) {
+    if (rank == 0) {
+      char line[4096];
+      while (fgets(line, sizeof line, stdin) != NULL) printf("rank 0 read: %s", line);
+    }
+  } else if (strcmp(action, "env") == 0) {
+    for (int i = 2; i < argc; ++i) {
+      const char *value = getenv(argv[i]);
+      if (value != NULL) {
+        printf("rank %d %s=%s\n", rank, argv[i], value);
+      } else {
+        printf("rank %d %s unset\n", rank, argv[i]);
+      }
+    }
+  } else if (strcmp(action, "lines") == 0) {
+    char payload[201];
+    memset(payload, 'a' + rank % 26, 200);
+    payload[200] = '\0';
+    for (int i = 0; i < arg1; ++i) printf("rank %d line %d %s\n", rank, i, payload);
+  } else if (strcmp(action, "bad-comm") == 0) {
+    MPI_Comm_rank((MPI_Comm)12345, &rank);
+  } else {
+    fprintf(stderr, "job_actions: unknown action %s\n", action);
+    MPI_Abort(MPI_COMM_WORLD, 2);
+  }
+  fflush(stdout);
+  MPI_Finalize();
+  return 0;
+}
