@@ -122,10 +122,12 @@ class Runner {
   void event_loop(OutputForwarder& output, const shm::Segment& segment);
   void reap(const shm::Segment& segment);
   void on_rank_exit(RankRecord& rank, int wait_status, const shm::Segment& segment);
-  void take_aborts();
+  void take_aborts(const RankRecord* exiting = nullptr);
   void on_signal(int signo);
   void on_timeout(const shm::Segment& segment);
-  void fail(int status, const std::string& what);
+  // The first failure decides the exit status and stops the job; `culprit`
+  // is the failing rank, not counted among the others being stopped.
+  void fail(int status, const std::string& what, const RankRecord* culprit);
   void begin_stop(int signo);
   void kill_running(int signo);
   int running_count() const;
@@ -174,28 +176,45 @@ void Runner::begin_stop(int signo) {
   arm_timer(grace_fd_.get(), tunables_.integer(common::Tunable::stop_grace_ms) * 1'000'000);
 }
 
-void Runner::fail(int status, const std::string& what) {
+void Runner::fail(int status, const std::string& what, const RankRecord* culprit) {
   if (failed_ || stopping_) return;
   failed_ = true;
   status_ = status;
   job_.outcome = what;
-  const int others = running_count();
+  const int others = running_count() - (culprit != nullptr && culprit->running ? 1 : 0);
   std::string line = "mpfrun: " + what;
   if (others > 0) line += "; stopping " + std::to_string(others) + " other rank" + (others == 1 ? "" : "s");
   std::fprintf(stderr, "%s\n", line.c_str());
   begin_stop(SIGTERM);
 }
 
-void Runner::take_aborts() {
+// Abort notices arrive on PMIx's thread. With `exiting`, only that rank's
+// notice is taken: its abort must be known before its exit is judged, but a
+// peer's later abort must not overtake an earlier death.
+void Runner::take_aborts(const RankRecord* exiting) {
   std::deque<AbortNotice> notices;
   {
     std::lock_guard lock(abort_mutex_);
-    notices.swap(aborts_);
+    if (exiting == nullptr) {
+      notices.swap(aborts_);
+    } else {
+      for (auto it = aborts_.begin(); it != aborts_.end();) {
+        if (it->rank == exiting->rank) {
+          notices.push_back(std::move(*it));
+          it = aborts_.erase(it);
+        } else {
+          ++it;
+        }
+      }
+    }
   }
   for (const AbortNotice& a : notices) {
     if (a.rank >= job_.ranks.size()) continue;
-    fail(a.code & 0xff, rank_label(job_.ranks[a.rank]) + " aborted the job with code " + std::to_string(a.code) +
-                            (a.message.empty() ? "" : ": " + a.message));
+    const RankRecord& r = job_.ranks[a.rank];
+    fail(a.code & 0xff,
+         rank_label(r) + " aborted the job with code " + std::to_string(a.code) +
+             (a.message.empty() ? "" : ": " + a.message),
+         &r);
   }
 }
 
@@ -211,7 +230,7 @@ void Runner::on_rank_exit(RankRecord& r, int wait_status, const shm::Segment& se
   r.finalize_ns = control.counters.finalize_ns.load(std::memory_order_relaxed);
   if (WIFSIGNALED(wait_status)) {
     r.term_signal = WTERMSIG(wait_status);
-    fail(128 + r.term_signal, rank_label(r) + " killed by " + signal_description(r.term_signal));
+    fail(128 + r.term_signal, rank_label(r) + " killed by " + signal_description(r.term_signal), &r);
     return;
   }
   r.exit_code = WEXITSTATUS(wait_status);
@@ -219,11 +238,11 @@ void Runner::on_rank_exit(RankRecord& r, int wait_status, const shm::Segment& se
     // The abort notice normally arrives first; this covers a rank whose
     // PMIx connection failed before it could tell us.
     const int code = control.abort_code.load(std::memory_order_relaxed);
-    fail(code & 0xff, rank_label(r) + " aborted the job with code " + std::to_string(code));
+    fail(code & 0xff, rank_label(r) + " aborted the job with code " + std::to_string(code), &r);
   } else if (r.exit_code != 0) {
-    fail(r.exit_code, rank_label(r) + " exited with code " + std::to_string(r.exit_code));
+    fail(r.exit_code, rank_label(r) + " exited with code " + std::to_string(r.exit_code), &r);
   } else if (r.final_state == shm::RankState::initialized) {
-    fail(1, rank_label(r) + " exited with code 0 without calling MPI_Finalize");
+    fail(1, rank_label(r) + " exited with code 0 without calling MPI_Finalize", &r);
   }
 }
 
@@ -234,7 +253,7 @@ void Runner::reap(const shm::Segment& segment) {
     if (pid <= 0) return;
     for (RankRecord& r : job_.ranks) {
       if (r.pid == pid && r.running) {
-        take_aborts();  // an abort is heard before the aborting rank's exit
+        take_aborts(&r);  // an abort is heard before the aborting rank's exit
         on_rank_exit(r, wait_status, segment);
         break;
       }
@@ -323,7 +342,8 @@ void Runner::launch_all(PmixServer& server, const shm::Segment& segment, OutputF
     const int err = wait_for_exec(processes_[r.rank]);
     if (err != 0 && !failed_) {
       fail(kUsageStatus, "cannot start rank " + std::to_string(r.rank) + ": " +
-                             common::system_error_text(options_.apps[r.app].program_path, err));
+                             common::system_error_text(options_.apps[r.app].program_path, err),
+           &r);
     }
   }
 }
@@ -358,11 +378,6 @@ void Runner::event_loop(OutputForwarder& output, const shm::Segment& segment) {
       if (errno == EINTR) continue;
       throw std::runtime_error(common::system_error_text("poll", errno));
     }
-    if (fds[1].revents != 0) {
-      std::uint64_t count;
-      [[maybe_unused]] ssize_t n = ::read(abort_fd_.get(), &count, sizeof count);
-      take_aborts();
-    }
     if (fds[0].revents != 0) {
       signalfd_siginfo info;
       while (::read(signal_fd_.get(), &info, sizeof info) == static_cast<ssize_t>(sizeof info)) {
@@ -372,6 +387,13 @@ void Runner::event_loop(OutputForwarder& output, const shm::Segment& segment) {
           on_signal(static_cast<int>(info.ssi_signo));
         }
       }
+    }
+    // Exits first: a rank that died before a peer aborted (often because of
+    // that death) is the cause to report.
+    if (fds[1].revents != 0) {
+      std::uint64_t count;
+      [[maybe_unused]] ssize_t n = ::read(abort_fd_.get(), &count, sizeof count);
+      take_aborts();
     }
     if (fds[2].revents != 0) {
       std::uint64_t expirations;
@@ -443,11 +465,6 @@ int Runner::run() {
       }
     }
   }
-  if (options_.report_bindings) {
-    for (const RankRecord& r : job_.ranks) {
-      std::fprintf(stderr, "mpfrun: rank %u bound to %s\n", r.rank, describe_placement(r.placement).c_str());
-    }
-  }
 
   shm::Segment segment = shm::Segment::create({static_cast<std::uint32_t>(nranks),
                                                static_cast<std::uint32_t>(cpus.size()), job_.jobid,
@@ -512,6 +529,12 @@ int Runner::run() {
       entry.ranks.push_back({r.rank, r.pid, options_.apps[r.app].program});
     }
     registry.publish(entry);
+    if (options_.report_bindings) {
+      for (const RankRecord& r : job_.ranks) {
+        std::fprintf(stderr, "mpfrun: rank %u (pid %d): %s%s\n", r.rank, static_cast<int>(r.pid),
+                     r.placement.cpus.empty() ? "" : "bound to ", describe_placement(r.placement).c_str());
+      }
+    }
     if (options_.timeout_seconds > 0) {
       arm_timer(timeout_fd_.get(), static_cast<std::int64_t>(options_.timeout_seconds * 1e9));
     }

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "common/version.hpp"
+#include "launcher/messages.hpp"
 
 namespace mpf::launcher {
 namespace {
@@ -103,14 +104,8 @@ void take_program(AppContext& ctx, std::vector<std::string> rest, std::size_t co
   ctx.args.assign(rest.begin() + 1, rest.end());
 }
 
-std::string this_host() {
-  char name[256] = {};
-  ::gethostname(name, sizeof name - 1);
-  return name;
-}
-
 bool is_this_machine(const std::string& host) {
-  const std::string me = this_host();
+  const std::string me = this_host_name();
   const std::string short_me = me.substr(0, me.find('.'));
   return host == "localhost" || host == "127.0.0.1" || host == "::1" || host == me || host == short_me;
 }
@@ -133,7 +128,7 @@ std::vector<std::string> read_hostfile(const std::string& path) {
 void check_hosts(const std::vector<std::string>& hosts, const std::string& source) {
   for (const std::string& host : hosts) {
     if (!is_this_machine(host)) {
-      throw UsageError("host '" + host + "' (from " + source + ") is not this machine (" + this_host() +
+      throw UsageError("host '" + host + "' (from " + source + ") is not this machine (" + this_host_name() +
                        "); multi-node launch is not yet available");
     }
   }

@@ -13,7 +13,8 @@
 //
 // Lifetime: mpfrun resolves the table once (Tunables::resolve), prints it for
 // --list-params, and hands it to the ranks as JSON (to_json / from_json), so every
-// rank of a job runs with the same values. Values are read at setup time; the hot
+// rank of a job runs with the same values (a program started without mpfrun resolves
+// its own). Values are read at setup time; the hot
 // path copies what it needs out of a Tunables, it never looks one up per message.
 //
 // Every mistake a person can make (a typo in a name, a value out of range, a bad

@@ -1,0 +1,251 @@
+"""mpfrun's options, each run end to end (SPEC §6)."""
+import json
+import os
+import re
+import unittest
+
+import jsonschema
+
+from mpfrun_testing import JobTestCase, program
+
+ACTIONS = program("job_actions")
+
+
+class CommandLine(JobTestCase):
+    def test_version(self):
+        status, out, _ = self.mpfrun("--version")
+        self.assertEqual(status, 0)
+        self.assertRegex(out, r"^mpfrun \(MPF Toolkit\) \d+\.\d+\.\d+$")
+
+    def test_help_lists_every_option(self):
+        status, out, _ = self.mpfrun("--help")
+        self.assertEqual(status, 0)
+        for option in ["--np", "-x", "--env", "--host", "--hostfile", "--map-by", "--bind-to",
+                       "--report-bindings", "--tag-output", "--timestamp-output", "--output-filename",
+                       "--timeout", "--set", "--tuning", "--list-params", "--report", "--verbose",
+                       "--cleanup", "--version"]:
+            self.assertIn(option, out)
+
+    def test_bad_input_is_one_line_and_status_2(self):
+        cases = [
+            (["--bogus", "true"], "unknown option --bogus"),
+            ([], "no program given"),
+            (["-n", "2", "./does-not-exist"], "program ./does-not-exist does not exist"),
+            (["-n", "2", "no-such-program-anywhere"], "'no-such-program-anywhere' not found in PATH"),
+            (["-n", "0", "true"], "--np"),
+            (["--bind-to", "socket", "true"], "--bind-to"),
+            (["--timeout", "-3", "true"], "--timeout"),
+            (["--env", "NOEQUALS", "true"], "--env NOEQUALS: expected VAR=VALUE"),
+            (["-x", "MPF_TEST_SURELY_UNSET", "true"], "MPF_TEST_SURELY_UNSET is not set"),
+            (["-H", "node2", "true"], "multi-node launch is not yet available"),
+            (["--set", "stop_grace_ms=lots", "true"], "stop_grace_ms"),
+            (["--set", "no_such_tunable=1", "true"], "unknown tunable 'no_such_tunable'"),
+            (["-n", "1", "true", ":", "--tag-output", "true"], "not allowed after ':'"),
+        ]
+        for args, message in cases:
+            with self.subTest(args=args):
+                status, out, err = self.mpfrun(*args)
+                self.assertEqual(status, 2, err)
+                self.assertEqual(len(err.strip().splitlines()), 1, err)
+                self.assertIn(message, err)
+                self.assertTrue(err.startswith("mpfrun: "), err)
+                self.assertEqual(out, "")
+        self.assert_clean()
+
+    def test_np_spellings(self):
+        for flag in ["-n", "-np", "--np"]:
+            with self.subTest(flag=flag):
+                status, out, _ = self.mpfrun(flag, "3", ACTIONS, "hello")
+                self.assertEqual(status, 0)
+                self.assertEqual(sorted(re.findall(r"rank (\d) of 3", out)), ["0", "1", "2"])
+
+    def test_program_arguments_are_not_options(self):
+        status, out, _ = self.mpfrun("-n", "1", "echo", "-n", "5", "--tag-output")
+        self.assertEqual(status, 0)
+        # echo took -n itself; mpfrun ends the unterminated last line for it.
+        self.assertEqual(out, "5 --tag-output\n")
+
+    def test_mpmd_contexts(self):
+        status, out, _ = self.mpfrun("--tag-output", "-n", "1", ACTIONS, "hello", ":",
+                                     "-n", "2", "--env", "WHO=second", ACTIONS, "env", "WHO")
+        self.assertEqual(status, 0, out)
+        self.assertIn("[0] hello from rank 0 of 3", out)
+        self.assertIn("[1] rank 1 WHO=second", out)
+        self.assertIn("[2] rank 2 WHO=second", out)
+
+    def test_environment_options(self):
+        env = dict(self.env, TEST_EXPORTED="from-mpfrun")
+        status, out, _ = self.mpfrun("-n", "2", "-x", "TEST_EXPORTED", "-x", "A=1", "--env", "B=two=2",
+                                     ACTIONS, "env", "TEST_EXPORTED", "A", "B", env=env)
+        self.assertEqual(status, 0)
+        for rank in (0, 1):
+            self.assertIn(f"rank {rank} TEST_EXPORTED=from-mpfrun", out)
+            self.assertIn(f"rank {rank} A=1", out)
+            self.assertIn(f"rank {rank} B=two=2", out)
+
+    def test_hosts_of_this_machine_are_accepted(self):
+        hostfile = os.path.join(self.tmpdir, "hosts")
+        with open(hostfile, "w") as f:
+            f.write("# this machine only\nlocalhost slots=4\n")
+        status, out, _ = self.mpfrun("-H", "localhost", "--hostfile", hostfile, "-n", "2", ACTIONS, "hello")
+        self.assertEqual(status, 0)
+        self.assertEqual(out.count("hello from rank"), 2)
+
+
+class Output(JobTestCase):
+    def test_tag_output_prefixes_every_line_and_never_splits_one(self):
+        status, out, _ = self.mpfrun("--tag-output", "-n", "4", ACTIONS, "lines", "200")
+        self.assertEqual(status, 0)
+        lines = out.splitlines()
+        self.assertEqual(len(lines), 800)
+        for line in lines:
+            m = re.fullmatch(r"\[(\d)\] rank (\d) line (\d+) ([a-z]{200})", line)
+            self.assertIsNotNone(m, line)
+            self.assertEqual(m.group(1), m.group(2))
+            self.assertEqual(set(m.group(4)), {"abcd"[int(m.group(2))]})
+        for rank in range(4):  # each rank's lines arrive in its order
+            numbers = [int(l.split()[4]) for l in lines if l.startswith(f"[{rank}]")]
+            self.assertEqual(numbers, list(range(200)))
+
+    def test_timestamp_output(self):
+        status, out, _ = self.mpfrun("--timestamp-output", "--tag-output", "-n", "2", ACTIONS, "hello")
+        self.assertEqual(status, 0)
+        for line in out.splitlines():
+            self.assertRegex(line, r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3} \[\d\] hello from rank")
+
+    def test_output_filename_writes_a_file_per_rank(self):
+        outdir = os.path.join(self.tmpdir, "out")
+        status, out, _ = self.mpfrun("--output-filename", outdir, "-n", "3", ACTIONS, "hello")
+        self.assertEqual(status, 0)
+        self.assertEqual(out, "")
+        for rank in range(3):
+            with open(os.path.join(outdir, f"rank.{rank}", "stdout")) as f:
+                self.assertRegex(f.read(), rf"^hello from rank {rank} of 3 on ")
+            self.assertTrue(os.path.exists(os.path.join(outdir, f"rank.{rank}", "stderr")))
+
+    def test_stdin_goes_to_rank_0(self):
+        status, out, _ = self.mpfrun("-n", "3", ACTIONS, "echo-stdin", input="first\nsecond\n")
+        self.assertEqual(status, 0)
+        self.assertEqual(out, "rank 0 read: first\nrank 0 read: second\n")
+
+    def test_stderr_is_forwarded(self):
+        status, out, err = self.mpfrun("-n", "2", "sh", "-c", "echo to-stderr >&2")
+        self.assertEqual(status, 0)
+        self.assertEqual(err.count("to-stderr"), 2)
+        self.assertEqual(out, "")
+
+
+class Placement(JobTestCase):
+    def test_bind_to_core_sets_affinity_and_reports_it(self):
+        ncpus = len(os.sched_getaffinity(0))
+        status, out, err = self.mpfrun("--bind-to", "core", "--report-bindings", "--tag-output", "-n", "3",
+                                       "grep", "Cpus_allowed_list", "/proc/self/status")
+        self.assertEqual(status, 0, err)
+        cpus = sorted(os.sched_getaffinity(0))
+        for rank in range(3):
+            expected = cpus[rank % ncpus]
+            self.assertRegex(err, rf"mpfrun: rank {rank} \(pid \d+\): bound to cpu {expected} \(NUMA node")
+            self.assertRegex(out, rf"\[{rank}\] Cpus_allowed_list:\s+{expected}\n")
+
+    def test_bind_to_numa_binds_to_the_node(self):
+        status, out, err = self.mpfrun("--bind-to", "numa", "--map-by", "numa", "--report-bindings", "-n", "2",
+                                       "true")
+        self.assertEqual(status, 0, err)
+        self.assertEqual(len(re.findall(r"bound to cpus? [0-9,-]+ \(NUMA node \d+\)", err)), 2)
+
+    def test_default_is_unbound(self):
+        status, _, err = self.mpfrun("--report-bindings", "-n", "1", "true")
+        self.assertEqual(status, 0)
+        self.assertRegex(err, r"mpfrun: rank 0 \(pid \d+\): not bound")
+
+
+class Tunables(JobTestCase):
+    def test_list_params_shows_value_and_source(self):
+        tuning = os.path.join(self.tmpdir, "tuning.json")
+        with open(tuning, "w") as f:
+            json.dump({"mpf_tuning_version": 1, "tunables": {"stop_grace_ms": 1500}}, f)
+        status, out, _ = self.mpfrun("--list-params", "--tuning", tuning)
+        self.assertEqual(status, 0)
+        self.assertRegex(out, rf"stop_grace_ms\s+1500\s+file {re.escape(tuning)}")
+        env = dict(self.env, MPF_STOP_GRACE_MS="1700")
+        status, out, _ = self.mpfrun("--list-params", "--tuning", tuning, env=env)
+        self.assertRegex(out, r"stop_grace_ms\s+1700\s+env MPF_STOP_GRACE_MS")
+        status, out, _ = self.mpfrun("--list-params", "--tuning", tuning, "--set", "stop_grace_ms=1900", env=env)
+        self.assertRegex(out, r"stop_grace_ms\s+1900\s+--set")
+
+    def test_every_rank_gets_the_launchers_values(self):
+        env = dict(self.env, MPF_STOP_GRACE_MS="1234")
+        status, out, err = self.mpfrun("-n", "3", program("print_tunables"), "stop_grace_ms", "run_dir", env=env)
+        self.assertEqual(status, 0, err)
+        self.assertEqual(out.count("stop_grace_ms=1234 (env)"), 3)
+        status, out, err = self.mpfrun("--set", "stop_grace_ms=99", "-n", "2", program("print_tunables"),
+                                       "stop_grace_ms", env=env)
+        self.assertEqual(out.count("stop_grace_ms=99 (set)"), 2)
+
+    def test_bad_tuning_file_is_named(self):
+        bad = os.path.join(self.tmpdir, "bad.json")
+        with open(bad, "w") as f:
+            f.write("{not json")
+        status, _, err = self.mpfrun("--tuning", bad, "-n", "1", "true")
+        self.assertEqual(status, 2)
+        self.assertIn(bad, err)
+        self.assertEqual(len(err.strip().splitlines()), 1)
+        status, _, err = self.mpfrun("--tuning", os.path.join(self.tmpdir, "missing.json"), "-n", "1", "true")
+        self.assertEqual(status, 2)
+        self.assertIn("missing.json", err)
+
+    def test_unknown_environment_tunable_is_an_error(self):
+        env = dict(self.env, MPF_STOP_GRACE="5")
+        status, _, err = self.mpfrun("-n", "1", "true", env=env)
+        self.assertEqual(status, 2)
+        self.assertIn("MPF_STOP_GRACE", err)
+
+
+class Report(JobTestCase):
+    def test_report_validates_and_describes_the_job(self):
+        path = os.path.join(self.tmpdir, "report.json")
+        status, _, _ = self.mpfrun("--report", path, "-n", "3", ACTIONS, "hello")
+        self.assertEqual(status, 0)
+        with open(path) as f:
+            report = json.load(f)
+        jsonschema.validate(report, self.load_schema("mpfrun-report.schema.json"))
+        self.assertEqual(report["job"]["ranks"], 3)
+        self.assertEqual(report["job"]["exit_status"], 0)
+        self.assertEqual([r["rank"] for r in report["ranks"]], [0, 1, 2])
+        for r in report["ranks"]:
+            self.assertEqual(r["exit_code"], 0)
+            self.assertEqual(r["state"], "finalized")
+            self.assertGreaterEqual(r["counters"]["pmix_fences"], 1)  # MPI_Finalize fences
+        names = {t["name"] for t in report["tunables"]}
+        self.assertIn("stop_grace_ms", names)
+        os.unlink(path)
+        self.assert_clean()
+
+    def test_report_of_a_failed_job(self):
+        path = os.path.join(self.tmpdir, "report.json")
+        status, _, _ = self.mpfrun("--report", path, "-n", "2", ACTIONS, "crash", "1")
+        self.assertEqual(status, 139)
+        with open(path) as f:
+            report = json.load(f)
+        jsonschema.validate(report, self.load_schema("mpfrun-report.schema.json"))
+        self.assertEqual(report["job"]["exit_status"], 139)
+        self.assertIn("killed by signal 11", report["job"]["outcome"])
+        self.assertEqual(report["ranks"][1]["signal"], 11)
+        self.assertIsNone(report["ranks"][1]["exit_code"])
+        os.unlink(path)
+
+    def test_unwritable_report_is_an_error(self):
+        status, _, err = self.mpfrun("--report", "/nonexistent-dir/r.json", "-n", "1", "true")
+        self.assertEqual(status, 1)
+        self.assertIn("/nonexistent-dir/r.json", err)
+
+
+class Verbose(JobTestCase):
+    def test_verbose_describes_the_job(self):
+        status, _, err = self.mpfrun("-v", "-n", "4", "true")
+        self.assertEqual(status, 0)
+        self.assertRegex(err, r"mpfrun: job \d+: 4 ranks on \d+ cpus?")
+
+
+if __name__ == "__main__":
+    unittest.main()
