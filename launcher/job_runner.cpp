@@ -539,6 +539,7 @@ int Runner::run() {
       arm_timer(timeout_fd_.get(), static_cast<std::int64_t>(options_.timeout_seconds * 1e9));
     }
     event_loop(output, segment);
+    if (failed_) server.skip_finalize();
   }
   ::pthread_sigmask(SIG_SETMASK, &previous, nullptr);
   job_.end_unix_ns = unix_ns();

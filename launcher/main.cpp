@@ -2,7 +2,10 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
+#include <filesystem>
 #include <exception>
 #include <vector>
 
@@ -70,10 +73,24 @@ int main(int argc, char** argv) {
     return 0;
   }
 
+  if (!options.report_path.empty()) {
+    // Found out now, not after the job has run.
+    const std::filesystem::path report(options.report_path);
+    const std::string dir = report.parent_path().empty() ? "." : report.parent_path().string();
+    if (::access(dir.c_str(), W_OK) != 0 || (::access(report.c_str(), F_OK) == 0 && ::access(report.c_str(), W_OK) != 0)) {
+      std::fprintf(stderr, "mpfrun: --report %s: cannot be written (%s)\n", options.report_path.c_str(),
+                   std::strerror(errno));
+      return kUsageStatus;
+    }
+  }
+
   JobRecord job;
   int status;
   try {
     status = run_job(options, tunables, job);
+  } catch (const UsageError& e) {
+    std::fprintf(stderr, "mpfrun: %s\n", e.what());
+    return kUsageStatus;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "mpfrun: %s\n", e.what());
     return kInternalStatus;

@@ -69,12 +69,24 @@ std::string resolve_program(const std::string& program) {
   throw UsageError("program '" + program + "' not found in PATH");
 }
 
+// Tunables are the same for every rank of a job: mpfrun resolves them once
+// and hands them to the ranks, which never read MPF_* themselves. Setting one
+// for the ranks alone would be silently ignored, so it is refused.
+void refuse_tunable(const std::string& option, const std::string& name) {
+  if (name.rfind("MPF_", 0) == 0) {
+    throw UsageError(option + ": " + name + " is a tunable, which applies to the whole job; set it in " +
+                     "mpfrun's environment or with --set");
+  }
+}
+
 void apply_env_options(AppContext& ctx, const std::vector<std::string>& exports,
                        const std::vector<std::string>& envs) {
   for (const std::string& x : exports) {
     const auto eq = x.find('=');
+    const std::string name = x.substr(0, eq);
+    refuse_tunable("-x " + x, name);
     if (eq != std::string::npos) {
-      ctx.env.emplace_back(x.substr(0, eq), x.substr(eq + 1));
+      ctx.env.emplace_back(name, x.substr(eq + 1));
       continue;
     }
     const char* value = std::getenv(x.c_str());
@@ -84,11 +96,14 @@ void apply_env_options(AppContext& ctx, const std::vector<std::string>& exports,
   for (const std::string& e : envs) {
     const auto eq = e.find('=');
     if (eq == std::string::npos || eq == 0) throw UsageError("--env " + e + ": expected VAR=VALUE");
+    refuse_tunable("--env " + e, e.substr(0, eq));
     ctx.env.emplace_back(e.substr(0, eq), e.substr(eq + 1));
   }
 }
 
 void take_program(AppContext& ctx, std::vector<std::string> rest, std::size_t context_index) {
+  // "--" ends mpfrun's options explicitly: `mpfrun -n 2 -- ./app`.
+  if (!rest.empty() && rest[0] == "--") rest.erase(rest.begin());
   if (rest.empty()) {
     throw UsageError(context_index == 0 ? "no program given (usage: mpfrun [options] PROGRAM [ARGS])"
                                         : "application context " + std::to_string(context_index + 1) +
@@ -175,7 +190,7 @@ ParseResult parse_command_line(int argc, char** argv) {
       ->capture_default_str();
   app.add_flag("--report-bindings", o.report_bindings, "Print each rank's binding on standard error");
   app.add_flag("--tag-output", o.tag_output, "Prefix every output line with [RANK]");
-  app.add_flag("--timestamp-output", o.timestamp_output, "Prefix every output line with the time it was written");
+  app.add_flag("--timestamp-output", o.timestamp_output, "Prefix every output line with the time mpfrun received it");
   app.add_option("--output-filename", o.output_dir, "Write each rank's output to DIR/rank.N/{stdout,stderr}")
       ->type_name("DIR");
   app.add_option("--timeout", o.timeout_seconds,
@@ -192,13 +207,14 @@ ParseResult parse_command_line(int argc, char** argv) {
                "Print every tunable with its value and where the value came from, then exit");
   app.add_option("--report", o.report_path, "Write a JSON report of the job to FILE when it ends")
       ->type_name("FILE.json");
-  app.add_flag("-v,--verbose", o.verbose, "Say what mpfrun does (repeat for more)");
+  app.add_flag("-v,--verbose", o.verbose, "Say what mpfrun does: the job's size, placement and segment");
   app.add_flag("--cleanup", o.cleanup,
                "Remove what jobs whose mpfrun was killed left behind, then exit");
   app.footer(
       "Exit status: 0 when every rank exits 0; else the first failing rank's exit code, or 128+N when it\n"
-      "was killed by signal N; the code given to MPI_Abort; 124 when --timeout expired; 2 for a bad\n"
-      "command line or program. See mpfrun(1).");
+      "was killed by signal N; the code given to MPI_Abort; 1 when a rank exited without MPI_Finalize or\n"
+      "mpfrun itself failed; 124 when --timeout expired; 2 for a bad command line, program or tunable.\n"
+      "See mpfrun(1) and mpf(7).");
 
   try {
     normalise_np(contexts[0], app);

@@ -11,6 +11,7 @@
 #include <stdexcept>
 
 #include "common/system_error.hpp"
+#include "launcher/options.hpp"
 
 namespace mpf::launcher {
 namespace {
@@ -46,22 +47,27 @@ std::string timestamp_now() {
 
 OutputForwarder::OutputForwarder(OutputFormat format, std::uint32_t nranks) : format_(std::move(format)) {
   sources_.reserve(2 * nranks);
+  if (format_.directory.empty()) return;
+  // Every file is opened before any rank starts, so an unusable directory is
+  // reported before anything runs.
+  for (std::uint32_t rank = 0; rank < nranks; ++rank) {
+    const std::string dir = format_.directory + "/rank." + std::to_string(rank);
+    std::error_code ec;
+    std::filesystem::create_directories(dir, ec);
+    if (ec) throw UsageError("--output-filename: cannot create " + dir + ": " + ec.message());
+    for (const char* name : {"/stdout", "/stderr"}) {
+      const std::string path = dir + name;
+      const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+      if (fd < 0) throw UsageError("--output-filename: " + common::system_error_text("open " + path, errno));
+      files_.push_back(fd);
+    }
+  }
 }
 
 OutputForwarder::~OutputForwarder() { close_all(); }
 
 void OutputForwarder::attach(std::uint32_t rank, int stream, int fd) {
-  int sink = stream;
-  if (!format_.directory.empty()) {
-    const std::string dir = format_.directory + "/rank." + std::to_string(rank);
-    std::error_code ec;
-    std::filesystem::create_directories(dir, ec);
-    if (ec) throw std::runtime_error("--output-filename: cannot create " + dir + ": " + ec.message());
-    const std::string path = dir + (stream == 1 ? "/stdout" : "/stderr");
-    sink = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (sink < 0) throw std::runtime_error("--output-filename: " + common::system_error_text("open " + path, errno));
-    files_.push_back(sink);
-  }
+  const int sink = format_.directory.empty() ? stream : files_[2 * rank + static_cast<std::uint32_t>(stream - 1)];
   ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK);
   sources_.push_back({rank, stream, fd, sink, {}});
 }

@@ -20,6 +20,8 @@ struct OutputFormat {
 
 class OutputForwarder {
  public:
+  // With a directory, creates DIR/rank.N and opens every rank's files now;
+  // throws UsageError naming the path that cannot be used.
   OutputForwarder(OutputFormat format, std::uint32_t nranks);
   ~OutputForwarder();
   OutputForwarder(const OutputForwarder&) = delete;
@@ -48,7 +50,7 @@ class OutputForwarder {
 
   OutputFormat format_;
   std::vector<Source> sources_;
-  std::vector<int> files_;  // per-rank output files we opened
+  std::vector<int> files_;  // with a directory: rank N's stdout at 2N, stderr at 2N+1
 };
 
 }  // namespace mpf::launcher

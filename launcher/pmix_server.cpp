@@ -6,6 +6,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <condition_variable>
 #include <mutex>
 
 namespace mpf::launcher {
@@ -112,10 +113,28 @@ PmixServer::PmixServer(const std::string& tmpdir, const std::string& hostname, A
 }
 
 PmixServer::~PmixServer() {
+  if (skip_finalize_) return;
   if (job_registered_) {
+    // Deregistration runs on PMIx's thread; finalizing before it has finished
+    // crashes libpmix 4.2, so wait for its completion callback.
+    struct Done {
+      std::mutex mutex;
+      std::condition_variable cv;
+      bool done = false;
+    } done;
     pmix_nspace_t ns;
     PMIX_LOAD_NSPACE(ns, nspace_.c_str());
-    PMIx_server_deregister_nspace(ns, nullptr, nullptr);
+    PMIx_server_deregister_nspace(
+        ns,
+        [](pmix_status_t, void* cbdata) {
+          auto* d = static_cast<Done*>(cbdata);
+          std::lock_guard lock(d->mutex);
+          d->done = true;
+          d->cv.notify_one();
+        },
+        &done);
+    std::unique_lock lock(done.mutex);
+    done.cv.wait(lock, [&] { return done.done; });
   }
   PMIx_server_finalize();
   delete g_abort_handler;

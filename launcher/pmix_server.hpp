@@ -36,10 +36,18 @@ class PmixServer {
   // `base` plus PMIx's variables. Call before forking the rank.
   std::vector<std::string> register_rank(std::uint32_t rank, const std::vector<std::string>& base);
 
+  // After ranks died without PMIx_Finalize, libpmix 4.2's server teardown
+  // (deregister + PMIx_server_finalize) crashes intermittently in its
+  // lost-connection bookkeeping. mpfrun is about to exit then, so it leaves
+  // the server to the process's end instead; the caller removes the server's
+  // directory itself.
+  void skip_finalize() { skip_finalize_ = true; }
+
  private:
   std::string nspace_;
   std::string hostname_;
   bool job_registered_ = false;
+  bool skip_finalize_ = false;
 };
 
 }  // namespace mpf::launcher

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <thread>
 
@@ -95,6 +96,8 @@ void Runtime::finalize() {
   // a peer never sees this rank vanish while it may still talk to it.
   try {
     pmix_.fence(false);
+  } catch (const wireup::PeerLostError& e) {
+    await_job_end(e.what());
   } catch (const wireup::WireupError& e) {
     throw RuntimeError(e.what());
   }
@@ -105,6 +108,15 @@ void Runtime::finalize() {
                           std::memory_order_release);
   }
   pmix_.finalize();
+}
+
+void Runtime::await_job_end(const std::string& why) {
+  // The launcher saw the peer die and is stopping every rank; reporting this
+  // rank as failing too would only hide the cause. Wait to be stopped, and
+  // speak up only if nobody stops us (a launcher that does not).
+  std::this_thread::sleep_for(std::chrono::seconds(60));
+  std::fprintf(stderr, "rank %u: %s, and the job was not stopped; exiting\n", job_.rank, why.c_str());
+  std::_Exit(1);
 }
 
 void Runtime::abort(int code, const std::string& message) {

@@ -52,6 +52,8 @@ class Runtime {
  private:
   Runtime() = default;
   void attach_segment(int fd);
+  // Another rank died and the launcher is ending the job: wait for it.
+  [[noreturn]] void await_job_end(const std::string& why);
 
   bool initialized_ = false;
   bool finalized_ = false;

@@ -147,10 +147,10 @@ void PmixClient::fence(bool collect_data) {
   PMIX_INFO_LOAD(&info, PMIX_COLLECT_DATA, &collect, PMIX_BOOL);
   const pmix_status_t status = PMIx_Fence(nullptr, 0, &info, 1);
   PMIX_INFO_DESTRUCT(&info);
-  if (status != PMIX_SUCCESS) {
-    throw WireupError(describe("PMIx_Fence", status) +
-                      (status == PMIX_ERR_PARTIAL_SUCCESS ? " (a rank of the job died before the fence)" : ""));
+  if (status == PMIX_ERR_PARTIAL_SUCCESS) {
+    throw PeerLostError("PMIx_Fence: a rank of the job died before reaching the fence");
   }
+  if (status != PMIX_SUCCESS) throw WireupError(describe("PMIx_Fence", status));
   if (counters_ != nullptr) counters_->pmix_fences.fetch_add(1, std::memory_order_relaxed);
 }
 

@@ -21,6 +21,13 @@ class WireupError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// A fence could not complete because another rank of the job died: the
+// failure is that rank's, and its launcher is already ending the job.
+class PeerLostError : public WireupError {
+ public:
+  using WireupError::WireupError;
+};
+
 // What PMIx tells a rank about its job and node.
 struct JobInfo {
   std::string nspace;        // the job's PMIx namespace ("singleton" without launcher)

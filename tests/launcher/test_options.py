@@ -36,11 +36,14 @@ class CommandLine(JobTestCase):
             (["--bind-to", "socket", "true"], "--bind-to"),
             (["--timeout", "-3", "true"], "--timeout"),
             (["--env", "NOEQUALS", "true"], "--env NOEQUALS: expected VAR=VALUE"),
-            (["-x", "MPF_TEST_SURELY_UNSET", "true"], "MPF_TEST_SURELY_UNSET is not set"),
+            (["-x", "TEST_SURELY_UNSET_VARIABLE", "true"], "TEST_SURELY_UNSET_VARIABLE is not set"),
             (["-H", "node2", "true"], "multi-node launch is not yet available"),
             (["--set", "stop_grace_ms=lots", "true"], "stop_grace_ms"),
             (["--set", "no_such_tunable=1", "true"], "unknown tunable 'no_such_tunable'"),
             (["-n", "1", "true", ":", "--tag-output", "true"], "not allowed after ':'"),
+            (["--env", "MPF_STOP_GRACE_MS=5", "true"], "MPF_STOP_GRACE_MS is a tunable"),
+            (["-x", "MPF_STOP_GRACE_MS=5", "true"], "MPF_STOP_GRACE_MS is a tunable"),
+            (["--output-filename", "/proc/no-such-dir", "-n", "1", "true"], "--output-filename: cannot create"),
         ]
         for args, message in cases:
             with self.subTest(args=args):
@@ -58,6 +61,11 @@ class CommandLine(JobTestCase):
                 status, out, _ = self.mpfrun(flag, "3", ACTIONS, "hello")
                 self.assertEqual(status, 0)
                 self.assertEqual(sorted(re.findall(r"rank (\d) of 3", out)), ["0", "1", "2"])
+
+    def test_double_dash_ends_the_options(self):
+        status, out, _ = self.mpfrun("-n", "2", "--", ACTIONS, "hello")
+        self.assertEqual(status, 0)
+        self.assertEqual(out.count("hello from rank"), 2)
 
     def test_program_arguments_are_not_options(self):
         status, out, _ = self.mpfrun("-n", "1", "echo", "-n", "5", "--tag-output")
@@ -234,10 +242,11 @@ class Report(JobTestCase):
         self.assertIsNone(report["ranks"][1]["exit_code"])
         os.unlink(path)
 
-    def test_unwritable_report_is_an_error(self):
-        status, _, err = self.mpfrun("--report", "/nonexistent-dir/r.json", "-n", "1", "true")
-        self.assertEqual(status, 1)
-        self.assertIn("/nonexistent-dir/r.json", err)
+    def test_unwritable_report_is_refused_before_the_job_runs(self):
+        status, out, err = self.mpfrun("--report", "/nonexistent-dir/r.json", "-n", "1", "echo", "ran")
+        self.assertEqual(status, 2)
+        self.assertIn("--report /nonexistent-dir/r.json: cannot be written", err)
+        self.assertEqual(out, "")
 
 
 class Verbose(JobTestCase):
