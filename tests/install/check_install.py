@@ -1,0 +1,71 @@
+#!/usr/bin/env python3
+"""Installs the build into a temporary prefix and uses it as a user would.
+
+    check_install.py BUILD_DIR
+
+Checks the prefix layout, compiles the installed example with the installed
+pkg-config file, runs it under the installed mpfrun, and reads the installed
+man pages. Removes the prefix afterwards.
+"""
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+
+def run(cmd, **kw):
+    print("$ " + " ".join(cmd), flush=True)
+    return subprocess.run(cmd, check=True, capture_output=True, text=True, timeout=120, **kw)
+
+
+def main():
+    build = sys.argv[1]
+    prefix = tempfile.mkdtemp(prefix="mpf-install-")
+    try:
+        run(["cmake", "--install", build, "--prefix", prefix])
+        libdir = next(d for d in ("lib", "lib64") if os.path.isdir(os.path.join(prefix, d)))
+        expected = [
+            "bin/mpfrun",
+            f"{libdir}/libmpi.so", f"{libdir}/libmpfrt.so",
+            "include/mpi.h",
+            f"{libdir}/pkgconfig/mpf-mpi.pc",
+            "share/man/man1/mpfrun.1", "share/man/man7/mpf.7",
+            "share/mpf/schemas/mpfrun-report.schema.json",
+            "share/mpf/examples/hello.c",
+        ]
+        missing = [p for p in expected if not os.path.exists(os.path.join(prefix, p))]
+        if missing:
+            print(f"check_install: FAIL: missing from the prefix: {missing}")
+            return 1
+
+        version = run([os.path.join(prefix, "bin/mpfrun"), "--version"]).stdout
+        if "(MPF Toolkit)" not in version:
+            print(f"check_install: FAIL: installed mpfrun --version printed {version!r}")
+            return 1
+
+        env = dict(os.environ, PKG_CONFIG_PATH=os.path.join(prefix, libdir, "pkgconfig"))
+        flags = run(["pkg-config", "--cflags", "--libs", "mpf-mpi"], env=env).stdout.split()
+        exe = os.path.join(prefix, "hello")
+        run(["cc", "-std=c99", "-Wall", "-Wextra", "-Werror", os.path.join(prefix, "share/mpf/examples/hello.c"),
+             "-o", exe, *flags])
+        env = {k: v for k, v in os.environ.items() if not k.startswith("MPF_")}
+        env["TMPDIR"] = prefix
+        out = run([os.path.join(prefix, "bin/mpfrun"), "--timeout", "60", "-n", "3", exe], env=env).stdout
+        for rank in range(3):
+            if f"Hello from rank {rank} of 3" not in out:
+                print(f"check_install: FAIL: rank {rank} did not say hello:\n{out}")
+                return 1
+
+        page = run(["man", "-l", "-P", "cat", os.path.join(prefix, "share/man/man1/mpfrun.1")]).stdout
+        if "--timeout" not in page:
+            print("check_install: FAIL: the installed mpfrun(1) does not render")
+            return 1
+        print("check_install: ok")
+        return 0
+    finally:
+        shutil.rmtree(prefix, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
