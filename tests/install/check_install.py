@@ -26,7 +26,7 @@ def main():
         run(["cmake", "--install", build, "--prefix", prefix])
         libdir = next(d for d in ("lib", "lib64") if os.path.isdir(os.path.join(prefix, d)))
         expected = [
-            "bin/mpfrun",
+            "bin/mpfrun", "bin/mpicc", "bin/mpicxx",
             f"{libdir}/libmpi.so", f"{libdir}/libmpfrt.so",
             "include/mpi.h",
             f"{libdir}/pkgconfig/mpf-mpi.pc",
@@ -56,6 +56,13 @@ def main():
             if f"Hello from rank {rank} of 3" not in out:
                 print(f"check_install: FAIL: rank {rank} did not say hello:\n{out}")
                 return 1
+
+        wrapped = os.path.join(prefix, "hello_wrapped")
+        run([os.path.join(prefix, "bin/mpicc"), os.path.join(prefix, "share/mpf/examples/hello.c"), "-o", wrapped])
+        out = run([os.path.join(prefix, "bin/mpfrun"), "--timeout", "60", "-n", "2", wrapped], env=env).stdout
+        if "Hello from rank 1 of 2" not in out:
+            print(f"check_install: FAIL: the program built by the installed mpicc did not run:\n{out}")
+            return 1
 
         page = run(["man", "-l", "-P", "cat", os.path.join(prefix, "share/man/man1/mpfrun.1")]).stdout
         if "--timeout" not in page:
