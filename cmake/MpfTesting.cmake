@@ -50,7 +50,7 @@ set(MPF_DEFAULT_JOB_TIMEOUT 60 CACHE STRING "Default timeout in seconds for a jo
 function(mpf_add_unit_test)
   cmake_parse_arguments(PARSE_ARGV 0 T "" "NAME" "SOURCES;LIBS")
   add_executable(${T_NAME} ${T_SOURCES})
-  target_link_libraries(${T_NAME} PRIVATE GTest::gtest GTest::gtest_main ${T_LIBS})
+  target_link_libraries(${T_NAME} PRIVATE GTest::gtest GTest::gmock GTest::gtest_main ${T_LIBS})
   gtest_discover_tests(${T_NAME}
     TEST_PREFIX "${T_NAME}."
     PROPERTIES LABELS unit TIMEOUT 120
