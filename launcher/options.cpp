@@ -1,5 +1,6 @@
 #include "launcher/options.hpp"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -20,17 +21,28 @@ constexpr const char* kUsage =
     "       mpfrun [options] -n N1 PROGRAM1 [ARGS...] : -n N2 PROGRAM2 [ARGS...]";
 
 // Options a later MPMD context may repeat for itself.
-void add_context_options(CLI::App& app, AppContext& ctx, std::vector<std::string>& exports,
-                         std::vector<std::string>& envs) {
+// -x and --env, in the order they were given: the later setting of a
+// variable wins. `export_option` tells -x from --env.
+struct EnvSetting {
+  bool export_option;
+  std::string text;
+};
+
+void add_context_options(CLI::App& app, AppContext& ctx, std::vector<EnvSetting>& settings) {
   app.add_option("-n,--np", ctx.nranks, "Number of ranks to start (also -np)")
       ->check(CLI::Range(1, 1 << 20));
-  app.add_option("-x", exports,
-                 "Give the ranks environment variable VAR (with mpfrun's value) or VAR=VALUE")
+  // trigger_on_parse: each occurrence is recorded as it is parsed, so -x and
+  // --env interleave in command-line order.
+  app.add_option_function<std::string>("-x", [&settings](const std::string& v) { settings.push_back({true, v}); },
+                                       "Give the ranks environment variable VAR (with mpfrun's value) or VAR=VALUE")
       ->type_name("VAR[=VALUE]")
-      ->allow_extra_args(false);
-  app.add_option("--env", envs, "Set VAR=VALUE in the ranks' environment")
+      ->allow_extra_args(false)
+      ->trigger_on_parse();
+  app.add_option_function<std::string>("--env", [&settings](const std::string& v) { settings.push_back({false, v}); },
+                                       "Set VAR=VALUE in the ranks' environment")
       ->type_name("VAR=VALUE")
-      ->allow_extra_args(false);
+      ->allow_extra_args(false)
+      ->trigger_on_parse();
 }
 
 // CLI11 takes single-dash options as one letter; mpirun's "-np" is rewritten
@@ -52,10 +64,16 @@ std::vector<std::string> reversed(std::vector<std::string> v) {
   return v;
 }
 
+bool is_regular_file(const std::string& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+}
+
 std::string resolve_program(const std::string& program) {
-  auto usable = [](const std::string& path) { return ::access(path.c_str(), X_OK) == 0; };
+  auto usable = [](const std::string& path) { return is_regular_file(path) && ::access(path.c_str(), X_OK) == 0; };
   if (program.find('/') != std::string::npos) {
     if (::access(program.c_str(), F_OK) != 0) throw UsageError("program " + program + " does not exist");
+    if (!is_regular_file(program)) throw UsageError("program " + program + " is not a file");
     if (!usable(program)) throw UsageError("program " + program + " is not executable");
     return program;
   }
@@ -79,12 +97,15 @@ void refuse_tunable(const std::string& option, const std::string& name) {
   }
 }
 
-void apply_env_options(AppContext& ctx, const std::vector<std::string>& exports,
-                       const std::vector<std::string>& envs) {
-  for (const std::string& x : exports) {
+void apply_env_options(AppContext& ctx, const std::vector<EnvSetting>& settings) {
+  for (const EnvSetting& setting : settings) {
+    const std::string& x = setting.text;
     const auto eq = x.find('=');
     const std::string name = x.substr(0, eq);
-    refuse_tunable("-x " + x, name);
+    if (!setting.export_option && (eq == std::string::npos || eq == 0)) {
+      throw UsageError("--env " + x + ": expected VAR=VALUE");
+    }
+    refuse_tunable((setting.export_option ? "-x " : "--env ") + x, name);
     if (eq != std::string::npos) {
       ctx.env.emplace_back(name, x.substr(eq + 1));
       continue;
@@ -92,12 +113,6 @@ void apply_env_options(AppContext& ctx, const std::vector<std::string>& exports,
     const char* value = std::getenv(x.c_str());
     if (value == nullptr) throw UsageError("-x " + x + ": " + x + " is not set in mpfrun's environment");
     ctx.env.emplace_back(x, value);
-  }
-  for (const std::string& e : envs) {
-    const auto eq = e.find('=');
-    if (eq == std::string::npos || eq == 0) throw UsageError("--env " + e + ": expected VAR=VALUE");
-    refuse_tunable("--env " + e, e.substr(0, eq));
-    ctx.env.emplace_back(e.substr(0, eq), e.substr(eq + 1));
   }
 }
 
@@ -174,9 +189,10 @@ ParseResult parse_command_line(int argc, char** argv) {
   app.set_version_flag("--version", common::version_line("mpfrun"));
   app.get_formatter()->column_width(34);
   AppContext first;
-  std::vector<std::string> exports, envs, hosts;
+  std::vector<EnvSetting> env_settings;
+  std::vector<std::string> hosts;
   std::string hostfile, bind_to = "none", map_by = "core";
-  add_context_options(app, first, exports, envs);
+  add_context_options(app, first, env_settings);
   app.add_option("-H,--host", hosts, "Hosts to run on, comma-separated (this machine only, for now)")
       ->delimiter(',')
       ->allow_extra_args(false);
@@ -227,11 +243,15 @@ ParseResult parse_command_line(int argc, char** argv) {
   o.bind_to = bind_to == "core" ? BindTo::core : bind_to == "numa" ? BindTo::numa : BindTo::none;
   o.map_by = map_by == "numa" ? MapBy::numa : MapBy::core;
   if (!hosts.empty()) check_hosts(hosts, "--host");
-  if (!hostfile.empty()) check_hosts(read_hostfile(hostfile), "--hostfile " + hostfile);
   o.hosts = hosts;
+  if (!hostfile.empty()) {
+    const std::vector<std::string> listed = read_hostfile(hostfile);
+    check_hosts(listed, "--hostfile " + hostfile);
+    o.hosts.insert(o.hosts.end(), listed.begin(), listed.end());
+  }
   if (o.list_params || o.cleanup) return {std::move(o), 0};
 
-  apply_env_options(first, exports, envs);
+  apply_env_options(first, env_settings);
   take_program(first, app.remaining(), 0);
   o.apps.push_back(std::move(first));
 
@@ -240,8 +260,8 @@ ParseResult parse_command_line(int argc, char** argv) {
     sub.prefix_command();
     sub.set_help_flag();
     AppContext ctx;
-    std::vector<std::string> sub_exports, sub_envs;
-    add_context_options(sub, ctx, sub_exports, sub_envs);
+    std::vector<EnvSetting> sub_settings;
+    add_context_options(sub, ctx, sub_settings);
     try {
       normalise_np(contexts[c], sub);
       sub.parse(reversed(contexts[c]));
@@ -250,7 +270,7 @@ ParseResult parse_command_line(int argc, char** argv) {
     }
     // The job-wide -x/--env of the first context apply to every context.
     ctx.env = o.apps.front().env;
-    apply_env_options(ctx, sub_exports, sub_envs);
+    apply_env_options(ctx, sub_settings);
     take_program(ctx, sub.remaining(), c);
     o.apps.push_back(std::move(ctx));
   }

@@ -49,7 +49,18 @@ OutputForwarder::OutputForwarder(OutputFormat format, std::uint32_t nranks) : fo
   sources_.reserve(2 * nranks);
   if (format_.directory.empty()) return;
   // Every file is opened before any rank starts, so an unusable directory is
-  // reported before anything runs.
+  // reported before anything runs. A constructor that throws runs no
+  // destructor: close what was opened before rethrowing.
+  try {
+    open_files(nranks);
+  } catch (...) {
+    for (int f : files_) ::close(f);
+    files_.clear();
+    throw;
+  }
+}
+
+void OutputForwarder::open_files(std::uint32_t nranks) {
   for (std::uint32_t rank = 0; rank < nranks; ++rank) {
     const std::string dir = format_.directory + "/rank." + std::to_string(rank);
     std::error_code ec;

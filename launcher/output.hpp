@@ -45,6 +45,7 @@ class OutputForwarder {
     int sink;  // where lines go: 1, 2 or a file descriptor of ours
     std::string pending;
   };
+  void open_files(std::uint32_t nranks);
   void emit(Source& source, std::string_view line);
   Source* find(int fd);
 

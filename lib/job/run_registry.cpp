@@ -68,6 +68,9 @@ std::string RunRegistry::path_of(const std::string& jobid) const {
 }
 
 void RunRegistry::publish(const JobEntry& entry) const {
+  if (entry.jobid.empty() || entry.jobid.find('/') != std::string::npos || entry.jobid[0] == '.') {
+    throw std::runtime_error("job id '" + entry.jobid + "' is not a plain file name");
+  }
   std::error_code ec;
   fs::create_directories(directory_, ec);
   if (ec) throw std::runtime_error("cannot create run directory " + directory_ + ": " + ec.message());
@@ -88,18 +91,24 @@ void RunRegistry::remove(const std::string& jobid) const {
   ::unlink(path_of(jobid).c_str());
 }
 
-std::vector<JobEntry> RunRegistry::list() const {
-  std::vector<JobEntry> jobs;
+std::vector<std::pair<std::string, JobEntry>> RunRegistry::list_files() const {
+  std::vector<std::pair<std::string, JobEntry>> jobs;
   std::error_code ec;
   for (const auto& file : fs::directory_iterator(directory_, ec)) {
     if (file.path().extension() != ".json") continue;
     try {
       std::ifstream in(file.path());
-      jobs.push_back(job_entry_from_json(nlohmann::json::parse(in)));
+      jobs.emplace_back(file.path().string(), job_entry_from_json(nlohmann::json::parse(in)));
     } catch (const std::exception&) {
       // A half-written or foreign file: not a job we can describe.
     }
   }
+  return jobs;
+}
+
+std::vector<JobEntry> RunRegistry::list() const {
+  std::vector<JobEntry> jobs;
+  for (auto& [path, entry] : list_files()) jobs.push_back(std::move(entry));
   return jobs;
 }
 
@@ -111,16 +120,17 @@ bool RunRegistry::alive(const JobEntry& entry) {
 
 std::vector<JobEntry> RunRegistry::clean_dead() const {
   std::vector<JobEntry> cleaned;
-  for (JobEntry& entry : list()) {
+  for (auto& [path, entry] : list_files()) {
     if (alive(entry)) continue;
     // Only directories the launcher made for PMIx are removed, whatever the
-    // entry says: a damaged entry must not be able to delete anything else.
+    // entry says, and only the entry's own file: a damaged entry must not be
+    // able to delete anything else.
     const fs::path tmp(entry.pmix_tmpdir);
     if (tmp.filename().string().rfind("mpf-pmix-", 0) == 0) {
       std::error_code ec;
       fs::remove_all(tmp, ec);
     }
-    remove(entry.jobid);
+    ::unlink(path.c_str());
     cleaned.push_back(std::move(entry));
   }
   return cleaned;

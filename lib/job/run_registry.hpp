@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -46,11 +47,13 @@ class RunRegistry {
   const std::string& directory() const { return directory_; }
 
   // Writes (or rewrites) the job's entry atomically: readers see the old or
-  // the new file, never a partial one.
+  // the new file, never a partial one. A jobid must be a plain file name.
   void publish(const JobEntry& entry) const;
   void remove(const std::string& jobid) const;
   // Every registered job, live or dead; unreadable entries are skipped.
   std::vector<JobEntry> list() const;
+  // The same, each with the file it was read from.
+  std::vector<std::pair<std::string, JobEntry>> list_files() const;
   // The job's mpfrun is still the process that registered it.
   static bool alive(const JobEntry& entry);
   // Removes what dead jobs left behind (entry and PMIx directory) and returns

@@ -100,12 +100,15 @@ Segment Segment::map_checked(int fd, bool writable, const std::string& what) {
                        ", this build reads version " + std::to_string(kLayoutVersion) +
                        "; use the mpfrun and library of one MPF Toolkit installation");
   }
-  if (h.segment_bytes != bytes ||
-      h.tunables_offset + h.tunables_bytes > bytes ||
-      h.rank_control_offset + std::uint64_t{h.nranks} * h.rank_control_stride > bytes ||
-      h.rank_control_stride != sizeof(RankControl)) {
-    throw SegmentError(what + " has an inconsistent header (sizes do not match)");
-  }
+  // Every check is written so that it cannot wrap: a damaged or hostile
+  // header must never make us read outside the mapping.
+  const bool consistent =
+      h.segment_bytes == bytes && h.rank_control_stride == sizeof(RankControl) &&
+      h.rank_control_offset >= sizeof(SegmentHeader) && h.rank_control_offset % kCacheLine == 0 &&
+      h.rank_control_offset <= bytes && h.nranks <= (bytes - h.rank_control_offset) / h.rank_control_stride &&
+      h.tunables_offset >= h.rank_control_offset + std::uint64_t{h.nranks} * h.rank_control_stride &&
+      h.tunables_offset <= bytes && h.tunables_bytes <= bytes - h.tunables_offset;
+  if (!consistent) throw SegmentError(what + " has an inconsistent header (sizes do not match)");
   return segment;
 }
 

@@ -246,6 +246,8 @@ TEST(ProcessStartTicks, CommandNameWithSpacesAndParentheses) {
   const pid_t child = ::fork();
   ASSERT_GE(child, 0);
   if (child == 0) {
+    ::close(go[1]);  // so that the read below sees EOF when the parent closes its end
+    ::close(done[0]);
     char byte = 0;
     if (::read(go[0], &byte, 1) != 1) ::_exit(1);
     ::prctl(PR_SET_NAME, "a) b (c) d e f");
