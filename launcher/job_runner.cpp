@@ -466,9 +466,8 @@ int Runner::run() {
     }
   }
 
-  shm::Segment segment = shm::Segment::create({static_cast<std::uint32_t>(nranks),
-                                               static_cast<std::uint32_t>(cpus.size()), job_.jobid,
-                                               tunables_.to_json().dump()});
+  shm::Segment segment = shm::Segment::create(shm::Segment::geometry_for(
+      static_cast<std::uint32_t>(nranks), static_cast<std::uint32_t>(cpus.size()), job_.jobid, tunables_));
   if (options_.verbose > 0) {
     std::fprintf(stderr, "mpfrun: job %s: %d rank%s on %zu cpu%s%s, shared segment %zu bytes\n", job_.jobid.c_str(),
                  nranks, nranks == 1 ? "" : "s", cpus.size(), cpus.size() == 1 ? "" : "s",

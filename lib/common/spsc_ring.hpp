@@ -2,15 +2,17 @@
 // can live in shared memory (no pointers inside, layout fixed).
 //
 // Algorithm: Vyukov's bounded queue specialised to one producer and one
-// consumer. Every slot carries a sequence number; the producer of lap L may
-// fill slot i when seq == L*N + i, and publishes it with seq = L*N + i + 1
+// consumer. Every slot carries a sequence word; with N slots, the producer of
+// lap L may fill slot i when seq == L*N, and publishes it with seq = L*N + 1
 // (release, after the payload); the consumer reads slot i of lap L when
-// seq == L*N + i + 1 (acquire), and frees it with seq = (L+1)*N + i (release,
-// after reading the payload). Producer and consumer never touch each other's
+// seq == L*N + 1 (acquire), and frees it with seq = (L+1)*N (release, after
+// reading the payload). (Vyukov stores L*N + i; leaving out the slot index
+// makes all-zero memory a valid empty ring, so a fresh memfd needs no pass
+// over its slots.) Producer and consumer never touch each other's
 // index: the only shared writes are to the slot being handed over, so an idle
 // ring costs no cache-line traffic (seed 000: lock-free per-pair slots).
 //
-// Usage (the ring memory is zeroed, e.g. a fresh memfd):
+// Usage (the ring memory starts zeroed, e.g. a fresh memfd):
 //   using Ring = SpscRing<128>;                 // 128-byte slots
 //   Ring::init(memory, nslots);                 // once, by the creator
 //   Ring::Producer tx(memory);                  // in the one producer process
@@ -29,6 +31,8 @@ namespace mpf::common {
 template <std::size_t SlotBytes>
 class SpscRing {
   static_assert(SlotBytes % 64 == 0, "slots are whole cache lines");
+  // A ring needs N >= 2: with one slot "published" (L*N + 1) and "free in the
+  // next lap" ((L+1)*N) would be the same number.
 
  public:
   // Cache line 0 of a ring: its geometry, written once by init().
@@ -45,14 +49,8 @@ class SpscRing {
 
   static constexpr std::size_t bytes_for(std::uint32_t nslots) { return sizeof(Header) + nslots * sizeof(Slot); }
 
-  static void init(void* memory, std::uint32_t nslots) {
-    auto* header = new (memory) Header{nslots};
-    Slot* slots = slots_of(header);
-    for (std::uint32_t i = 0; i < nslots; ++i) {
-      new (&slots[i]) Slot{};
-      slots[i].seq.store(i, std::memory_order_relaxed);
-    }
-  }
+  // Writes the header. The slots must be zero (seq 0: free in lap 0).
+  static void init(void* memory, std::uint32_t nslots) { new (memory) Header{nslots}; }
 
   class Producer {
    public:
@@ -64,27 +62,28 @@ class SpscRing {
     void* try_claim() {
       Slot& s = slots_[head_ % nslots_];
       // Acquire: the consumer's reads of this slot's old payload are done.
-      if (s.seq.load(std::memory_order_acquire) != head_) return nullptr;
+      if (s.seq.load(std::memory_order_acquire) != lap_base(head_)) return nullptr;
       return s.payload;
     }
     // Hands the claimed slot to the consumer.
     void publish() {
       Slot& s = slots_[head_ % nslots_];
       // Release: the payload is visible before the consumer sees the slot.
-      s.seq.store(head_ + 1, std::memory_order_release);
+      s.seq.store(lap_base(head_) + 1, std::memory_order_release);
       ++head_;
     }
     // Slots published and not yet freed by the consumer (for introspection).
     std::uint32_t in_flight() const {
       std::uint32_t n = 0;
       for (std::uint32_t i = 0; i < nslots_; ++i) {
-        const std::uint64_t seq = slots_[i].seq.load(std::memory_order_relaxed);
-        if (seq % nslots_ != i) ++n;  // published (seq = pos+1) and not yet freed
+        // Published and not yet freed: L*N + 1 (N >= 2).
+        if (slots_[i].seq.load(std::memory_order_relaxed) % nslots_ == 1) ++n;
       }
       return n;
     }
 
    private:
+    std::uint64_t lap_base(std::uint64_t position) const { return position - position % nslots_; }
     Slot* slots_ = nullptr;
     std::uint32_t nslots_ = 0;
     std::uint64_t head_ = 0;
@@ -100,18 +99,19 @@ class SpscRing {
     const void* try_peek() const {
       const Slot& s = slots_[tail_ % nslots_];
       // Acquire: pairs with publish(); the payload is complete.
-      if (s.seq.load(std::memory_order_acquire) != tail_ + 1) return nullptr;
+      if (s.seq.load(std::memory_order_acquire) != lap_base(tail_) + 1) return nullptr;
       return s.payload;
     }
     // Gives the peeked slot back to the producer.
     void release() {
       Slot& s = slots_[tail_ % nslots_];
       // Release: our reads of the payload happen before the producer reuses it.
-      s.seq.store(tail_ + nslots_, std::memory_order_release);
+      s.seq.store(lap_base(tail_) + nslots_, std::memory_order_release);
       ++tail_;
     }
 
    private:
+    std::uint64_t lap_base(std::uint64_t position) const { return position - position % nslots_; }
     Slot* slots_ = nullptr;
     std::uint32_t nslots_ = 0;
     std::uint64_t tail_ = 0;

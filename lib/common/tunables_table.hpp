@@ -28,6 +28,15 @@ enum class Tunable : std::size_t {
   tuning_file,
   run_dir,
   stop_grace_ms,
+  short_limit,
+  eager_limit,
+  eager_cells,
+  ring_slots,
+  rndv_mode,
+  unexpected_pool,
+  wait_policy,
+  spin_count,
+  yield_count,
   count,  // not a tunable: the number of tunables; keep it last
 };
 
@@ -83,6 +92,14 @@ inline constexpr auto kDefaultTuningFileText =
 // <install data dir>/tuning.json, the file `mpftune` writes.
 inline constexpr std::string_view kDefaultTuningFile = detail::kDefaultTuningFileText.view();
 
+// The words of the choice tunables.
+inline constexpr std::array<std::string_view, 3> kRndvModes{"get", "put", "copy"};
+inline constexpr std::array<std::string_view, 4> kWaitPolicies{"adaptive", "spin", "yield", "sleep"};
+
+// The largest short message: what fits in a ring slot after the packet
+// header (lib/shm/packet.hpp checks this against the slot layout).
+inline constexpr std::int64_t kMaxShortLimit = 88;
+
 inline constexpr std::array<TunableSpec, kTunableCount> kTunableTable{{
     {
         .id = Tunable::tuning_file,
@@ -108,6 +125,89 @@ inline constexpr std::array<TunableSpec, kTunableCount> kTunableTable{{
         .min = 0,
         .max = 600000,
         .doc = "Milliseconds the ranks of a job being stopped get between SIGTERM and SIGKILL",
+    },
+    {
+        .id = Tunable::short_limit,
+        .name = "short_limit",
+        .kind = TunableKind::size,
+        .default_value = "88",
+        .min = 0,
+        .max = kMaxShortLimit,
+        .doc = "Largest message sent inside its ring packet (short protocol)",
+    },
+    {
+        .id = Tunable::eager_limit,
+        .name = "eager_limit",
+        .kind = TunableKind::size,
+        .default_value = "16KiB",
+        .min = 64,
+        .max = 1 << 20,
+        .doc = "Largest message copied through a shared eager buffer; larger ones use rendezvous",
+    },
+    {
+        .id = Tunable::eager_cells,
+        .name = "eager_cells",
+        .kind = TunableKind::integer,
+        .default_value = "16",
+        .min = 2,
+        .max = 4096,
+        .doc = "Eager buffers of eager_limit bytes each rank owns in the shared segment",
+    },
+    {
+        .id = Tunable::ring_slots,
+        .name = "ring_slots",
+        .kind = TunableKind::integer,
+        .default_value = "32",
+        .min = 2,
+        .max = 65536,
+        .doc = "Packet slots in the ring of each ordered pair of ranks",
+    },
+    {
+        .id = Tunable::rndv_mode,
+        .name = "rndv_mode",
+        .kind = TunableKind::choice,
+        .default_value = "get",
+        .choices = kRndvModes,
+        .doc = "Rendezvous copy: get (receiver pulls with CMA), put (sender pushes with CMA), "
+               "copy (pipelined two copies through the segment, no CMA)",
+    },
+    {
+        .id = Tunable::unexpected_pool,
+        .name = "unexpected_pool",
+        .kind = TunableKind::size,
+        .default_value = "4MiB",
+        .min = 1024,
+        .max = std::int64_t{1} << 30,
+        .doc = "Bytes a rank buffers for messages that arrive before their receive; "
+               "beyond it senders are throttled, never failed",
+    },
+    {
+        .id = Tunable::wait_policy,
+        .name = "wait_policy",
+        .kind = TunableKind::choice,
+        .default_value = "adaptive",
+        .choices = kWaitPolicies,
+        .doc = "How a waiting rank waits: adaptive (spin, yield, then sleep; spin briefly when "
+               "ranks outnumber CPUs), spin, yield, or sleep at once",
+    },
+    {
+        .id = Tunable::spin_count,
+        .name = "spin_count",
+        .kind = TunableKind::integer,
+        .default_value = "20000",
+        .min = 0,
+        .max = 1000000000,
+        .doc = "Polls a waiting rank makes before it starts yielding (adaptive policy, "
+               "when the job has a CPU per rank)",
+    },
+    {
+        .id = Tunable::yield_count,
+        .name = "yield_count",
+        .kind = TunableKind::integer,
+        .default_value = "64",
+        .min = 0,
+        .max = 1000000000,
+        .doc = "Times a waiting rank yields the CPU before it sleeps on its futex (adaptive policy)",
     },
 }};
 

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -48,16 +49,14 @@ void Runtime::init() {
   const char* fd_text = std::getenv(kEnvSegmentFd);
   if (fd_text != nullptr && !job_.singleton) {
     attach_segment(parse_fd(fd_text));
+  } else if (job_.singleton) {
+    create_own_segment();
   } else {
-    // No launcher segment (a singleton, or another PMIx launcher): read the
-    // tunables from the tuning file and environment ourselves.
-    try {
-      tunables_ = common::Tunables::resolve(environ, {});
-    } catch (const common::TunableError& e) {
-      throw RuntimeError(e.what());
-    }
-    oversubscribed_ = job_.local_size > std::thread::hardware_concurrency();
+    throw RuntimeError("this job of " + std::to_string(job_.size) +
+                       " ranks was started by a PMIx launcher other than mpfrun; the shared segment the ranks "
+                       "communicate through is set up by mpfrun, so start the job with mpfrun");
   }
+  start_messaging();
   initialized_ = true;
   if (control_ != nullptr) {
     control_->counters.init_ns.store(now_ns() - start, std::memory_order_relaxed);
@@ -89,9 +88,36 @@ void Runtime::attach_segment(int fd) {
   pmix_.count_into(&control_->counters);
 }
 
+// A program started without mpfrun is a one-rank job; it still needs a
+// segment, for the messages it sends to itself.
+void Runtime::create_own_segment() {
+  try {
+    tunables_ = common::Tunables::resolve(environ, {});
+  } catch (const common::TunableError& e) {
+    throw RuntimeError(e.what());
+  }
+  try {
+    const auto ncpus = std::max(1u, std::thread::hardware_concurrency());
+    segment_.emplace(shm::Segment::create(
+        shm::Segment::geometry_for(1, ncpus, "singleton-" + std::to_string(::getpid()), *tunables_)));
+  } catch (const shm::SegmentError& e) {
+    throw RuntimeError(e.what());
+  }
+  control_ = &segment_->rank(0);
+  control_->pid = static_cast<std::int32_t>(::getpid());
+}
+
+void Runtime::start_messaging() {
+  transport_.init(*segment_, job_.rank, tunables_->text(common::Tunable::rndv_mode) == "copy");
+  engine_.init(transport_, *tunables_, oversubscribed_);
+}
+
 void Runtime::finalize() {
   if (!initialized_ || finalized_) return;
   const std::uint64_t start = now_ns();
+  // Replies this rank still owes its peers (rendezvous completions, acks)
+  // go out before it stops progressing.
+  engine_.wait_until([this] { return engine_.backlog_size() == 0; }, {"MPI_Finalize"});
   // Finalize is collective: no rank leaves before every rank has arrived, so
   // a peer never sees this rank vanish while it may still talk to it.
   try {

@@ -10,7 +10,9 @@
 #include <string>
 
 #include "common/tunables.hpp"
+#include "progress/engine.hpp"
 #include "shm/segment.hpp"
+#include "shm/transport.hpp"
 #include "wireup/pmix_client.hpp"
 
 namespace mpf::core {
@@ -46,12 +48,17 @@ class Runtime {
   wireup::PmixClient& wireup() { return pmix_; }
   // True when the job runs more ranks than CPUs: waits must block, not spin.
   bool oversubscribed() const { return oversubscribed_; }
-  // This rank's block in the shared segment; null for a singleton.
+  // This rank's block in the shared segment.
   shm::RankControl* control() const { return control_; }
+  // Point-to-point messaging for every API.
+  progress::Engine& engine() { return engine_; }
+  shm::Transport& transport() { return transport_; }
 
  private:
   Runtime() = default;
   void attach_segment(int fd);
+  void create_own_segment();
+  void start_messaging();
   // Another rank died and the launcher is ending the job: wait for it.
   [[noreturn]] void await_job_end(const std::string& why);
 
@@ -63,6 +70,8 @@ class Runtime {
   std::optional<common::Tunables> tunables_;
   std::optional<shm::Segment> segment_;
   shm::RankControl* control_ = nullptr;
+  shm::Transport transport_;
+  progress::Engine engine_;
 };
 
 }  // namespace mpf::core

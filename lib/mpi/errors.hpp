@@ -1,17 +1,32 @@
-// How an MPI call reports an error. Until error handlers arrive with the
-// point-to-point layer, every communicator has MPI_ERRORS_ARE_FATAL: the error
-// is printed once, naming the call, the rank and the bad argument, and the
-// job ends through mpfrun.
+// How MPI calls report errors (SPEC §3, §10): every error names the call, the
+// rank and the bad argument, e.g.
+//   MPI_Send (rank 3): invalid destination rank 99 in a communicator of size 4
+// What happens next is the communicator's error handler: MPI_ERRORS_ARE_FATAL
+// (the default) prints the message and ends the job through mpfrun;
+// MPI_ERRORS_RETURN returns the error class to the caller.
 #pragma once
+
+#include <mpi.h>
 
 #include <string>
 
 namespace mpf::mpi {
 
-// Reports `detail` for `call` with error class `error_class` and ends the job.
+// Reports `detail` for `call` and ends the job (errors with no communicator
+// to take a handler from, and errors before MPI_Init).
 [[noreturn]] void fatal_error(const char* call, int error_class, const std::string& detail);
+
+// Reports an error on `comm` through its error handler; returns the error
+// class when the handler returns.
+int comm_error(const char* call, MPI_Comm comm, int error_class, const std::string& detail);
 
 // The rank to name in messages: the world rank once initialised, else "?".
 std::string rank_label();
+
+// The communicator's handler (MPI_ERRORS_ARE_FATAL or MPI_ERRORS_RETURN).
+MPI_Errhandler errhandler_of(MPI_Comm comm);
+
+// Checks that MPI is initialised and not finalized; fatal otherwise.
+void require_initialized(const char* call);
 
 }  // namespace mpf::mpi

@@ -5,31 +5,65 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <new>
+
+#include <nlohmann/json.hpp>
 #include <utility>
 
 #include "common/system_error.hpp"
+#include "shm/packet.hpp"
 
 namespace mpf::shm {
 namespace {
 
 std::size_t round_up(std::size_t n, std::size_t to) { return (n + to - 1) / to * to; }
 
-std::size_t control_offset() { return round_up(sizeof(SegmentHeader), kCacheLine); }
+// Offsets of every region, derived from the geometry in one place.
+struct Regions {
+  std::size_t control, inbox, inbox_stride, rings, ring_stride, eager, eager_pool_stride, cell_stride, tunables,
+      total;
+};
+
+Regions regions_for(const Segment::Geometry& g) {
+  const std::size_t page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+  Regions r{};
+  r.control = round_up(sizeof(SegmentHeader), kCacheLine);
+  r.inbox = r.control + g.nranks * sizeof(RankControl);
+  r.inbox_stride = round_up(inbox_words(g.nranks) * sizeof(std::uint64_t), kCacheLine);
+  r.rings = round_up(r.inbox + g.nranks * r.inbox_stride, page);
+  r.ring_stride = round_up(PacketRing::bytes_for(g.ring_slots), kCacheLine);
+  r.eager = round_up(r.rings + std::size_t{g.nranks} * g.nranks * r.ring_stride, page);
+  r.cell_stride = sizeof(EagerCell) + round_up(g.eager_cell_bytes, kCacheLine);
+  r.eager_pool_stride = g.eager_cells * r.cell_stride;
+  r.tunables = r.eager + g.nranks * r.eager_pool_stride;
+  r.total = round_up(r.tunables + g.tunables_json.size(), page);
+  return r;
+}
 
 }  // namespace
 
-std::size_t Segment::required_bytes(const Geometry& g) {
-  const std::size_t page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
-  const std::size_t tunables = control_offset() + g.nranks * sizeof(RankControl);
-  return round_up(tunables + g.tunables_json.size(), page);
+Segment::Geometry Segment::geometry_for(std::uint32_t nranks, std::uint32_t ncpus, std::string jobid,
+                                        const common::Tunables& t) {
+  Geometry g;
+  g.nranks = nranks;
+  g.ncpus = ncpus;
+  g.jobid = std::move(jobid);
+  g.tunables_json = t.to_json().dump();
+  g.ring_slots = static_cast<std::uint32_t>(t.integer(common::Tunable::ring_slots));
+  g.eager_cells = static_cast<std::uint32_t>(t.integer(common::Tunable::eager_cells));
+  g.eager_cell_bytes = static_cast<std::uint32_t>(t.integer(common::Tunable::eager_limit));
+  return g;
 }
 
+std::size_t Segment::required_bytes(const Geometry& g) { return regions_for(g).total; }
+
 Segment Segment::create(const Geometry& g) {
-  const std::size_t bytes = required_bytes(g);
+  const Regions regions = regions_for(g);
+  const std::size_t bytes = regions.total;
   const std::string name = "mpf-job-" + g.jobid;
   int fd = ::memfd_create(name.c_str(), MFD_CLOEXEC);
   if (fd < 0) {
@@ -51,7 +85,8 @@ Segment Segment::create(const Geometry& g) {
   Segment segment(base, bytes, fd);
 
   // The memfd starts zeroed: construct the objects in place so that the
-  // atomics begin their lifetime properly, then fill the header.
+  // atomics begin their lifetime properly (ring slots and eager payloads are
+  // valid as zeros and are not touched, so no page is faulted in for them).
   auto* header = new (base) SegmentHeader{};
   header->magic = kSegmentMagic;
   header->layout_version = kLayoutVersion;
@@ -59,19 +94,37 @@ Segment Segment::create(const Geometry& g) {
   header->nranks = g.nranks;
   header->ncpus = g.ncpus;
   header->oversubscribed = g.nranks > g.ncpus ? 1 : 0;
-  header->rank_control_offset = control_offset();
+  header->rank_control_offset = regions.control;
   header->rank_control_stride = sizeof(RankControl);
-  header->tunables_offset = control_offset() + g.nranks * sizeof(RankControl);
+  header->tunables_offset = regions.tunables;
   header->tunables_bytes = g.tunables_json.size();
   header->start_unix_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
                               std::chrono::system_clock::now().time_since_epoch())
                               .count();
   std::snprintf(header->jobid, sizeof header->jobid, "%s", g.jobid.c_str());
+  header->inbox_offset = regions.inbox;
+  header->inbox_stride = regions.inbox_stride;
+  header->rings_offset = regions.rings;
+  header->ring_stride = regions.ring_stride;
+  header->eager_offset = regions.eager;
+  header->eager_pool_stride = regions.eager_pool_stride;
+  header->ring_slots = g.ring_slots;
+  header->eager_cells = g.eager_cells;
+  header->eager_cell_bytes = g.eager_cell_bytes;
   for (std::uint32_t r = 0; r < g.nranks; ++r) {
-    new (static_cast<char*>(base) + header->rank_control_offset + r * sizeof(RankControl)) RankControl{};
+    new (segment.at(regions.control + r * sizeof(RankControl))) RankControl{};
+    for (std::size_t w = 0; w < inbox_words(g.nranks); ++w) {
+      new (segment.at(regions.inbox + r * regions.inbox_stride + w * sizeof(std::uint64_t)))
+          std::atomic<std::uint64_t>{0};
+    }
+    for (std::uint32_t s = 0; s < g.nranks; ++s) {
+      PacketRing::init(segment.ring(s, r), g.ring_slots);
+    }
+    for (std::uint32_t c = 0; c < g.eager_cells; ++c) {
+      new (&segment.eager_cell(r, c)) EagerCell{};
+    }
   }
-  std::memcpy(static_cast<char*>(base) + header->tunables_offset, g.tunables_json.data(),
-              g.tunables_json.size());
+  std::memcpy(segment.at(regions.tunables), g.tunables_json.data(), g.tunables_json.size());
   return segment;
 }
 
@@ -107,7 +160,17 @@ Segment Segment::map_checked(int fd, bool writable, const std::string& what) {
       h.rank_control_offset >= sizeof(SegmentHeader) && h.rank_control_offset % kCacheLine == 0 &&
       h.rank_control_offset <= bytes && h.nranks <= (bytes - h.rank_control_offset) / h.rank_control_stride &&
       h.tunables_offset >= h.rank_control_offset + std::uint64_t{h.nranks} * h.rank_control_stride &&
-      h.tunables_offset <= bytes && h.tunables_bytes <= bytes - h.tunables_offset;
+      h.tunables_offset <= bytes && h.tunables_bytes <= bytes - h.tunables_offset &&
+      // Transport regions: each stride fits, then each whole region fits.
+      h.ring_slots >= 2 && h.eager_cells >= 1 && h.eager_cell_bytes >= kCacheLine &&
+      h.inbox_stride >= inbox_words(h.nranks) * sizeof(std::uint64_t) && h.inbox_stride <= bytes &&
+      h.ring_stride >= PacketRing::bytes_for(h.ring_slots) && h.ring_stride <= bytes &&
+      h.eager_pool_stride >= std::uint64_t{h.eager_cells} * (sizeof(EagerCell) + h.eager_cell_bytes) &&
+      h.eager_pool_stride <= bytes && h.inbox_offset <= bytes &&
+      h.nranks <= (bytes - h.inbox_offset) / std::max<std::uint64_t>(h.inbox_stride, 1) &&
+      h.rings_offset <= bytes &&
+      std::uint64_t{h.nranks} * h.nranks <= (bytes - h.rings_offset) / h.ring_stride &&
+      h.eager_offset <= bytes && h.nranks <= (bytes - h.eager_offset) / std::max<std::uint64_t>(h.eager_pool_stride, 1);
   if (!consistent) throw SegmentError(what + " has an inconsistent header (sizes do not match)");
   return segment;
 }
@@ -159,6 +222,26 @@ RankControl& Segment::rank(std::uint32_t r) const {
   const SegmentHeader& h = header();
   return *reinterpret_cast<RankControl*>(static_cast<char*>(base_) + h.rank_control_offset +
                                          r * h.rank_control_stride);
+}
+
+std::atomic<std::uint64_t>* Segment::inbox(std::uint32_t r) const {
+  const SegmentHeader& h = header();
+  return reinterpret_cast<std::atomic<std::uint64_t>*>(at(h.inbox_offset + r * h.inbox_stride));
+}
+
+void* Segment::ring(std::uint32_t sender, std::uint32_t receiver) const {
+  const SegmentHeader& h = header();
+  return at(h.rings_offset + (std::uint64_t{receiver} * h.nranks + sender) * h.ring_stride);
+}
+
+EagerCell& Segment::eager_cell(std::uint32_t owner, std::uint32_t cell) const {
+  const SegmentHeader& h = header();
+  const std::uint64_t cell_stride = h.eager_pool_stride / h.eager_cells;
+  return *reinterpret_cast<EagerCell*>(at(h.eager_offset + owner * h.eager_pool_stride + cell * cell_stride));
+}
+
+std::byte* Segment::eager_data(std::uint32_t owner, std::uint32_t cell) const {
+  return reinterpret_cast<std::byte*>(&eager_cell(owner, cell)) + sizeof(EagerCell);
 }
 
 std::string_view Segment::tunables_json() const {

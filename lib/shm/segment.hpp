@@ -10,6 +10,7 @@
 #include <string_view>
 #include <sys/types.h>
 
+#include "common/tunables.hpp"
 #include "shm/segment_layout.hpp"
 
 namespace mpf::shm {
@@ -28,7 +29,13 @@ class Segment {
     std::uint32_t ncpus;
     std::string jobid;
     std::string tunables_json;
+    std::uint32_t ring_slots = 2;
+    std::uint32_t eager_cells = 2;
+    std::uint32_t eager_cell_bytes = 64;
   };
+  // The geometry a job of `nranks` gets from the tunables in effect.
+  static Geometry geometry_for(std::uint32_t nranks, std::uint32_t ncpus, std::string jobid,
+                               const common::Tunables& tunables);
 
   // For mpfrun: an anonymous memfd sized for the job and initialised. The
   // descriptor stays open with close-on-exec set; the launcher clears that
@@ -52,12 +59,20 @@ class Segment {
   const SegmentHeader& header() const { return *static_cast<const SegmentHeader*>(base_); }
   RankControl& rank(std::uint32_t r) const;
   std::string_view tunables_json() const;
+  // Receiver r's pending-senders bitmap (inbox_words(nranks) words).
+  std::atomic<std::uint64_t>* inbox(std::uint32_t r) const;
+  // The ring that carries packets from rank `sender` to rank `receiver`.
+  void* ring(std::uint32_t sender, std::uint32_t receiver) const;
+  // Cell `cell` of rank `owner`'s eager pool, and its payload.
+  EagerCell& eager_cell(std::uint32_t owner, std::uint32_t cell) const;
+  std::byte* eager_data(std::uint32_t owner, std::uint32_t cell) const;
   int fd() const { return fd_; }
   std::size_t bytes() const { return bytes_; }
 
  private:
   Segment(void* base, std::size_t bytes, int fd) : base_(base), bytes_(bytes), fd_(fd) {}
   static Segment map_checked(int fd, bool writable, const std::string& what);
+  std::byte* at(std::uint64_t offset) const { return static_cast<std::byte*>(base_) + offset; }
 
   void* base_ = nullptr;
   std::size_t bytes_ = 0;

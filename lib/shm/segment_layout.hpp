@@ -8,9 +8,15 @@
 // address. The version comes first so that a reader of another build refuses a
 // layout it does not know instead of misreading it.
 //
-//   [SegmentHeader]            written once by mpfrun, read-only afterwards
+//   [SegmentHeader]            written once by the creator, read-only afterwards
 //   [RankControl x nranks]     one cache-line-aligned block per rank
+//   [Inbox x nranks]           per receiver: which senders have packets pending
+//   [rings nranks x nranks]    ring (s -> r) at rings_offset + (r*nranks + s)*ring_stride
+//   [eager pools x nranks]     per sender: eager_cells buffers of eager_cell_bytes
 //   [tunables JSON text]       the job's resolved tunables (Tunables::to_json)
+//
+// Memory: at 64 ranks with the default tunables the rings take 17 MiB and the
+// eager pools 16 MiB; everything else is a few hundred KiB.
 #pragma once
 
 #include <atomic>
@@ -20,7 +26,7 @@
 namespace mpf::shm {
 
 inline constexpr std::uint32_t kSegmentMagic = 0x5346504d;  // "MPFS", little-endian
-inline constexpr std::uint32_t kLayoutVersion = 1;
+inline constexpr std::uint32_t kLayoutVersion = 2;
 inline constexpr std::size_t kCacheLine = 64;
 
 // Lifecycle of a rank as its own process records it; mpfrun reads it when the
@@ -48,8 +54,19 @@ struct alignas(kCacheLine) SegmentHeader {
   std::uint64_t tunables_bytes;
   std::int64_t start_unix_ns;     // when mpfrun created the job
   char jobid[32];                 // NUL-terminated
+  // Cache line 2: the shared-memory transport's geometry.
+  std::uint64_t inbox_offset;
+  std::uint64_t inbox_stride;
+  std::uint64_t rings_offset;
+  std::uint64_t ring_stride;        // bytes of one ring (header and slots)
+  std::uint64_t eager_offset;
+  std::uint64_t eager_pool_stride;  // bytes of one rank's eager pool
+  std::uint32_t ring_slots;
+  std::uint32_t eager_cells;
+  std::uint32_t eager_cell_bytes;   // payload bytes of one eager cell
+  std::uint32_t reserved2;
 };
-static_assert(sizeof(SegmentHeader) == 2 * kCacheLine);
+static_assert(sizeof(SegmentHeader) == 3 * kCacheLine);
 static_assert(offsetof(SegmentHeader, magic) == 0 && offsetof(SegmentHeader, layout_version) == 4,
               "magic and version must stay first: every reader checks them before anything else");
 
@@ -62,19 +79,50 @@ struct RankCounters {
   std::atomic<std::uint64_t> pmix_fences;   // wire-up fences completed
   std::atomic<std::uint64_t> init_ns;       // time spent in runtime initialisation
   std::atomic<std::uint64_t> finalize_ns;   // time spent in runtime finalisation
+  // Messages sent, and their payload bytes, per protocol.
+  std::atomic<std::uint64_t> short_sent, short_bytes;
+  std::atomic<std::uint64_t> eager_sent, eager_bytes;
+  std::atomic<std::uint64_t> rndv_sent, rndv_bytes;
+  std::atomic<std::uint64_t> received, received_bytes;
+  std::atomic<std::uint64_t> unexpected;          // messages that arrived before their receive
+  std::atomic<std::uint64_t> unexpected_hwm_bytes; // high-water mark of the unexpected pool
+  std::atomic<std::uint64_t> flow_stalls;          // sends held back: ring full, no eager buffer, peer's pool full
+  std::atomic<std::uint64_t> sleeps;               // times the rank slept on its futex
+  std::atomic<std::uint64_t> wakeups_sent;         // futex wakes this rank issued to sleeping peers
 };
 
 // One per rank. Cache line 0: lifecycle, written by the rank, read by mpfrun
-// and mpfinspect. Cache line 1: counters, written by the rank.
+// and mpfinspect. Cache line 1: the rank's wake-up word, written by peers.
+// Cache lines 2-4: counters, written by the rank.
 struct alignas(kCacheLine) RankControl {
   std::atomic<std::uint32_t> state;  // RankState
   std::int32_t pid;                  // written by the rank at attach
   std::atomic<std::int32_t> abort_code;
   std::uint32_t reserved[13];
+  // Eventcount for sleeping (SPEC §2 Waiting): the rank sets `sleeping`,
+  // re-checks for work, then futex-waits on `doorbell`; a peer that hands it
+  // work bumps `doorbell` and wakes it when it sees `sleeping`.
+  alignas(kCacheLine) std::atomic<std::uint32_t> doorbell;
+  std::atomic<std::uint32_t> sleeping;
   alignas(kCacheLine) RankCounters counters;
 };
-static_assert(sizeof(RankControl) == 2 * kCacheLine);
-static_assert(offsetof(RankControl, counters) == kCacheLine);
+static_assert(offsetof(RankControl, doorbell) == kCacheLine);
+static_assert(offsetof(RankControl, counters) == 2 * kCacheLine);
+static_assert(sizeof(RankControl) == 5 * kCacheLine);
+
+// Per receiver, at inbox_offset + r * inbox_stride: a bitmap of
+// inbox_words(nranks) atomic 64-bit words. Sender s sets bit s after it
+// publishes a packet in ring (s -> r), so a poll looks only at rings with
+// packets instead of scanning every peer.
+inline constexpr std::size_t inbox_words(std::uint32_t nranks) { return (nranks + 63) / 64; }
+
+// Header of an eager cell, in its own cache line; the payload follows.
+// The sending rank owns the cell: it sets `busy` when it fills the cell and
+// the receiver clears it (release) once it has copied the data out.
+struct alignas(kCacheLine) EagerCell {
+  std::atomic<std::uint32_t> busy;
+};
+static_assert(sizeof(EagerCell) == kCacheLine);
 static_assert(std::atomic<std::uint32_t>::is_always_lock_free &&
                   std::atomic<std::uint64_t>::is_always_lock_free,
               "segment atomics must be lock-free to work across processes");

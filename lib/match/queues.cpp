@@ -1,0 +1,58 @@
+#include "match/queues.hpp"
+
+#include <algorithm>
+
+namespace mpf::match {
+
+UnexpectedQueue::UnexpectedQueue(std::size_t pool_bytes, std::uint32_t nranks)
+    : per_sender_(nranks, 0), capacity_(std::max<std::size_t>(pool_bytes / kEntryBytes, 1)) {
+  // Each sender may fill an equal share, but never less than a few entries,
+  // so that every sender can make progress even in a large job.
+  sender_share_ = static_cast<std::uint32_t>(std::max<std::size_t>(capacity_ / std::max<std::uint32_t>(nranks, 1), 4));
+}
+
+UnexpectedMessage* UnexpectedQueue::add(const shm::Packet& p, std::uint32_t source, std::uint64_t now_ns) {
+  if (free_.empty()) [[unlikely]] {
+    constexpr std::size_t kBlock = 64;
+    blocks_.push_back(std::make_unique<UnexpectedMessage[]>(kBlock));
+    for (std::size_t i = 0; i < kBlock; ++i) free_.push_back(&blocks_.back()[i]);
+  }
+  UnexpectedMessage* m = free_.back();
+  free_.pop_back();
+  m->kind = p.header.kind;
+  m->flags = p.header.flags;
+  m->context = p.header.context;
+  m->tag = p.header.tag;
+  m->source = source;
+  m->bytes = p.header.bytes;
+  m->cookie = p.header.cookie;
+  m->arrived_ns = now_ns;
+  if (p.header.kind == shm::PacketKind::short_msg) {
+    std::memcpy(m->data, p.inline_data, p.header.bytes);
+  } else if (p.header.kind == shm::PacketKind::eager) {
+    m->cell = p.chunk.cell;
+  } else {
+    m->address = p.rendezvous.address;
+  }
+  list_.push_back(m);
+  ++per_sender_[source];
+  high_water_ = std::max(high_water_, ++used_);
+  return m;
+}
+
+UnexpectedMessage* UnexpectedQueue::find(std::int32_t source, std::int32_t tag, std::uint32_t context) const {
+  for (UnexpectedMessage* m = list_.front(); m != nullptr; m = m->next) {
+    if (matches(source, tag, context, m->source, m->tag, m->context)) return m;
+  }
+  return nullptr;
+}
+
+void UnexpectedQueue::remove(UnexpectedMessage* m) {
+  list_.remove(m);
+  --per_sender_[m->source];
+  --used_;
+}
+
+void UnexpectedQueue::free(UnexpectedMessage* m) { free_.push_back(m); }
+
+}  // namespace mpf::match

@@ -1,0 +1,141 @@
+// The matching engine's two queues (MPI semantics; seed 002 §3.2 keeps them
+// per {send,recv} x context, here one ordered list each, filtered by
+// context):
+//
+//   posted      receives waiting for a message, in the order they were posted
+//   unexpected  messages that arrived before any receive matched them, in
+//               arrival order
+//
+// A new message is matched against the posted queue, oldest first; a new
+// receive is matched against the unexpected queue, oldest first. With each
+// sender's packets arriving in the order they were sent, this is MPI's
+// non-overtaking rule. MPI_ANY_SOURCE and MPI_ANY_TAG are kAnySource/kAnyTag.
+//
+// The unexpected queue is bounded (SPEC §2 Protocols): it holds at most
+// `pool_bytes` of entries, and a single sender at most its share, so a flood
+// from one rank throttles that rank and leaves room for the others. When a
+// sender is over its share, its packets stay in its ring (flow control), and
+// nothing is ever dropped.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <vector>
+
+#include "shm/packet.hpp"
+
+namespace mpf::match {
+
+inline constexpr std::int32_t kAny = -1;
+
+inline bool matches(std::int32_t want_source, std::int32_t want_tag, std::uint32_t want_context,
+                    std::uint32_t source, std::int32_t tag, std::uint32_t context) {
+  return context == want_context && (want_source == kAny || static_cast<std::uint32_t>(want_source) == source) &&
+         (want_tag == kAny || want_tag == tag);
+}
+
+// An intrusive doubly-linked list of nodes with `next` and `prev` members.
+template <class Node>
+class List {
+ public:
+  Node* front() const { return head_; }
+  bool empty() const { return head_ == nullptr; }
+  std::size_t size() const { return size_; }
+  void push_back(Node* n) {
+    n->next = nullptr;
+    n->prev = tail_;
+    (tail_ ? tail_->next : head_) = n;
+    tail_ = n;
+    ++size_;
+  }
+  void remove(Node* n) {
+    (n->prev ? n->prev->next : head_) = n->next;
+    (n->next ? n->next->prev : tail_) = n->prev;
+    n->next = n->prev = nullptr;
+    --size_;
+  }
+
+ private:
+  Node* head_ = nullptr;
+  Node* tail_ = nullptr;
+  std::size_t size_ = 0;
+};
+
+// Receives, matched by (source, tag, context); Node is a request with
+// `peer`, `tag`, `context`, `next`, `prev`.
+template <class Node>
+class PostedQueue {
+ public:
+  void post(Node* r) { list_.push_back(r); }
+  void remove(Node* r) { list_.remove(r); }
+  // The oldest receive this message matches, taken out of the queue.
+  Node* take_match(std::uint32_t source, std::int32_t tag, std::uint32_t context) {
+    for (Node* r = list_.front(); r != nullptr; r = r->next) {
+      if (matches(r->peer, r->tag, r->context, source, tag, context)) {
+        list_.remove(r);
+        return r;
+      }
+    }
+    return nullptr;
+  }
+  const List<Node>& list() const { return list_; }
+
+ private:
+  List<Node> list_;
+};
+
+// A message that arrived before its receive: the envelope and where its data
+// is (inline for short messages, the sender's eager cell, or the sender's
+// buffer for a rendezvous).
+struct UnexpectedMessage {
+  shm::PacketKind kind;
+  std::uint8_t flags;
+  std::uint32_t context;
+  std::int32_t tag;
+  std::uint32_t source;
+  std::uint64_t bytes;
+  std::uint64_t cookie;   // the sender's request
+  std::uint32_t cell;     // eager: the sender's cell
+  std::uint64_t address;  // rendezvous: the sender's buffer
+  std::uint64_t arrived_ns;
+  std::byte data[shm::kShortCapacity];  // short: the message
+  UnexpectedMessage* next;
+  UnexpectedMessage* prev;
+};
+
+class UnexpectedQueue {
+ public:
+  // Every entry costs sizeof(UnexpectedMessage) of the pool.
+  UnexpectedQueue(std::size_t pool_bytes, std::uint32_t nranks);
+
+  static constexpr std::size_t kEntryBytes = sizeof(UnexpectedMessage);
+  // The sender still has room in the pool.
+  bool has_room_for(std::uint32_t source) const {
+    return used_ < capacity_ && per_sender_[source] < sender_share_;
+  }
+  // Stores a message from its packet (the caller checked has_room_for).
+  UnexpectedMessage* add(const shm::Packet& packet, std::uint32_t source, std::uint64_t now_ns);
+  // The oldest message a receive for (source, tag, context) matches.
+  UnexpectedMessage* find(std::int32_t source, std::int32_t tag, std::uint32_t context) const;
+  // Takes the message out of the queue (it is still readable until free()).
+  void remove(UnexpectedMessage* m);
+  void free(UnexpectedMessage* m);
+
+  const List<UnexpectedMessage>& list() const { return list_; }
+  std::size_t used_bytes() const { return used_ * kEntryBytes; }
+  std::size_t high_water_bytes() const { return high_water_ * kEntryBytes; }
+
+ private:
+  List<UnexpectedMessage> list_;
+  std::vector<std::unique_ptr<UnexpectedMessage[]>> blocks_;
+  std::vector<UnexpectedMessage*> free_;
+  std::vector<std::uint32_t> per_sender_;
+  std::size_t capacity_;      // entries
+  std::uint32_t sender_share_;
+  std::size_t used_ = 0;
+  std::size_t high_water_ = 0;
+};
+
+}  // namespace mpf::match

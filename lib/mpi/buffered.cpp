@@ -1,0 +1,132 @@
+#include "mpi/buffered.hpp"
+
+#include <cstring>
+#include <vector>
+
+#include "core/runtime.hpp"
+#include "mpi/comm.hpp"
+#include "mpi/errors.hpp"
+
+namespace mpf::mpi {
+namespace {
+
+progress::Engine& engine() { return core::Runtime::instance().engine(); }
+
+// The attached buffer and the messages that still occupy parts of it,
+// ordered by offset.
+struct Attached {
+  std::byte* base = nullptr;
+  std::size_t size = 0;
+  struct Use {
+    std::size_t offset;
+    std::size_t bytes;  // message plus MPI_BSEND_OVERHEAD
+    progress::Request* request;
+  };
+  std::vector<Use> uses;
+};
+Attached g_buffer;
+
+// Frees the parts of the buffer whose messages have been delivered.
+void reclaim() {
+  auto& uses = g_buffer.uses;
+  for (std::size_t i = 0; i < uses.size();) {
+    if (uses[i].request->done()) {
+      engine().free_request(uses[i].request);
+      uses.erase(uses.begin() + static_cast<std::ptrdiff_t>(i));
+    } else {
+      ++i;
+    }
+  }
+}
+
+// First fit: the lowest offset with `bytes` free after it.
+bool place(std::size_t bytes, std::size_t* offset, std::size_t* index) {
+  std::size_t at = 0;
+  for (std::size_t i = 0; i <= g_buffer.uses.size(); ++i) {
+    const std::size_t end = i < g_buffer.uses.size() ? g_buffer.uses[i].offset : g_buffer.size;
+    if (end >= at && end - at >= bytes) {
+      *offset = at;
+      *index = i;
+      return true;
+    }
+    if (i < g_buffer.uses.size()) at = g_buffer.uses[i].offset + g_buffer.uses[i].bytes;
+  }
+  return false;
+}
+
+std::size_t free_bytes() {
+  std::size_t used = 0;
+  for (const auto& u : g_buffer.uses) used += u.bytes;
+  return g_buffer.size - used;
+}
+
+}  // namespace
+
+int buffered_send(const char* call, const void* buf, std::uint64_t bytes, std::int32_t dest_world, int tag,
+                  MPI_Comm comm) {
+  engine().progress();
+  reclaim();
+  const std::size_t need = bytes + MPI_BSEND_OVERHEAD;
+  if (g_buffer.base == nullptr) {
+    return comm_error(call, comm, MPI_ERR_BUFFER, "no buffer is attached (call MPI_Buffer_attach first)");
+  }
+  std::size_t offset = 0, index = 0;
+  if (!place(need, &offset, &index)) {
+    return comm_error(call, comm, MPI_ERR_BUFFER,
+                      "no room in the attached buffer: " + std::to_string(need) + " bytes needed (" +
+                          std::to_string(bytes) + " + MPI_BSEND_OVERHEAD), " + std::to_string(free_bytes()) +
+                          " free of " + std::to_string(g_buffer.size));
+  }
+  std::byte* copy = g_buffer.base + offset;
+  if (bytes > 0) std::memcpy(copy, buf, bytes);
+  progress::Request* e = engine().new_request();
+  e->peer = dest_world;
+  e->tag = tag;
+  e->context = comm_context(comm);
+  e->buffer = copy;
+  e->bytes = bytes;
+  g_buffer.uses.insert(g_buffer.uses.begin() + static_cast<std::ptrdiff_t>(index), {offset, need, e});
+  engine().start_send(e);
+  return MPI_SUCCESS;
+}
+
+}  // namespace mpf::mpi
+
+using namespace mpf::mpi;
+
+extern "C" {
+
+int MPI_Buffer_attach(void* buffer, int size) {
+  require_initialized("MPI_Buffer_attach");
+  if (g_buffer.base != nullptr) {
+    return comm_error("MPI_Buffer_attach", MPI_COMM_WORLD, MPI_ERR_BUFFER,
+                      "a buffer is already attached (detach it first)");
+  }
+  if (size < 0) return comm_error("MPI_Buffer_attach", MPI_COMM_WORLD, MPI_ERR_ARG, "negative size " + std::to_string(size));
+  if (buffer == nullptr && size > 0) {
+    return comm_error("MPI_Buffer_attach", MPI_COMM_WORLD, MPI_ERR_BUFFER, "buffer is NULL");
+  }
+  g_buffer.base = static_cast<std::byte*>(buffer);
+  g_buffer.size = static_cast<std::size_t>(size);
+  return MPI_SUCCESS;
+}
+
+int MPI_Buffer_detach(void* buffer_addr, int* size) {
+  require_initialized("MPI_Buffer_detach");
+  if (g_buffer.base == nullptr) {
+    return comm_error("MPI_Buffer_detach", MPI_COMM_WORLD, MPI_ERR_BUFFER, "no buffer is attached");
+  }
+  // Detach blocks until every buffered message has been delivered.
+  engine().wait_until(
+      [] {
+        reclaim();
+        return g_buffer.uses.empty();
+      },
+      {"MPI_Buffer_detach"});
+  *static_cast<void**>(buffer_addr) = g_buffer.base;
+  *size = static_cast<int>(g_buffer.size);
+  g_buffer = Attached{};
+  return MPI_SUCCESS;
+}
+
+}  // extern "C"

@@ -1,0 +1,18 @@
+// Buffered sends (MPI_Bsend family) over the buffer the application attaches
+// with MPI_Buffer_attach. Each message takes its size plus
+// MPI_BSEND_OVERHEAD of the buffer until the engine has delivered it.
+#pragma once
+
+#include <mpi.h>
+
+#include <cstdint>
+
+namespace mpf::mpi {
+
+// Copies the message into the attached buffer and starts sending the copy.
+// Returns MPI_SUCCESS, or MPI_ERR_BUFFER (through comm's error handler) when
+// no buffer is attached or it has no room.
+int buffered_send(const char* call, const void* buf, std::uint64_t bytes, std::int32_t dest_world, int tag,
+                  MPI_Comm comm);
+
+}  // namespace mpf::mpi

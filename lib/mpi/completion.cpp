@@ -1,0 +1,337 @@
+// Completing requests: the Wait and Test families, Request_get_status,
+// Get_count and Get_elements.
+#include <mpi.h>
+
+#include <vector>
+
+#include "core/runtime.hpp"
+#include "mpi/comm.hpp"
+#include "mpi/datatype.hpp"
+#include "mpi/errors.hpp"
+#include "mpi/requests.hpp"
+
+namespace mpf::mpi {
+namespace {
+
+progress::Engine& engine() { return core::Runtime::instance().engine(); }
+
+// The status a request reports, before handles are released.
+void fill_status(const MpiRequest& r, MPI_Status* status) {
+  if (status == MPI_STATUS_IGNORE) return;
+  if (r.proc_null || !r.active) {
+    empty_status(status);
+    return;
+  }
+  const progress::Status& st = r.engine != nullptr ? r.engine->status : r.fixed_status;
+  status->MPI_SOURCE = r.is_send ? r.peer : from_world(r.comm, st.source);
+  status->MPI_TAG = r.is_send ? r.tag : st.tag;
+  status->mpf_bytes = static_cast<MPI_Count>(r.is_send && r.engine == nullptr ? 0 : st.bytes);
+  status->mpf_cancelled = st.cancelled ? 1 : 0;
+}
+
+// Checks an array of handles; reports the first bad one.
+int check_handles(const char* call, int count, const MPI_Request handles[]) {
+  if (count < 0) return comm_error(call, MPI_COMM_WORLD, MPI_ERR_COUNT, "negative count " + std::to_string(count));
+  if (count > 0 && handles == nullptr) {
+    return comm_error(call, MPI_COMM_WORLD, MPI_ERR_REQUEST, "array of requests is NULL");
+  }
+  for (int i = 0; i < count; ++i) {
+    if (handles[i] != MPI_REQUEST_NULL && requests().get(handles[i]) == nullptr) {
+      return comm_error(call, MPI_COMM_WORLD, MPI_ERR_REQUEST,
+                        "invalid request " + std::to_string(handles[i]) + " at index " + std::to_string(i));
+    }
+  }
+  return MPI_SUCCESS;
+}
+
+// A request that can still complete (not null, and active).
+bool pending(MPI_Request handle) {
+  const MpiRequest* r = requests().get(handle);
+  return r != nullptr && r->active;
+}
+
+bool done(MPI_Request handle) {
+  const MpiRequest* r = requests().get(handle);
+  return r == nullptr || !r->active || request_done(*r);
+}
+
+progress::BlockedCall blocked_on(const char* call, MPI_Request handle) {
+  const MpiRequest* r = requests().get(handle);
+  if (r == nullptr || r->proc_null) return {call};
+  return {call, r->peer == MPI_ANY_SOURCE ? progress::kAnySource : to_world(r->comm, r->peer), r->tag,
+          comm_context(r->comm)};
+}
+
+MPI_Status* at(MPI_Status* statuses, int i) { return statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[i]; }
+
+// Finishes every done request in [0, count); returns MPI_ERR_IN_STATUS if
+// any of them failed, with each status's MPI_ERROR set.
+int finish_all(const char* call, int count, MPI_Request handles[], MPI_Status statuses[]) {
+  int rc = MPI_SUCCESS;
+  for (int i = 0; i < count; ++i) {
+    if (finish_request(&handles[i], at(statuses, i), call, true) != MPI_SUCCESS) rc = MPI_ERR_IN_STATUS;
+  }
+  return rc;
+}
+
+}  // namespace
+
+bool request_done(const MpiRequest& r) { return r.engine == nullptr || r.engine->done(); }
+
+void empty_status(MPI_Status* status) {
+  if (status == MPI_STATUS_IGNORE) return;
+  status->MPI_SOURCE = MPI_ANY_SOURCE;
+  status->MPI_TAG = MPI_ANY_TAG;
+  status->MPI_ERROR = MPI_SUCCESS;
+  status->mpf_bytes = 0;
+  status->mpf_cancelled = 0;
+}
+
+int finish_request(MPI_Request* handle, MPI_Status* status, const char* call, bool set_error_field) {
+  MpiRequest* r = requests().get(*handle);
+  if (r == nullptr) {
+    empty_status(status);
+    return MPI_SUCCESS;
+  }
+  fill_status(*r, status);
+  if (r->proc_null && status != MPI_STATUS_IGNORE && r->active) {
+    status->MPI_SOURCE = MPI_PROC_NULL;
+    status->MPI_TAG = MPI_ANY_TAG;
+  }
+  int rc = MPI_SUCCESS;
+  if (r->engine != nullptr && r->engine->status.error == progress::kErrorTruncated) {
+    const progress::Status& st = r->engine->status;
+    if (status != MPI_STATUS_IGNORE && set_error_field) status->MPI_ERROR = MPI_ERR_TRUNCATE;
+    const std::string detail = "message truncated: " + std::to_string(st.message_bytes) + " bytes arrived from rank " +
+                               std::to_string(from_world(r->comm, st.source)) + " (tag " + std::to_string(st.tag) +
+                               ") for a receive buffer of " + std::to_string(r->engine->bytes) + " bytes";
+    const MPI_Comm comm = r->comm;
+    rc = MPI_ERR_TRUNCATE;
+    // Release first: the handler may return and the request must not leak.
+    if (r->engine != nullptr) engine().free_request(r->engine);
+    r->engine = nullptr;
+    if (r->persistent) {
+      r->active = false;
+    } else {
+      requests().remove(*handle);
+      *handle = MPI_REQUEST_NULL;
+    }
+    return comm_error(call, comm, rc, detail);
+  }
+  if (status != MPI_STATUS_IGNORE && set_error_field) status->MPI_ERROR = MPI_SUCCESS;
+  if (r->engine != nullptr) engine().free_request(r->engine);
+  r->engine = nullptr;
+  if (r->persistent) {
+    r->active = false;
+  } else {
+    requests().remove(*handle);
+    *handle = MPI_REQUEST_NULL;
+  }
+  return rc;
+}
+
+void reap_orphans() {
+  std::vector<MPI_Request>& orphans = requests().orphans();
+  for (std::size_t i = 0; i < orphans.size();) {
+    MpiRequest* r = requests().get(orphans[i]);
+    if (r != nullptr && request_done(*r)) {
+      if (r->engine != nullptr) engine().free_request(r->engine);
+      requests().remove(orphans[i]);
+      orphans[i] = orphans.back();
+      orphans.pop_back();
+    } else {
+      ++i;
+    }
+  }
+}
+
+}  // namespace mpf::mpi
+
+using namespace mpf::mpi;
+
+extern "C" {
+
+int MPI_Wait(MPI_Request* request, MPI_Status* status) {
+  require_initialized("MPI_Wait");
+  if (request == nullptr) return comm_error("MPI_Wait", MPI_COMM_WORLD, MPI_ERR_REQUEST, "request argument is NULL");
+  if (int rc = check_handles("MPI_Wait", 1, request)) return rc;
+  const MPI_Request handle = *request;
+  if (pending(handle) && !done(handle)) {
+    engine().wait_until([handle] { return done(handle); }, blocked_on("MPI_Wait", handle));
+  }
+  reap_orphans();
+  return finish_request(request, status, "MPI_Wait", false);
+}
+
+int MPI_Test(MPI_Request* request, int* flag, MPI_Status* status) {
+  require_initialized("MPI_Test");
+  if (request == nullptr) return comm_error("MPI_Test", MPI_COMM_WORLD, MPI_ERR_REQUEST, "request argument is NULL");
+  if (int rc = check_handles("MPI_Test", 1, request)) return rc;
+  engine().progress();
+  reap_orphans();
+  *flag = done(*request) ? 1 : 0;
+  if (*flag == 0) return MPI_SUCCESS;
+  return finish_request(request, status, "MPI_Test", false);
+}
+
+int MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[]) {
+  require_initialized("MPI_Waitall");
+  if (int rc = check_handles("MPI_Waitall", count, array_of_requests)) return rc;
+  auto all_done = [&] {
+    for (int i = 0; i < count; ++i) {
+      if (!done(array_of_requests[i])) return false;
+    }
+    return true;
+  };
+  if (!all_done()) {
+    int first = 0;
+    while (first < count && done(array_of_requests[first])) ++first;
+    engine().wait_until(all_done, blocked_on("MPI_Waitall", array_of_requests[first]));
+  }
+  reap_orphans();
+  return finish_all("MPI_Waitall", count, array_of_requests, array_of_statuses);
+}
+
+int MPI_Testall(int count, MPI_Request array_of_requests[], int* flag, MPI_Status array_of_statuses[]) {
+  require_initialized("MPI_Testall");
+  if (int rc = check_handles("MPI_Testall", count, array_of_requests)) return rc;
+  engine().progress();
+  reap_orphans();
+  for (int i = 0; i < count; ++i) {
+    if (!done(array_of_requests[i])) {
+      *flag = 0;
+      return MPI_SUCCESS;
+    }
+  }
+  *flag = 1;
+  return finish_all("MPI_Testall", count, array_of_requests, array_of_statuses);
+}
+
+int MPI_Waitany(int count, MPI_Request array_of_requests[], int* index, MPI_Status* status) {
+  require_initialized("MPI_Waitany");
+  if (int rc = check_handles("MPI_Waitany", count, array_of_requests)) return rc;
+  int any_pending = -1;
+  for (int i = 0; i < count; ++i) {
+    if (pending(array_of_requests[i])) any_pending = i;
+  }
+  if (any_pending < 0) {
+    *index = MPI_UNDEFINED;
+    empty_status(status);
+    return MPI_SUCCESS;
+  }
+  int found = -1;
+  auto some_done = [&] {
+    for (int i = 0; i < count; ++i) {
+      if (pending(array_of_requests[i]) && done(array_of_requests[i])) {
+        found = i;
+        return true;
+      }
+    }
+    return false;
+  };
+  engine().wait_until(some_done, blocked_on("MPI_Waitany", array_of_requests[any_pending]));
+  reap_orphans();
+  *index = found;
+  return finish_request(&array_of_requests[found], status, "MPI_Waitany", false);
+}
+
+int MPI_Testany(int count, MPI_Request array_of_requests[], int* index, int* flag, MPI_Status* status) {
+  require_initialized("MPI_Testany");
+  if (int rc = check_handles("MPI_Testany", count, array_of_requests)) return rc;
+  engine().progress();
+  reap_orphans();
+  bool any_pending = false;
+  for (int i = 0; i < count; ++i) {
+    if (!pending(array_of_requests[i])) continue;
+    any_pending = true;
+    if (done(array_of_requests[i])) {
+      *flag = 1;
+      *index = i;
+      return finish_request(&array_of_requests[i], status, "MPI_Testany", false);
+    }
+  }
+  // No active request at all counts as completion with index MPI_UNDEFINED.
+  *flag = any_pending ? 0 : 1;
+  *index = MPI_UNDEFINED;
+  if (!any_pending) empty_status(status);
+  return MPI_SUCCESS;
+}
+
+int MPI_Waitsome(int incount, MPI_Request array_of_requests[], int* outcount, int array_of_indices[],
+                 MPI_Status array_of_statuses[]) {
+  require_initialized("MPI_Waitsome");
+  if (int rc = check_handles("MPI_Waitsome", incount, array_of_requests)) return rc;
+  int any_pending = -1;
+  for (int i = 0; i < incount; ++i) {
+    if (pending(array_of_requests[i])) any_pending = i;
+  }
+  if (any_pending < 0) {
+    *outcount = MPI_UNDEFINED;
+    return MPI_SUCCESS;
+  }
+  auto some_done = [&] {
+    for (int i = 0; i < incount; ++i) {
+      if (pending(array_of_requests[i]) && done(array_of_requests[i])) return true;
+    }
+    return false;
+  };
+  engine().wait_until(some_done, blocked_on("MPI_Waitsome", array_of_requests[any_pending]));
+  return MPI_Testsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
+}
+
+int MPI_Testsome(int incount, MPI_Request array_of_requests[], int* outcount, int array_of_indices[],
+                 MPI_Status array_of_statuses[]) {
+  require_initialized("MPI_Testsome");
+  if (int rc = check_handles("MPI_Testsome", incount, array_of_requests)) return rc;
+  engine().progress();
+  reap_orphans();
+  int n = 0;
+  bool any_pending = false;
+  int rc = MPI_SUCCESS;
+  for (int i = 0; i < incount; ++i) {
+    if (!pending(array_of_requests[i])) continue;
+    any_pending = true;
+    if (!done(array_of_requests[i])) continue;
+    if (finish_request(&array_of_requests[i], at(array_of_statuses, n), "MPI_Testsome", true) != MPI_SUCCESS) {
+      rc = MPI_ERR_IN_STATUS;
+    }
+    array_of_indices[n++] = i;
+  }
+  *outcount = any_pending ? n : MPI_UNDEFINED;
+  return rc;
+}
+
+int MPI_Request_get_status(MPI_Request request, int* flag, MPI_Status* status) {
+  require_initialized("MPI_Request_get_status");
+  if (int rc = check_handles("MPI_Request_get_status", 1, &request)) return rc;
+  engine().progress();
+  *flag = done(request) ? 1 : 0;
+  if (*flag == 0) return MPI_SUCCESS;
+  const MpiRequest* r = requests().get(request);
+  if (r == nullptr) {
+    empty_status(status);
+  } else {
+    fill_status(*r, status);
+    if (r->proc_null && status != MPI_STATUS_IGNORE) status->MPI_SOURCE = MPI_PROC_NULL;
+  }
+  return MPI_SUCCESS;
+}
+
+int MPI_Get_count(const MPI_Status* status, MPI_Datatype datatype, int* count) {
+  const auto size = datatype_size(datatype);
+  if (!size) return comm_error("MPI_Get_count", MPI_COMM_WORLD, MPI_ERR_TYPE, "invalid datatype " + datatype_name(datatype));
+  if (*size == 0) {
+    *count = 0;
+    return MPI_SUCCESS;
+  }
+  const auto bytes = static_cast<std::uint64_t>(status->mpf_bytes);
+  *count = bytes % *size == 0 ? static_cast<int>(bytes / *size) : MPI_UNDEFINED;
+  return MPI_SUCCESS;
+}
+
+int MPI_Get_elements(const MPI_Status* status, MPI_Datatype datatype, int* count) {
+  // For predefined datatypes elements and counts are the same thing.
+  return MPI_Get_count(status, datatype, count);
+}
+
+}  // extern "C"

@@ -1,0 +1,472 @@
+// The point-to-point chapter: sends in every mode and form, receives,
+// probes, matched probes, persistent requests, cancel and Request_free.
+// Arguments are checked here and reported as SPEC §3 asks; the work is the
+// engine's (lib/progress).
+#include <mpi.h>
+
+#include <climits>
+#include <cstring>
+#include <vector>
+
+#include "core/runtime.hpp"
+#include "mpi/buffered.hpp"
+#include "mpi/comm.hpp"
+#include "mpi/datatype.hpp"
+#include "mpi/errors.hpp"
+#include "mpi/requests.hpp"
+
+namespace mpf::mpi {
+
+RequestTable& requests() {
+  static RequestTable table;
+  return table;
+}
+
+namespace {
+
+using core::Runtime;
+using progress::SendMode;
+
+progress::Engine& engine() { return Runtime::instance().engine(); }
+
+// Checks shared by every call: the communicator, count, datatype and buffer.
+// Returns MPI_SUCCESS, or the error class after the handler returned.
+int check_data(const char* call, MPI_Comm comm, const void* buf, int count, MPI_Datatype datatype,
+               std::uint64_t* bytes) {
+  if (!comm_is_valid(comm)) return comm_error(call, MPI_COMM_WORLD, MPI_ERR_COMM, describe_bad_comm(comm));
+  if (count < 0) return comm_error(call, comm, MPI_ERR_COUNT, "negative count " + std::to_string(count));
+  const auto size = datatype_size(datatype);
+  if (!size) return comm_error(call, comm, MPI_ERR_TYPE, "invalid datatype " + datatype_name(datatype));
+  *bytes = static_cast<std::uint64_t>(count) * *size;
+  if (*bytes > 0 && buf == nullptr) {
+    return comm_error(call, comm, MPI_ERR_BUFFER, "buffer is NULL for " + std::to_string(count) + " elements");
+  }
+  return MPI_SUCCESS;
+}
+
+int check_peer(const char* call, MPI_Comm comm, int rank, bool is_source) {
+  if (rank == MPI_PROC_NULL || (is_source && rank == MPI_ANY_SOURCE)) return MPI_SUCCESS;
+  const int size = comm_size(comm);
+  if (rank < 0 || rank >= size) {
+    return comm_error(call, comm, MPI_ERR_RANK,
+                      std::string("invalid ") + (is_source ? "source" : "destination") + " rank " +
+                          std::to_string(rank) + " in a communicator of size " + std::to_string(size));
+  }
+  return MPI_SUCCESS;
+}
+
+int check_tag(const char* call, MPI_Comm comm, int tag, bool allow_any) {
+  if (tag >= 0 || (allow_any && tag == MPI_ANY_TAG)) return MPI_SUCCESS;
+  return comm_error(call, comm, MPI_ERR_TAG,
+                    "invalid tag " + std::to_string(tag) + " (tags are 0.." + std::to_string(INT_MAX) + ")");
+}
+
+int check_request_ptr(const char* call, MPI_Comm comm, const void* request) {
+  if (request != nullptr) return MPI_SUCCESS;
+  return comm_error(call, comm, MPI_ERR_REQUEST, "request argument is NULL");
+}
+
+// Starts the operation a (possibly persistent) request describes.
+void start(MpiRequest& r) {
+  r.active = true;
+  if (r.proc_null) {
+    r.fixed_status = progress::Status{};
+    r.fixed_status.source = MPI_PROC_NULL;
+    r.fixed_status.tag = MPI_ANY_TAG;
+    return;
+  }
+  const std::uint64_t bytes = static_cast<std::uint64_t>(r.count) * *datatype_size(r.datatype);
+  if (r.buffered) {
+    // The message is copied into the attached buffer and sent from there;
+    // the request itself is complete once the copy is made.
+    r.fixed_status = progress::Status{};
+    return;
+  }
+  progress::Request* e = engine().new_request();
+  e->peer = to_world(r.comm, r.peer);
+  e->tag = r.tag;
+  e->context = comm_context(r.comm);
+  e->buffer = static_cast<std::byte*>(const_cast<void*>(r.buffer));
+  e->bytes = bytes;
+  e->mode = r.mode;
+  r.engine = e;
+  if (r.is_send) {
+    engine().start_send(e);
+  } else {
+    engine().start_recv(e);
+  }
+}
+
+// Creates a request for a send or receive; `persistent` ones are not started.
+int make_request(const char* call, bool is_send, const void* buf, int count, MPI_Datatype datatype, int peer,
+                 int tag, MPI_Comm comm, SendMode mode, bool buffered, bool persistent, MPI_Request* request) {
+  require_initialized(call);
+  std::uint64_t bytes = 0;
+  if (int rc = check_data(call, comm, buf, count, datatype, &bytes)) return rc;
+  if (int rc = check_peer(call, comm, peer, !is_send)) return rc;
+  if (int rc = check_tag(call, comm, tag, !is_send)) return rc;
+  if (int rc = check_request_ptr(call, comm, request)) return rc;
+  if (buffered && !persistent && peer != MPI_PROC_NULL) {
+    if (int rc = buffered_send(call, buf, bytes, to_world(comm, peer), tag, comm)) return rc;
+  }
+  const MPI_Request handle = requests().add();
+  MpiRequest& r = *requests().get(handle);
+  r.is_send = is_send;
+  r.persistent = persistent;
+  r.buffered = buffered;
+  r.proc_null = peer == MPI_PROC_NULL;
+  r.call = call;
+  r.comm = comm;
+  r.datatype = datatype;
+  r.buffer = buf;
+  r.count = count;
+  r.peer = peer;
+  r.tag = tag;
+  r.mode = mode;
+  if (!persistent) start(r);
+  *request = handle;
+  return MPI_SUCCESS;
+}
+
+int blocking(const char* call, bool is_send, const void* buf, int count, MPI_Datatype datatype, int peer, int tag,
+             MPI_Comm comm, SendMode mode, bool buffered, MPI_Status* status) {
+  MPI_Request request = MPI_REQUEST_NULL;
+  if (int rc = make_request(call, is_send, buf, count, datatype, peer, tag, comm, mode, buffered, false, &request)) {
+    return rc;
+  }
+  MpiRequest& r = *requests().get(request);
+  if (r.engine != nullptr) {
+    progress::Request* e = r.engine;
+    engine().wait_until([e] { return e->done(); }, {call, to_world(comm, peer), tag, comm_context(comm)});
+  }
+  return finish_request(&request, status, call, false);
+}
+
+// A status for a message found by a probe.
+void probe_status(MPI_Comm comm, const match::UnexpectedMessage& m, MPI_Status* status) {
+  if (status == MPI_STATUS_IGNORE) return;
+  status->MPI_SOURCE = from_world(comm, static_cast<std::int32_t>(m.source));
+  status->MPI_TAG = m.tag;
+  status->mpf_bytes = static_cast<MPI_Count>(m.bytes);
+  status->mpf_cancelled = 0;
+}
+
+// Matched-probe messages (MPI_Message handles): index + 1 into this table.
+struct Claimed {
+  match::UnexpectedMessage* message;
+  MPI_Comm comm;
+};
+std::vector<Claimed> g_messages;
+std::vector<std::size_t> g_free_messages;
+
+MPI_Message remember(match::UnexpectedMessage* m, MPI_Comm comm) {
+  std::size_t slot;
+  if (!g_free_messages.empty()) {
+    slot = g_free_messages.back();
+    g_free_messages.pop_back();
+    g_messages[slot] = {m, comm};
+  } else {
+    slot = g_messages.size();
+    g_messages.push_back({m, comm});
+  }
+  return static_cast<MPI_Message>(slot + 1);
+}
+
+int probe_args(const char* call, int source, int tag, MPI_Comm comm) {
+  require_initialized(call);
+  if (!comm_is_valid(comm)) return comm_error(call, MPI_COMM_WORLD, MPI_ERR_COMM, describe_bad_comm(comm));
+  if (int rc = check_peer(call, comm, source, true)) return rc;
+  return check_tag(call, comm, tag, true);
+}
+
+int do_mprobe(const char* call, int source, int tag, MPI_Comm comm, bool blocking_probe, int* flag,
+              MPI_Message* message, MPI_Status* status) {
+  if (int rc = probe_args(call, source, tag, comm)) return rc;
+  if (source == MPI_PROC_NULL) {
+    if (flag != nullptr) *flag = 1;
+    *message = MPI_MESSAGE_NO_PROC;
+    empty_status(status);
+    return MPI_SUCCESS;
+  }
+  const std::int32_t world = to_world(comm, source);
+  const std::uint32_t context = comm_context(comm);
+  match::UnexpectedMessage* m = nullptr;
+  if (blocking_probe) {
+    engine().wait_until([&] { return (m = engine().claim(world, tag, context)) != nullptr; },
+                        {call, world, tag, context});
+  } else {
+    engine().progress();
+    m = engine().claim(world, tag, context);
+    *flag = m != nullptr ? 1 : 0;
+    if (m == nullptr) return MPI_SUCCESS;
+  }
+  probe_status(comm, *m, status);
+  *message = remember(m, comm);
+  return MPI_SUCCESS;
+}
+
+int do_mrecv(const char* call, void* buf, int count, MPI_Datatype datatype, MPI_Message* message,
+             MPI_Request* request) {
+  require_initialized(call);
+  if (message == nullptr || *message == MPI_MESSAGE_NULL) {
+    return comm_error(call, MPI_COMM_WORLD, MPI_ERR_REQUEST, "message is MPI_MESSAGE_NULL");
+  }
+  if (*message == MPI_MESSAGE_NO_PROC) {
+    *message = MPI_MESSAGE_NULL;
+    return make_request(call, false, buf, count, datatype, MPI_PROC_NULL, MPI_ANY_TAG, MPI_COMM_SELF,
+                        SendMode::standard, false, false, request);
+  }
+  const auto slot = static_cast<std::size_t>(*message) - 1;
+  if (*message < 0 || slot >= g_messages.size() || g_messages[slot].message == nullptr) {
+    return comm_error(call, MPI_COMM_WORLD, MPI_ERR_REQUEST, "invalid message handle " + std::to_string(*message));
+  }
+  const Claimed claimed = g_messages[slot];
+  std::uint64_t bytes = 0;
+  if (int rc = check_data(call, claimed.comm, buf, count, datatype, &bytes)) return rc;
+  g_messages[slot].message = nullptr;
+  g_free_messages.push_back(slot);
+  *message = MPI_MESSAGE_NULL;
+
+  const MPI_Request handle = requests().add();
+  MpiRequest& r = *requests().get(handle);
+  r.call = call;
+  r.comm = claimed.comm;
+  r.datatype = datatype;
+  r.buffer = buf;
+  r.count = count;
+  r.peer = from_world(claimed.comm, static_cast<std::int32_t>(claimed.message->source));
+  r.tag = claimed.message->tag;
+  r.active = true;
+  progress::Request* e = engine().new_request();
+  e->buffer = static_cast<std::byte*>(buf);
+  e->bytes = bytes;
+  e->context = comm_context(claimed.comm);
+  r.engine = e;
+  engine().receive_claimed(e, claimed.message);
+  *request = handle;
+  return MPI_SUCCESS;
+}
+
+}  // namespace
+}  // namespace mpf::mpi
+
+using namespace mpf::mpi;
+using mpf::progress::SendMode;
+
+extern "C" {
+
+int MPI_Send(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) {
+  return blocking("MPI_Send", true, buf, count, datatype, dest, tag, comm, SendMode::standard, false,
+                  MPI_STATUS_IGNORE);
+}
+int MPI_Ssend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) {
+  return blocking("MPI_Ssend", true, buf, count, datatype, dest, tag, comm, SendMode::synchronous, false,
+                  MPI_STATUS_IGNORE);
+}
+int MPI_Bsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) {
+  return blocking("MPI_Bsend", true, buf, count, datatype, dest, tag, comm, SendMode::standard, true,
+                  MPI_STATUS_IGNORE);
+}
+int MPI_Rsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) {
+  // A ready send may assume the receive is posted; sending it as a standard
+  // send is always correct.
+  return blocking("MPI_Rsend", true, buf, count, datatype, dest, tag, comm, SendMode::ready, false,
+                  MPI_STATUS_IGNORE);
+}
+
+int MPI_Isend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+              MPI_Request* request) {
+  return make_request("MPI_Isend", true, buf, count, datatype, dest, tag, comm, SendMode::standard, false, false,
+                      request);
+}
+int MPI_Issend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+               MPI_Request* request) {
+  return make_request("MPI_Issend", true, buf, count, datatype, dest, tag, comm, SendMode::synchronous, false,
+                      false, request);
+}
+int MPI_Ibsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+               MPI_Request* request) {
+  return make_request("MPI_Ibsend", true, buf, count, datatype, dest, tag, comm, SendMode::standard, true, false,
+                      request);
+}
+int MPI_Irsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+               MPI_Request* request) {
+  return make_request("MPI_Irsend", true, buf, count, datatype, dest, tag, comm, SendMode::ready, false, false,
+                      request);
+}
+
+int MPI_Send_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                  MPI_Request* request) {
+  return make_request("MPI_Send_init", true, buf, count, datatype, dest, tag, comm, SendMode::standard, false,
+                      true, request);
+}
+int MPI_Ssend_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                   MPI_Request* request) {
+  return make_request("MPI_Ssend_init", true, buf, count, datatype, dest, tag, comm, SendMode::synchronous, false,
+                      true, request);
+}
+int MPI_Bsend_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                   MPI_Request* request) {
+  return make_request("MPI_Bsend_init", true, buf, count, datatype, dest, tag, comm, SendMode::standard, true,
+                      true, request);
+}
+int MPI_Rsend_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                   MPI_Request* request) {
+  return make_request("MPI_Rsend_init", true, buf, count, datatype, dest, tag, comm, SendMode::ready, false, true,
+                      request);
+}
+
+int MPI_Recv(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status* status) {
+  return blocking("MPI_Recv", false, buf, count, datatype, source, tag, comm, SendMode::standard, false, status);
+}
+int MPI_Irecv(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+              MPI_Request* request) {
+  return make_request("MPI_Irecv", false, buf, count, datatype, source, tag, comm, SendMode::standard, false, false,
+                      request);
+}
+int MPI_Recv_init(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+                  MPI_Request* request) {
+  return make_request("MPI_Recv_init", false, buf, count, datatype, source, tag, comm, SendMode::standard, false,
+                      true, request);
+}
+
+int MPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void* recvbuf,
+                 int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status* status) {
+  MPI_Request requests[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
+  if (int rc = make_request("MPI_Sendrecv", false, recvbuf, recvcount, recvtype, source, recvtag, comm,
+                            SendMode::standard, false, false, &requests[0])) {
+    return rc;
+  }
+  if (int rc = make_request("MPI_Sendrecv", true, sendbuf, sendcount, sendtype, dest, sendtag, comm,
+                            SendMode::standard, false, false, &requests[1])) {
+    return rc;
+  }
+  for (MPI_Request handle : requests) {
+    MpiRequest& r = *mpf::mpi::requests().get(handle);
+    if (r.engine == nullptr) continue;
+    mpf::progress::Request* e = r.engine;
+    mpf::core::Runtime::instance().engine().wait_until(
+        [e] { return e->done(); }, {"MPI_Sendrecv", to_world(comm, r.peer), r.tag, comm_context(comm)});
+  }
+  const int send_rc = finish_request(&requests[1], MPI_STATUS_IGNORE, "MPI_Sendrecv", false);
+  const int recv_rc = finish_request(&requests[0], status, "MPI_Sendrecv", false);
+  return recv_rc != MPI_SUCCESS ? recv_rc : send_rc;
+}
+
+int MPI_Sendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source,
+                         int recvtag, MPI_Comm comm, MPI_Status* status) {
+  require_initialized("MPI_Sendrecv_replace");
+  std::uint64_t bytes = 0;
+  if (int rc = check_data("MPI_Sendrecv_replace", comm, buf, count, datatype, &bytes)) return rc;
+  // The outgoing message is copied aside so the same buffer can receive.
+  std::vector<std::byte> outgoing(static_cast<const std::byte*>(buf), static_cast<const std::byte*>(buf) + bytes);
+  return MPI_Sendrecv(outgoing.data(), count, datatype, dest, sendtag, buf, count, datatype, source, recvtag, comm,
+                      status);
+}
+
+int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status* status) {
+  if (int rc = probe_args("MPI_Probe", source, tag, comm)) return rc;
+  if (source == MPI_PROC_NULL) {
+    empty_status(status);
+    return MPI_SUCCESS;
+  }
+  auto& eng = mpf::core::Runtime::instance().engine();
+  const std::int32_t world = to_world(comm, source);
+  const mpf::match::UnexpectedMessage* m = nullptr;
+  eng.wait_until([&] { return (m = eng.unexpected().find(world, tag, comm_context(comm))) != nullptr; },
+                 {"MPI_Probe", world, tag, comm_context(comm)});
+  probe_status(comm, *m, status);
+  return MPI_SUCCESS;
+}
+
+int MPI_Iprobe(int source, int tag, MPI_Comm comm, int* flag, MPI_Status* status) {
+  if (int rc = probe_args("MPI_Iprobe", source, tag, comm)) return rc;
+  if (source == MPI_PROC_NULL) {
+    *flag = 1;
+    empty_status(status);
+    return MPI_SUCCESS;
+  }
+  const auto* m =
+      mpf::core::Runtime::instance().engine().probe(to_world(comm, source), tag, comm_context(comm));
+  *flag = m != nullptr ? 1 : 0;
+  if (m != nullptr) probe_status(comm, *m, status);
+  return MPI_SUCCESS;
+}
+
+int MPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message* message, MPI_Status* status) {
+  return do_mprobe("MPI_Mprobe", source, tag, comm, true, nullptr, message, status);
+}
+
+int MPI_Improbe(int source, int tag, MPI_Comm comm, int* flag, MPI_Message* message, MPI_Status* status) {
+  return do_mprobe("MPI_Improbe", source, tag, comm, false, flag, message, status);
+}
+
+int MPI_Mrecv(void* buf, int count, MPI_Datatype datatype, MPI_Message* message, MPI_Status* status) {
+  MPI_Request request = MPI_REQUEST_NULL;
+  if (int rc = do_mrecv("MPI_Mrecv", buf, count, datatype, message, &request)) return rc;
+  return MPI_Wait(&request, status);
+}
+
+int MPI_Imrecv(void* buf, int count, MPI_Datatype datatype, MPI_Message* message, MPI_Request* request) {
+  return do_mrecv("MPI_Imrecv", buf, count, datatype, message, request);
+}
+
+int MPI_Start(MPI_Request* request) {
+  require_initialized("MPI_Start");
+  MpiRequest* r = request != nullptr ? mpf::mpi::requests().get(*request) : nullptr;
+  if (r == nullptr || !r->persistent) {
+    return comm_error("MPI_Start", MPI_COMM_WORLD, MPI_ERR_REQUEST,
+                      "request " + std::to_string(request != nullptr ? *request : 0) + " is not a persistent request");
+  }
+  if (r->active) {
+    return comm_error("MPI_Start", r->comm, MPI_ERR_REQUEST, "persistent request is already active");
+  }
+  if (r->buffered && !r->proc_null) {
+    const std::uint64_t bytes = static_cast<std::uint64_t>(r->count) * *datatype_size(r->datatype);
+    if (int rc = buffered_send("MPI_Start", r->buffer, bytes, to_world(r->comm, r->peer), r->tag, r->comm)) {
+      return rc;
+    }
+  }
+  start(*r);
+  return MPI_SUCCESS;
+}
+
+int MPI_Startall(int count, MPI_Request array_of_requests[]) {
+  for (int i = 0; i < count; ++i) {
+    if (int rc = MPI_Start(&array_of_requests[i])) return rc;
+  }
+  return MPI_SUCCESS;
+}
+
+int MPI_Cancel(MPI_Request* request) {
+  require_initialized("MPI_Cancel");
+  MpiRequest* r = request != nullptr ? mpf::mpi::requests().get(*request) : nullptr;
+  if (r == nullptr) return comm_error("MPI_Cancel", MPI_COMM_WORLD, MPI_ERR_REQUEST, "invalid request");
+  // Receives not yet matched are cancelled; a send that has left cannot be
+  // (the standard allows cancellation to fail), and its status says so.
+  if (!r->is_send && r->engine != nullptr) mpf::core::Runtime::instance().engine().cancel_recv(r->engine);
+  return MPI_SUCCESS;
+}
+
+int MPI_Test_cancelled(const MPI_Status* status, int* flag) {
+  *flag = status->mpf_cancelled;
+  return MPI_SUCCESS;
+}
+
+int MPI_Request_free(MPI_Request* request) {
+  require_initialized("MPI_Request_free");
+  MpiRequest* r = request != nullptr ? mpf::mpi::requests().get(*request) : nullptr;
+  if (r == nullptr) return comm_error("MPI_Request_free", MPI_COMM_WORLD, MPI_ERR_REQUEST, "invalid request");
+  if (r->engine != nullptr && !r->engine->done()) {
+    // Still in flight: it is released once the engine completes it.
+    r->orphaned = true;
+    mpf::mpi::requests().orphans().push_back(*request);
+  } else {
+    if (r->engine != nullptr) mpf::core::Runtime::instance().engine().free_request(r->engine);
+    mpf::mpi::requests().remove(*request);
+  }
+  *request = MPI_REQUEST_NULL;
+  return MPI_SUCCESS;
+}
+
+}  // extern "C"

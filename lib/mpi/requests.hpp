@@ -1,0 +1,85 @@
+// MPI requests as the application holds them (MPI_Request handles), over the
+// engine's requests. A handle is an index into this table plus one
+// (MPI_REQUEST_NULL is 0). Persistent requests keep their arguments here and
+// get a fresh engine request at every MPI_Start.
+#pragma once
+
+#include <mpi.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "progress/request.hpp"
+
+namespace mpf::mpi {
+
+struct MpiRequest {
+  bool in_use = false;
+  bool is_send = false;
+  bool persistent = false;
+  bool active = false;            // has an operation in flight or completed but not yet waited for
+  bool orphaned = false;          // MPI_Request_free while active: release when it completes
+  bool buffered = false;          // Bsend family
+  bool proc_null = false;         // peer MPI_PROC_NULL: completes at once, empty status
+  const char* call = "";          // the call that created it, for error messages
+  progress::Request* engine = nullptr;
+  progress::Status fixed_status;  // status of a request completed without the engine
+  // The operation's arguments (kept for persistent requests and for statuses).
+  MPI_Comm comm = MPI_COMM_NULL;
+  MPI_Datatype datatype = MPI_DATATYPE_NULL;
+  const void* buffer = nullptr;
+  int count = 0;
+  int peer = 0;  // rank in comm, MPI_ANY_SOURCE or MPI_PROC_NULL
+  int tag = 0;
+  progress::SendMode mode = progress::SendMode::standard;
+};
+
+class RequestTable {
+ public:
+  MPI_Request add() {
+    std::size_t slot;
+    if (!free_.empty()) {
+      slot = free_.back();
+      free_.pop_back();
+    } else {
+      slot = requests_.size();
+      requests_.emplace_back();
+    }
+    requests_[slot] = MpiRequest{};
+    requests_[slot].in_use = true;
+    return static_cast<MPI_Request>(slot + 1);
+  }
+  // The request a handle names, or null for MPI_REQUEST_NULL and bad handles.
+  MpiRequest* get(MPI_Request handle) {
+    if (handle <= 0 || static_cast<std::size_t>(handle) > requests_.size()) return nullptr;
+    MpiRequest& r = requests_[static_cast<std::size_t>(handle) - 1];
+    return r.in_use ? &r : nullptr;
+  }
+  void remove(MPI_Request handle) {
+    requests_[static_cast<std::size_t>(handle) - 1].in_use = false;
+    free_.push_back(static_cast<std::size_t>(handle) - 1);
+  }
+  // Requests freed by the application while still active.
+  std::vector<MPI_Request>& orphans() { return orphans_; }
+
+ private:
+  std::vector<MpiRequest> requests_;
+  std::vector<std::size_t> free_;
+  std::vector<MPI_Request> orphans_;
+};
+
+RequestTable& requests();
+
+// True when the request's operation has finished (or it has none).
+bool request_done(const MpiRequest& r);
+// Fills `status` (may be MPI_STATUS_IGNORE) from a done request, then frees
+// it (or, if persistent, makes it inactive) and sets *handle accordingly.
+// Returns MPI_SUCCESS or the request's error class (already reported through
+// the communicator's error handler as `call`).
+int finish_request(MPI_Request* handle, MPI_Status* status, const char* call, bool set_error_field);
+// An empty status (MPI_PROC_NULL, inactive or null requests).
+void empty_status(MPI_Status* status);
+// Releases requests freed while active once they are done.
+void reap_orphans();
+
+}  // namespace mpf::mpi

@@ -1,0 +1,363 @@
+// The progress engine's protocols and matching (see engine.hpp).
+#include "progress/engine.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <limits>
+
+namespace mpf::progress {
+
+using shm::Packet;
+using shm::PacketHeader;
+using shm::PacketKind;
+
+void Engine::init(shm::Transport& transport, const common::Tunables& t, bool oversubscribed) {
+  transport_ = &transport;
+  counters_ = &transport.control().counters;
+  unexpected_ = std::make_unique<match::UnexpectedQueue>(
+      static_cast<std::size_t>(t.integer(common::Tunable::unexpected_pool)), transport.size());
+  backlog_.assign(transport.size(), {});
+  short_limit_ = static_cast<std::uint64_t>(t.integer(common::Tunable::short_limit));
+  eager_limit_ = std::min<std::uint64_t>(static_cast<std::uint64_t>(t.integer(common::Tunable::eager_limit)),
+                                         transport.cell_bytes());
+  const std::string& mode = t.text(common::Tunable::rndv_mode);
+  rndv_mode_ = mode == "put" ? RndvMode::put : mode == "copy" ? RndvMode::copy : RndvMode::get;
+
+  const auto spins = static_cast<std::uint64_t>(t.integer(common::Tunable::spin_count));
+  const auto yields = static_cast<std::uint64_t>(t.integer(common::Tunable::yield_count));
+  const std::string& policy = t.text(common::Tunable::wait_policy);
+  if (policy == "spin") {
+    spin_limit_ = std::numeric_limits<std::uint64_t>::max();
+  } else if (policy == "yield") {
+    spin_limit_ = spins;
+    never_sleep_ = true;
+  } else if (policy == "sleep") {
+    spin_limit_ = 0;
+    yield_limit_ = 0;
+  } else if (oversubscribed) {
+    // More ranks than CPUs: a poll steals the CPU from a rank that could be
+    // producing what we wait for, so go to sleep quickly and let the sender
+    // wake us directly.
+    spin_limit_ = std::min<std::uint64_t>(spins, 100);
+    yield_limit_ = std::min<std::uint64_t>(yields, 2);
+  } else {
+    spin_limit_ = spins;
+    yield_limit_ = yields;
+  }
+}
+
+std::uint64_t Engine::now_ns() const {
+  return static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                        std::chrono::steady_clock::now().time_since_epoch())
+                                        .count());
+}
+
+// ---------------------------------------------------------------------------
+// Sending
+
+void Engine::start_send(Request* r) {
+  r->is_send = true;
+  r->status = Status{};
+  r->offset = 0;
+  const auto peer = static_cast<std::uint32_t>(r->peer);
+  if (!backlog_[peer].empty() || !try_start_send(r)) [[unlikely]] {
+    r->stage = Stage::backlogged;
+    counters_->flow_stalls.fetch_add(1, std::memory_order_relaxed);
+    enqueue(peer, {Outbound::What::start, r, {}});
+  }
+}
+
+bool Engine::try_start_send(Request* r) {
+  const auto peer = static_cast<std::uint32_t>(r->peer);
+  Packet* p = transport_->try_claim(peer);
+  if (p == nullptr) return false;
+  PacketHeader& h = p->header;
+  h.flags = r->mode == SendMode::synchronous ? shm::kSynchronous : 0;
+  h.reserved = 0;
+  h.context = r->context;
+  h.tag = r->tag;
+  h.source = transport_->rank();
+  h.bytes = r->bytes;
+  h.cookie = r->cookie();
+  const bool sync = r->mode == SendMode::synchronous;
+  if (r->bytes <= short_limit_) {
+    h.kind = PacketKind::short_msg;
+    std::memcpy(p->inline_data, r->buffer, r->bytes);
+    transport_->publish(peer);
+    counters_->short_sent.fetch_add(1, std::memory_order_relaxed);
+    counters_->short_bytes.fetch_add(r->bytes, std::memory_order_relaxed);
+    if (sync) {
+      r->stage = Stage::awaiting_ack;
+    } else {
+      complete(r, r->bytes);
+    }
+    return true;
+  }
+  if (r->bytes <= eager_limit_) {
+    const std::int32_t cell = transport_->try_take_cell();
+    if (cell >= 0) [[likely]] {
+      h.kind = PacketKind::eager;
+      p->chunk = {static_cast<std::uint32_t>(cell), static_cast<std::uint32_t>(r->bytes), 0};
+      std::memcpy(transport_->cell_data(transport_->rank(), static_cast<std::uint32_t>(cell)), r->buffer, r->bytes);
+      transport_->publish(peer);
+      counters_->eager_sent.fetch_add(1, std::memory_order_relaxed);
+      counters_->eager_bytes.fetch_add(r->bytes, std::memory_order_relaxed);
+      if (sync) {
+        r->stage = Stage::awaiting_ack;
+      } else {
+        complete(r, r->bytes);
+      }
+      return true;
+    }
+    // Every eager buffer is held (by unexpected messages at busy receivers):
+    // rendezvous needs none, and the receiver's match releases the sender.
+    counters_->flow_stalls.fetch_add(1, std::memory_order_relaxed);
+  }
+  h.kind = PacketKind::rts;
+  p->rendezvous = {reinterpret_cast<std::uint64_t>(r->buffer), 0};
+  transport_->publish(peer);
+  counters_->rndv_sent.fetch_add(1, std::memory_order_relaxed);
+  counters_->rndv_bytes.fetch_add(r->bytes, std::memory_order_relaxed);
+  r->stage = Stage::awaiting_fin;  // or a cts, if the receiver asks for put or copy
+  return true;
+}
+
+// Pushes chunks of a rendezvous through eager buffers (two-copy path).
+// Returns true when every chunk is out.
+bool Engine::try_stream(Request* s) {
+  const auto peer = static_cast<std::uint32_t>(s->peer);
+  while (s->offset < s->transfer_bytes) {
+    const std::int32_t cell = transport_->try_take_cell();
+    if (cell < 0) return false;
+    Packet* p = transport_->try_claim(peer);
+    if (p == nullptr) {
+      // Give the buffer back: we own it and nobody has seen it.
+      transport_->release_cell(transport_->rank(), static_cast<std::uint32_t>(cell));
+      return false;
+    }
+    const std::uint64_t chunk = std::min<std::uint64_t>(transport_->cell_bytes(), s->transfer_bytes - s->offset);
+    std::memcpy(transport_->cell_data(transport_->rank(), static_cast<std::uint32_t>(cell)), s->buffer + s->offset,
+                chunk);
+    p->header = {PacketKind::data, 0, 0, s->context, s->tag, transport_->rank(), s->transfer_bytes, s->peer_cookie};
+    p->chunk = {static_cast<std::uint32_t>(cell), static_cast<std::uint32_t>(chunk), s->offset};
+    transport_->publish(peer);
+    s->offset += chunk;
+  }
+  complete(s, s->transfer_bytes);
+  return true;
+}
+
+void Engine::send_control(std::uint32_t peer, const PacketHeader& header, const shm::RendezvousFields& fields) {
+  if (backlog_[peer].empty()) [[likely]] {
+    if (Packet* p = transport_->try_claim(peer)) {
+      p->header = header;
+      p->rendezvous = fields;
+      transport_->publish(peer);
+      return;
+    }
+  }
+  Outbound item{Outbound::What::control, nullptr, {}};
+  item.packet.header = header;
+  item.packet.rendezvous = fields;
+  enqueue(peer, item);
+}
+
+void Engine::enqueue(std::uint32_t peer, Outbound item) {
+  backlog_[peer].push_back(item);
+  ++backlog_count_;
+}
+
+void Engine::flush_backlog() {
+  for (std::uint32_t peer = 0; peer < backlog_.size() && backlog_count_ > 0; ++peer) {
+    std::deque<Outbound>& queue = backlog_[peer];
+    while (!queue.empty()) {
+      Outbound& item = queue.front();
+      bool sent = false;
+      switch (item.what) {
+        case Outbound::What::start: sent = try_start_send(item.request); break;
+        case Outbound::What::stream: sent = try_stream(item.request); break;
+        case Outbound::What::control:
+          if (Packet* p = transport_->try_claim(peer)) {
+            *p = item.packet;
+            transport_->publish(peer);
+            sent = true;
+          }
+          break;
+      }
+      if (!sent) break;  // keep this peer's order: nothing overtakes the head
+      queue.pop_front();
+      --backlog_count_;
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Receiving
+
+void Engine::start_recv(Request* r) {
+  r->is_send = false;
+  r->status = Status{};
+  r->offset = 0;
+  if (match::UnexpectedMessage* m = unexpected_->find(r->peer, r->tag, r->context)) {
+    unexpected_->remove(m);
+    receive_claimed(r, m);
+    return;
+  }
+  r->stage = Stage::posted;
+  posted_.post(r);
+}
+
+bool Engine::cancel_recv(Request* r) {
+  if (r->stage != Stage::posted) return false;
+  posted_.remove(r);
+  r->status.cancelled = true;
+  complete(r, 0);
+  return true;
+}
+
+const match::UnexpectedMessage* Engine::probe(std::int32_t source, std::int32_t tag, std::uint32_t context) {
+  progress();
+  return unexpected_->find(source, tag, context);
+}
+
+match::UnexpectedMessage* Engine::claim(std::int32_t source, std::int32_t tag, std::uint32_t context) {
+  match::UnexpectedMessage* m = unexpected_->find(source, tag, context);
+  if (m != nullptr) unexpected_->remove(m);
+  return m;
+}
+
+void Engine::receive_claimed(Request* r, match::UnexpectedMessage* m) {
+  r->is_send = false;
+  const Message msg{m->kind, m->flags, m->source, m->tag, m->bytes, m->cookie, m->data, m->cell, m->address};
+  deliver(r, msg);
+  unexpected_->free(m);
+  transport_->retry_deferred();  // room in the pool: look at held-back senders again
+}
+
+void Engine::complete(Request* r, std::uint64_t bytes) {
+  r->status.bytes = bytes;
+  r->stage = Stage::complete;
+}
+
+void Engine::deliver(Request* r, const Message& m) {
+  r->status.source = static_cast<std::int32_t>(m.source);
+  r->status.tag = m.tag;
+  r->peer_rank = m.source;
+  const std::uint64_t accepted = std::min(m.bytes, r->bytes);
+  r->status.message_bytes = m.bytes;
+  if (m.bytes > r->bytes) r->status.error = kErrorTruncated;
+  counters_->received.fetch_add(1, std::memory_order_relaxed);
+  counters_->received_bytes.fetch_add(accepted, std::memory_order_relaxed);
+  const bool sync = (m.flags & shm::kSynchronous) != 0;
+  auto ack = [&] {
+    send_control(m.source, {PacketKind::ack, 0, 0, 0, 0, transport_->rank(), 0, m.cookie}, {});
+  };
+  switch (m.kind) {
+    case PacketKind::short_msg:
+      std::memcpy(r->buffer, m.data, accepted);
+      if (sync) ack();
+      complete(r, accepted);
+      return;
+    case PacketKind::eager:
+      std::memcpy(r->buffer, transport_->cell_data(m.source, m.cell), accepted);
+      transport_->release_cell(m.source, m.cell);
+      if (sync) ack();
+      complete(r, accepted);
+      return;
+    case PacketKind::rts: {
+      r->stage = Stage::receiving;
+      r->peer_cookie = m.cookie;
+      r->transfer_bytes = accepted;
+      const bool cma = transport_->copy_path(m.source) == shm::CopyPath::cma && rndv_mode_ != RndvMode::copy;
+      if (cma && rndv_mode_ == RndvMode::get) {
+        if (transport_->cma_read(m.source, r->buffer, m.address, accepted)) {
+          send_control(m.source, {PacketKind::fin, 0, 0, 0, 0, transport_->rank(), accepted, m.cookie}, {});
+          complete(r, accepted);
+          return;
+        }
+        // CMA refused: fall through to the two-copy pipeline.
+      } else if (cma) {
+        send_control(m.source, {PacketKind::cts, 0, 0, 0, 0, transport_->rank(), accepted, m.cookie},
+                     {reinterpret_cast<std::uint64_t>(r->buffer), r->cookie()});
+        return;
+      }
+      send_control(m.source, {PacketKind::cts, shm::kCopyMode, 0, 0, 0, transport_->rank(), accepted, m.cookie},
+                   {0, r->cookie()});
+      if (accepted == 0) complete(r, 0);
+      return;
+    }
+    default:
+      return;  // not a message kind; on_packet never passes one
+  }
+}
+
+void Engine::on_cts(Request* s, const Packet& p) {
+  s->peer_cookie = p.rendezvous.peer_cookie;
+  s->transfer_bytes = p.header.bytes;
+  const auto peer = static_cast<std::uint32_t>(s->peer);
+  if ((p.header.flags & shm::kCopyMode) == 0 &&
+      transport_->cma_write(peer, p.rendezvous.address, s->buffer, s->transfer_bytes)) {
+    send_control(peer, {PacketKind::fin, 0, 0, 0, 0, transport_->rank(), s->transfer_bytes, s->peer_cookie}, {});
+    complete(s, s->transfer_bytes);
+    return;
+  }
+  s->stage = Stage::streaming;
+  s->offset = 0;
+  if (!backlog_[peer].empty() || !try_stream(s)) enqueue(peer, {Outbound::What::stream, s, {}});
+}
+
+void Engine::on_data(std::uint32_t source, const Packet& p) {
+  Request* r = pool_.find(p.header.cookie);
+  if (r != nullptr) {
+    std::memcpy(r->buffer + p.chunk.offset, transport_->cell_data(source, p.chunk.cell), p.chunk.chunk_bytes);
+    r->offset += p.chunk.chunk_bytes;
+  }
+  transport_->release_cell(source, p.chunk.cell);
+  if (r != nullptr && r->offset == r->transfer_bytes) complete(r, r->transfer_bytes);
+}
+
+bool Engine::on_packet(std::uint32_t source, const Packet& p) {
+  const PacketHeader& h = p.header;
+  switch (h.kind) {
+    case PacketKind::short_msg:
+    case PacketKind::eager:
+    case PacketKind::rts: {
+      if (Request* r = posted_.take_match(source, h.tag, h.context)) [[likely]] {
+        deliver(r, {h.kind, h.flags, source, h.tag, h.bytes, h.cookie, p.inline_data, p.chunk.cell,
+                    p.rendezvous.address});
+        return true;
+      }
+      if (!unexpected_->has_room_for(source)) {
+        // Leave it in the ring: the sender is throttled until receives are
+        // posted (never dropped, never an abort).
+        return false;
+      }
+      unexpected_->add(p, source, now_ns());
+      counters_->unexpected.fetch_add(1, std::memory_order_relaxed);
+      const std::uint64_t used = unexpected_->used_bytes();
+      if (used > counters_->unexpected_hwm_bytes.load(std::memory_order_relaxed)) {
+        counters_->unexpected_hwm_bytes.store(used, std::memory_order_relaxed);
+      }
+      return true;
+    }
+    case PacketKind::cts:
+      if (Request* s = pool_.find(h.cookie)) on_cts(s, p);
+      return true;
+    case PacketKind::data:
+      on_data(source, p);
+      return true;
+    case PacketKind::fin:
+    case PacketKind::ack:
+      if (Request* r = pool_.find(h.cookie)) complete(r, h.kind == PacketKind::fin ? h.bytes : r->bytes);
+      return true;
+  }
+  return true;  // an unknown kind cannot come from this build; consume it
+}
+
+void Engine::progress() {
+  transport_->poll([this](std::uint32_t source, const Packet& p) { return on_packet(source, p); });
+  if (backlog_count_ > 0) [[unlikely]] flush_backlog();
+}
+
+}  // namespace mpf::progress

@@ -1,0 +1,131 @@
+// The progress engine: point-to-point messaging over the transports, for
+// every API (SPEC §2 Protocols, Waiting). It starts sends and receives,
+// matches messages to receives (lib/match), runs the protocols, and waits:
+//
+//   short       the data rides in the packet                 (<= short_limit)
+//   eager       the data is copied into an eager buffer      (<= eager_limit)
+//               of the sender's; the send completes at once
+//   rendezvous  request-to-send; after the match one copy with Cross Memory
+//               Attach, the receiver pulling (rndv_mode=get, seed 002's RTA)
+//               or the sender pushing (put, RAT); or pipelined chunks through
+//               eager buffers (copy, or when the kernel refuses CMA)
+//   synchronous short and eager sends complete on the receiver's ack (TA)
+//
+// Sends that find no ring space wait in a per-peer backlog, in order, and go
+// out as room appears; a sender without a free eager buffer uses rendezvous.
+// A waiting rank polls, then yields, then sleeps on its futex until a peer
+// hands it work (wait_until).
+//
+// Single-threaded: one thread at a time calls into the engine.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <vector>
+
+#include "common/tunables.hpp"
+#include "match/queues.hpp"
+#include "progress/request.hpp"
+#include "shm/transport.hpp"
+
+namespace mpf::progress {
+
+// Status.error values the engine produces.
+inline constexpr std::int32_t kErrorTruncated = 1;
+
+// What a rank is blocked in, for introspection.
+struct BlockedCall {
+  const char* function = nullptr;  // "MPI_Recv", ...
+  std::int32_t peer = kAnySource;
+  std::int32_t tag = kAnyTag;
+  std::uint32_t context = 0;
+};
+
+class Engine {
+ public:
+  void init(shm::Transport& transport, const common::Tunables& tunables, bool oversubscribed);
+
+  Request* new_request() { return pool_.acquire(); }
+  void free_request(Request* r) { pool_.release(r); }
+
+  // Starts a filled-in send (is_send, peer, tag, context, buffer, bytes, mode).
+  void start_send(Request* r);
+  // Starts a filled-in receive (peer may be kAnySource, tag kAnyTag).
+  void start_recv(Request* r);
+  // Cancels a receive that has not matched yet; false if it already has.
+  bool cancel_recv(Request* r);
+
+  // The oldest unexpected message a receive for (source, tag, context) would
+  // match, after one round of progress; null if none has arrived.
+  const match::UnexpectedMessage* probe(std::int32_t source, std::int32_t tag, std::uint32_t context);
+  // Takes that message out of the matching queue for a later receive
+  // (MPI_Mprobe / MPI_Mrecv).
+  match::UnexpectedMessage* claim(std::int32_t source, std::int32_t tag, std::uint32_t context);
+  // Completes receive `r` (started, not posted) with a claimed message.
+  void receive_claimed(Request* r, match::UnexpectedMessage* m);
+
+  void progress();
+  // Progresses until done() is true, waiting as the wait_policy says.
+  template <class Done>
+  void wait_until(Done&& done, const BlockedCall& call);
+
+  shm::Transport& transport() { return *transport_; }
+  const match::PostedQueue<Request>& posted() const { return posted_; }
+  const match::UnexpectedQueue& unexpected() const { return *unexpected_; }
+  std::size_t backlog_size() const { return backlog_count_; }
+
+ private:
+  // What a message is and where its data is: from a packet that just
+  // arrived, or from the unexpected queue.
+  struct Message {
+    shm::PacketKind kind;
+    std::uint8_t flags;
+    std::uint32_t source;
+    std::int32_t tag;
+    std::uint64_t bytes;
+    std::uint64_t cookie;
+    const std::byte* data;  // short
+    std::uint32_t cell;     // eager
+    std::uint64_t address;  // rendezvous
+  };
+  struct Outbound {
+    enum class What : std::uint8_t { start, stream, control } what;
+    Request* request;
+    shm::Packet packet;  // control
+  };
+
+  bool on_packet(std::uint32_t source, const shm::Packet& p);
+  void deliver(Request* r, const Message& m);
+  void on_cts(Request* s, const shm::Packet& p);
+  void on_data(std::uint32_t source, const shm::Packet& p);
+  void complete(Request* r, std::uint64_t bytes);
+
+  bool try_start_send(Request* r);
+  bool try_stream(Request* s);
+  void send_control(std::uint32_t peer, const shm::PacketHeader& header, const shm::RendezvousFields& fields);
+  void enqueue(std::uint32_t peer, Outbound item);
+  void flush_backlog();
+  void sleep_once(const auto& done);
+  std::uint64_t now_ns() const;
+
+  shm::Transport* transport_ = nullptr;
+  shm::RankCounters* counters_ = nullptr;
+  RequestPool pool_;
+  match::PostedQueue<Request> posted_;
+  std::unique_ptr<match::UnexpectedQueue> unexpected_;
+  std::vector<std::deque<Outbound>> backlog_;  // per peer, in order
+  std::size_t backlog_count_ = 0;
+
+  // From the tunables, fixed at init.
+  std::uint64_t short_limit_ = 0;
+  std::uint64_t eager_limit_ = 0;
+  enum class RndvMode : std::uint8_t { get, put, copy } rndv_mode_ = RndvMode::get;
+  std::uint64_t spin_limit_ = 0;
+  std::uint64_t yield_limit_ = 0;
+  bool never_sleep_ = false;
+};
+
+}  // namespace mpf::progress
+
+#include "progress/engine_wait_inline.hpp"

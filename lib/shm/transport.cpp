@@ -1,0 +1,115 @@
+// Setup and slow paths of the shared-memory transport.
+#include "shm/transport.hpp"
+
+#include <sys/uio.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <stdexcept>
+
+#include "common/system_error.hpp"
+
+namespace mpf::shm {
+
+const char* to_string(CopyPath path) {
+  switch (path) {
+    case CopyPath::cma: return "cma";
+    case CopyPath::two_copy: return "two-copy (rndv_mode=copy)";
+    case CopyPath::cma_refused: return "two-copy (CMA refused by the kernel)";
+  }
+  return "unknown";
+}
+
+void Transport::init(const Segment& segment, std::uint32_t me, bool force_two_copy) {
+  segment_ = &segment;
+  me_ = me;
+  const SegmentHeader& h = segment.header();
+  nranks_ = h.nranks;
+  control_ = &segment.rank(me);
+  inbox_ = segment.inbox(me);
+  inbox_words_ = inbox_words(nranks_);
+  deferred_.assign(inbox_words_, 0);
+  out_.clear();
+  in_.clear();
+  for (std::uint32_t peer = 0; peer < nranks_; ++peer) {
+    out_.emplace_back(segment.ring(me, peer));
+    in_.emplace_back(segment.ring(peer, me));
+  }
+  cells_ = h.eager_cells;
+  cell_bytes_ = h.eager_cell_bytes;
+  copy_path_.assign(nranks_, force_two_copy ? CopyPath::two_copy : CopyPath::cma);
+}
+
+std::uint32_t Transport::cells_in_use() const {
+  std::uint32_t n = 0;
+  for (std::uint32_t c = 0; c < cells_; ++c) {
+    n += segment_->eager_cell(me_, c).busy.load(std::memory_order_relaxed) != 0 ? 1 : 0;
+  }
+  return n;
+}
+
+bool Transport::has_pending() const {
+  for (std::size_t w = 0; w < inbox_words_; ++w) {
+    if (inbox_[w].load(std::memory_order_seq_cst) != 0) return true;
+  }
+  return false;
+}
+
+std::uint32_t Transport::ring_occupancy(std::uint32_t peer) const { return out_[peer].in_flight(); }
+
+void Transport::note_cma_refused(std::uint32_t peer, const char* call) {
+  copy_path_[peer] = CopyPath::cma_refused;
+  if (!cma_refusal_reported_) {
+    cma_refusal_reported_ = true;
+    std::fprintf(stderr,
+                 "rank %u: %s refused by the kernel (EPERM): large messages to and from rank %u use two copies "
+                 "through shared memory; check /proc/sys/kernel/yama/ptrace_scope\n",
+                 me_, call, peer);
+  }
+}
+
+bool Transport::cma_read(std::uint32_t peer, void* local, std::uint64_t remote, std::size_t bytes) {
+  const pid_t pid = segment_->rank(peer).pid;
+  auto* dst = static_cast<std::byte*>(local);
+  while (bytes > 0) {
+    iovec l{dst, bytes};
+    iovec r{reinterpret_cast<void*>(remote), bytes};
+    const ssize_t n = ::process_vm_readv(pid, &l, 1, &r, 1, 0);
+    if (n < 0) {
+      if (errno == EPERM || errno == ENOSYS) {
+        note_cma_refused(peer, "process_vm_readv");
+        return false;
+      }
+      throw std::runtime_error(common::system_error_text(
+          "process_vm_readv from rank " + std::to_string(peer) + " (pid " + std::to_string(pid) + ")", errno));
+    }
+    dst += n;  // a partial transfer continues where it stopped
+    remote += static_cast<std::uint64_t>(n);
+    bytes -= static_cast<std::size_t>(n);
+  }
+  return true;
+}
+
+bool Transport::cma_write(std::uint32_t peer, std::uint64_t remote, const void* local, std::size_t bytes) {
+  const pid_t pid = segment_->rank(peer).pid;
+  const auto* src = static_cast<const std::byte*>(local);
+  while (bytes > 0) {
+    iovec l{const_cast<std::byte*>(src), bytes};
+    iovec r{reinterpret_cast<void*>(remote), bytes};
+    const ssize_t n = ::process_vm_writev(pid, &l, 1, &r, 1, 0);
+    if (n < 0) {
+      if (errno == EPERM || errno == ENOSYS) {
+        note_cma_refused(peer, "process_vm_writev");
+        return false;
+      }
+      throw std::runtime_error(common::system_error_text(
+          "process_vm_writev to rank " + std::to_string(peer) + " (pid " + std::to_string(pid) + ")", errno));
+    }
+    src += n;
+    remote += static_cast<std::uint64_t>(n);
+    bytes -= static_cast<std::size_t>(n);
+  }
+  return true;
+}
+
+}  // namespace mpf::shm

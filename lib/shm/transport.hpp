@@ -1,0 +1,110 @@
+// The shared-memory transport: how one rank reaches the others on its node
+// through the job's segment (SPEC §2). Per ordered pair of ranks, a lock-free
+// ring of packets (common/spsc_ring.hpp); per receiver, a bitmap of senders
+// with packets pending, so a poll never scans idle peers; per sender, a pool
+// of eager buffers; Cross Memory Attach for single-copy large messages; and
+// each rank's doorbell, on which it sleeps when it has nothing to do.
+//
+// The transport moves packets and bytes; what they mean (matching,
+// protocols) is the progress layer's business. Hot paths are inline in
+// transport_inline.hpp; this file's .cpp holds setup and slow paths.
+#pragma once
+
+#include <sys/types.h>
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "shm/packet.hpp"
+#include "shm/segment.hpp"
+
+namespace mpf::shm {
+
+// How large messages are copied between a pair of ranks, and why.
+enum class CopyPath : std::uint8_t {
+  cma,           // one copy with process_vm_readv / process_vm_writev
+  two_copy,      // pipelined through eager buffers: the rndv_mode tunable asked for it
+  cma_refused,   // pipelined through eager buffers: the kernel refused CMA (EPERM)
+};
+const char* to_string(CopyPath path);
+
+class Transport {
+ public:
+  // Attaches this rank to the segment's rings and pools.
+  void init(const Segment& segment, std::uint32_t me, bool force_two_copy);
+
+  std::uint32_t rank() const { return me_; }
+  std::uint32_t size() const { return nranks_; }
+  RankControl& control() const { return *control_; }
+  RankControl& control_of(std::uint32_t peer) const { return segment_->rank(peer); }
+
+  // --- sending (inline) --------------------------------------------------
+  // A free packet in the ring to `peer`, or null when the ring is full.
+  inline Packet* try_claim(std::uint32_t peer);
+  // Hands the claimed packet to `peer` and makes sure it will look.
+  inline void publish(std::uint32_t peer);
+
+  // --- eager buffers -------------------------------------------------------
+  std::uint32_t cell_bytes() const { return cell_bytes_; }
+  // A free cell of this rank's pool, marked busy, or -1 when all are in use.
+  inline std::int32_t try_take_cell();
+  std::byte* cell_data(std::uint32_t owner, std::uint32_t cell) const { return segment_->eager_data(owner, cell); }
+  // Gives `owner`'s cell back once its data has been copied out.
+  inline void release_cell(std::uint32_t owner, std::uint32_t cell);
+  std::uint32_t cells_in_use() const;
+
+  // --- receiving (inline) --------------------------------------------------
+  // Calls on_packet(source, packet) for packets waiting from each sender, in
+  // each sender's order. on_packet returns false to leave a packet where it is
+  // (the receiver cannot take it yet); that sender is then skipped until
+  // retry_deferred() is called. Returns the number of packets consumed.
+  template <class OnPacket>
+  inline std::size_t poll(OnPacket&& on_packet);
+  // Deferred senders are polled again on the next poll().
+  void retry_deferred() { retry_deferred_ = deferred_any_; }
+  bool has_pending() const;
+
+  // --- waking ----------------------------------------------------------------
+  // Wakes `peer` if it sleeps: after handing it work or space.
+  inline void wake(std::uint32_t peer);
+
+  // --- large messages --------------------------------------------------------
+  CopyPath copy_path(std::uint32_t peer) const { return copy_path_[peer]; }
+  // Single copies with CMA. On EPERM the pair is switched to the two-copy
+  // path (reported once on stderr) and false is returned; any other failure
+  // throws std::runtime_error naming the call and the error.
+  bool cma_read(std::uint32_t peer, void* local, std::uint64_t remote, std::size_t bytes);
+  bool cma_write(std::uint32_t peer, std::uint64_t remote, const void* local, std::size_t bytes);
+
+  // --- introspection ---------------------------------------------------------
+  // Packets in flight from this rank to `peer` (slow: reads every slot).
+  std::uint32_t ring_occupancy(std::uint32_t peer) const;
+
+ private:
+  void note_cma_refused(std::uint32_t peer, const char* call);
+
+  const Segment* segment_ = nullptr;
+  std::uint32_t me_ = 0;
+  std::uint32_t nranks_ = 0;
+  RankControl* control_ = nullptr;
+  std::atomic<std::uint64_t>* inbox_ = nullptr;  // mine
+  std::size_t inbox_words_ = 0;
+  std::vector<PacketRing::Producer> out_;        // to each peer
+  std::vector<PacketRing::Consumer> in_;         // from each peer
+  std::vector<std::uint64_t> deferred_;          // senders whose head packet we left in the ring
+  bool deferred_any_ = false;
+  bool retry_deferred_ = false;
+  std::uint32_t cells_ = 0;
+  std::uint32_t cell_bytes_ = 0;
+  std::uint32_t next_cell_ = 0;
+  std::vector<pid_t> peer_pid_;
+  std::vector<CopyPath> copy_path_;
+  bool cma_refusal_reported_ = false;
+};
+
+}  // namespace mpf::shm
+
+#include "shm/transport_inline.hpp"
