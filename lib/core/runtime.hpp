@@ -53,6 +53,7 @@ class Runtime {
   // Point-to-point messaging for every API.
   progress::Engine& engine() { return engine_; }
   shm::Transport& transport() { return transport_; }
+  const shm::Segment& segment() const { return *segment_; }
 
  private:
   Runtime() = default;

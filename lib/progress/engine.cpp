@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <limits>
 
@@ -15,6 +16,7 @@ using shm::PacketKind;
 void Engine::init(shm::Transport& transport, const common::Tunables& t, bool oversubscribed) {
   transport_ = &transport;
   counters_ = &transport.control().counters;
+  introspection_ = &transport.introspection();
   unexpected_ = std::make_unique<match::UnexpectedQueue>(
       static_cast<std::size_t>(t.integer(common::Tunable::unexpected_pool)), transport.size());
   backlog_.assign(transport.size(), {});
@@ -205,6 +207,7 @@ void Engine::start_recv(Request* r) {
     return;
   }
   r->stage = Stage::posted;
+  r->posted_ns = now_ns();
   posted_.post(r);
 }
 
@@ -353,6 +356,49 @@ bool Engine::on_packet(std::uint32_t source, const Packet& p) {
       return true;
   }
   return true;  // an unknown kind cannot come from this build; consume it
+}
+
+// ---------------------------------------------------------------------------
+// Introspection (slow path: only when a wait has lasted or the rank sleeps)
+
+void Engine::publish_blocked(const BlockedCall& call) {
+  const auto now = static_cast<std::int64_t>(now_ns());
+  introspection_->snapshot.write([&](shm::RankSnapshot& s) {
+    std::snprintf(s.function, sizeof s.function, "%s", call.function != nullptr ? call.function : "");
+    s.peer = call.peer;
+    s.tag = call.tag;
+    s.context = call.context;
+    s.blocked_since_ns = now;
+  });
+  blocked_published_ = true;
+}
+
+void Engine::clear_blocked() {
+  introspection_->snapshot.write([](shm::RankSnapshot& s) { s.function[0] = '\0'; });
+  blocked_published_ = false;
+}
+
+void Engine::publish_queues() {
+  const auto now = static_cast<std::int64_t>(now_ns());
+  introspection_->snapshot.write([&](shm::RankSnapshot& s) {
+    s.published_ns = now;
+    s.posted_total = static_cast<std::uint32_t>(posted_.list().size());
+    s.unexpected_total = static_cast<std::uint32_t>(unexpected_->list().size());
+    s.unexpected_bytes = unexpected_->used_bytes();
+    s.backlog_total = static_cast<std::uint32_t>(backlog_count_);
+    std::uint32_t n = 0;
+    for (const Request* r = posted_.list().front(); r != nullptr && n < shm::kListedEntries; r = r->next, ++n) {
+      s.posted[n] = {r->peer, r->tag, r->context, 0, r->bytes, static_cast<std::int64_t>(r->posted_ns)};
+    }
+    s.posted_listed = n;
+    n = 0;
+    for (const match::UnexpectedMessage* m = unexpected_->list().front(); m != nullptr && n < shm::kListedEntries;
+         m = m->next, ++n) {
+      s.unexpected[n] = {static_cast<std::int32_t>(m->source), m->tag, m->context,
+                         static_cast<std::uint32_t>(m->kind), m->bytes, static_cast<std::int64_t>(m->arrived_ns)};
+    }
+    s.unexpected_listed = n;
+  });
 }
 
 void Engine::progress() {

@@ -27,6 +27,7 @@
 #include "common/tunables.hpp"
 #include "match/queues.hpp"
 #include "progress/request.hpp"
+#include "shm/introspection.hpp"
 #include "shm/transport.hpp"
 
 namespace mpf::progress {
@@ -107,10 +108,15 @@ class Engine {
   void enqueue(std::uint32_t peer, Outbound item);
   void flush_backlog();
   void sleep_once(const auto& done);
+  void publish_blocked(const BlockedCall& call);
+  void clear_blocked();
+  void publish_queues();
   std::uint64_t now_ns() const;
 
   shm::Transport* transport_ = nullptr;
   shm::RankCounters* counters_ = nullptr;
+  shm::Introspection* introspection_ = nullptr;
+  bool blocked_published_ = false;
   RequestPool pool_;
   match::PostedQueue<Request> posted_;
   std::unique_ptr<match::UnexpectedQueue> unexpected_;

@@ -19,8 +19,12 @@ inline void cpu_relax() {
 #endif
 }
 
+// Polls before a wait shows up in introspection: waits that end sooner (the
+// common case) cost nothing extra.
+inline constexpr std::uint64_t kPublishAfterPolls = 1024;
+
 template <class Done>
-void Engine::wait_until(Done&& done, const BlockedCall& /*call*/) {
+void Engine::wait_until(Done&& done, const BlockedCall& call) {
   progress();
   if (done()) return;
   std::uint64_t polls = 0;
@@ -28,16 +32,20 @@ void Engine::wait_until(Done&& done, const BlockedCall& /*call*/) {
   for (;;) {
     if (polls < spin_limit_) {
       ++polls;
+      if (polls == kPublishAfterPolls) [[unlikely]] publish_blocked(call);
       cpu_relax();
     } else if (yields < yield_limit_ || never_sleep_) {
+      if (!blocked_published_) [[unlikely]] publish_blocked(call);
       ++yields;
       ::sched_yield();
     } else {
+      if (!blocked_published_) publish_blocked(call);
       sleep_once(done);
     }
     progress();
-    if (done()) return;
+    if (done()) break;
   }
+  if (blocked_published_) clear_blocked();
 }
 
 void Engine::sleep_once(const auto& done) {
@@ -51,6 +59,7 @@ void Engine::sleep_once(const auto& done) {
   progress();
   if (!done()) {
     counters_->sleeps.fetch_add(1, std::memory_order_relaxed);
+    publish_queues();
     common::futex_wait(me.doorbell, seen);
   }
   me.sleeping.store(0, std::memory_order_relaxed);

@@ -24,8 +24,8 @@ std::size_t round_up(std::size_t n, std::size_t to) { return (n + to - 1) / to *
 
 // Offsets of every region, derived from the geometry in one place.
 struct Regions {
-  std::size_t control, inbox, inbox_stride, rings, ring_stride, eager, eager_pool_stride, cell_stride, tunables,
-      total;
+  std::size_t control, inbox, inbox_stride, introspection, introspection_stride, rings, ring_stride, eager,
+      eager_pool_stride, cell_stride, tunables, total;
 };
 
 Regions regions_for(const Segment::Geometry& g) {
@@ -34,7 +34,9 @@ Regions regions_for(const Segment::Geometry& g) {
   r.control = round_up(sizeof(SegmentHeader), kCacheLine);
   r.inbox = r.control + g.nranks * sizeof(RankControl);
   r.inbox_stride = round_up(inbox_words(g.nranks) * sizeof(std::uint64_t), kCacheLine);
-  r.rings = round_up(r.inbox + g.nranks * r.inbox_stride, page);
+  r.introspection = r.inbox + g.nranks * r.inbox_stride;
+  r.introspection_stride = sizeof(Introspection);
+  r.rings = round_up(r.introspection + g.nranks * r.introspection_stride, page);
   r.ring_stride = round_up(PacketRing::bytes_for(g.ring_slots), kCacheLine);
   r.eager = round_up(r.rings + std::size_t{g.nranks} * g.nranks * r.ring_stride, page);
   r.cell_stride = sizeof(EagerCell) + round_up(g.eager_cell_bytes, kCacheLine);
@@ -111,6 +113,8 @@ Segment Segment::create(const Geometry& g) {
   header->ring_slots = g.ring_slots;
   header->eager_cells = g.eager_cells;
   header->eager_cell_bytes = g.eager_cell_bytes;
+  header->introspection_offset = regions.introspection;
+  header->introspection_stride = regions.introspection_stride;
   for (std::uint32_t r = 0; r < g.nranks; ++r) {
     new (segment.at(regions.control + r * sizeof(RankControl))) RankControl{};
     for (std::size_t w = 0; w < inbox_words(g.nranks); ++w) {
@@ -123,6 +127,7 @@ Segment Segment::create(const Geometry& g) {
     for (std::uint32_t c = 0; c < g.eager_cells; ++c) {
       new (&segment.eager_cell(r, c)) EagerCell{};
     }
+    new (&segment.introspection(r)) Introspection{};
   }
   std::memcpy(segment.at(regions.tunables), g.tunables_json.data(), g.tunables_json.size());
   return segment;
@@ -170,7 +175,9 @@ Segment Segment::map_checked(int fd, bool writable, const std::string& what) {
       h.nranks <= (bytes - h.inbox_offset) / std::max<std::uint64_t>(h.inbox_stride, 1) &&
       h.rings_offset <= bytes &&
       std::uint64_t{h.nranks} * h.nranks <= (bytes - h.rings_offset) / h.ring_stride &&
-      h.eager_offset <= bytes && h.nranks <= (bytes - h.eager_offset) / std::max<std::uint64_t>(h.eager_pool_stride, 1);
+      h.eager_offset <= bytes && h.nranks <= (bytes - h.eager_offset) / std::max<std::uint64_t>(h.eager_pool_stride, 1) &&
+      h.introspection_stride >= sizeof(Introspection) && h.introspection_stride <= bytes &&
+      h.introspection_offset <= bytes && h.nranks <= (bytes - h.introspection_offset) / h.introspection_stride;
   if (!consistent) throw SegmentError(what + " has an inconsistent header (sizes do not match)");
   return segment;
 }
@@ -242,6 +249,11 @@ EagerCell& Segment::eager_cell(std::uint32_t owner, std::uint32_t cell) const {
 
 std::byte* Segment::eager_data(std::uint32_t owner, std::uint32_t cell) const {
   return reinterpret_cast<std::byte*>(&eager_cell(owner, cell)) + sizeof(EagerCell);
+}
+
+Introspection& Segment::introspection(std::uint32_t r) const {
+  const SegmentHeader& h = header();
+  return *reinterpret_cast<Introspection*>(at(h.introspection_offset + r * h.introspection_stride));
 }
 
 std::string_view Segment::tunables_json() const {

@@ -11,6 +11,7 @@
 #include <sys/types.h>
 
 #include "common/tunables.hpp"
+#include "shm/introspection.hpp"
 #include "shm/segment_layout.hpp"
 
 namespace mpf::shm {
@@ -65,6 +66,7 @@ class Segment {
   void* ring(std::uint32_t sender, std::uint32_t receiver) const;
   // Cell `cell` of rank `owner`'s eager pool, and its payload.
   EagerCell& eager_cell(std::uint32_t owner, std::uint32_t cell) const;
+  Introspection& introspection(std::uint32_t r) const;
   std::byte* eager_data(std::uint32_t owner, std::uint32_t cell) const;
   int fd() const { return fd_; }
   std::size_t bytes() const { return bytes_; }

@@ -11,6 +11,7 @@
 //   [SegmentHeader]            written once by the creator, read-only afterwards
 //   [RankControl x nranks]     one cache-line-aligned block per rank
 //   [Inbox x nranks]           per receiver: which senders have packets pending
+//   [Introspection x nranks]   per rank: blocked call and queues, under a seqlock
 //   [rings nranks x nranks]    ring (s -> r) at rings_offset + (r*nranks + s)*ring_stride
 //   [eager pools x nranks]     per sender: eager_cells buffers of eager_cell_bytes
 //   [tunables JSON text]       the job's resolved tunables (Tunables::to_json)
@@ -26,7 +27,7 @@
 namespace mpf::shm {
 
 inline constexpr std::uint32_t kSegmentMagic = 0x5346504d;  // "MPFS", little-endian
-inline constexpr std::uint32_t kLayoutVersion = 2;
+inline constexpr std::uint32_t kLayoutVersion = 3;
 inline constexpr std::size_t kCacheLine = 64;
 
 // Lifecycle of a rank as its own process records it; mpfrun reads it when the
@@ -55,7 +56,7 @@ struct alignas(kCacheLine) SegmentHeader {
   std::int64_t start_unix_ns;     // when mpfrun created the job
   char jobid[32];                 // NUL-terminated
   // Cache line 2: the shared-memory transport's geometry.
-  std::uint64_t inbox_offset;
+  alignas(kCacheLine) std::uint64_t inbox_offset;
   std::uint64_t inbox_stride;
   std::uint64_t rings_offset;
   std::uint64_t ring_stride;        // bytes of one ring (header and slots)
@@ -65,8 +66,13 @@ struct alignas(kCacheLine) SegmentHeader {
   std::uint32_t eager_cells;
   std::uint32_t eager_cell_bytes;   // payload bytes of one eager cell
   std::uint32_t reserved2;
+  // Cache line 3: introspection.
+  alignas(kCacheLine) std::uint64_t introspection_offset;
+  std::uint64_t introspection_stride;
 };
-static_assert(sizeof(SegmentHeader) == 3 * kCacheLine);
+static_assert(sizeof(SegmentHeader) == 4 * kCacheLine);
+static_assert(offsetof(SegmentHeader, inbox_offset) == 2 * kCacheLine);
+static_assert(offsetof(SegmentHeader, introspection_offset) == 3 * kCacheLine);
 static_assert(offsetof(SegmentHeader, magic) == 0 && offsetof(SegmentHeader, layout_version) == 4,
               "magic and version must stay first: every reader checks them before anything else");
 

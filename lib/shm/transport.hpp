@@ -40,6 +40,7 @@ class Transport {
   std::uint32_t size() const { return nranks_; }
   RankControl& control() const { return *control_; }
   RankControl& control_of(std::uint32_t peer) const { return segment_->rank(peer); }
+  Introspection& introspection() const { return segment_->introspection(me_); }
 
   // --- sending (inline) --------------------------------------------------
   // A free packet in the ring to `peer`, or null when the ring is full.
