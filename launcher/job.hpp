@@ -26,8 +26,9 @@ struct RankRecord {
   shm::RankState final_state = shm::RankState::launched;
   std::int64_t start_ns = 0;  // steady clock
   std::int64_t end_ns = 0;
-  // Counters the rank published, copied out of the segment when it ended.
-  std::uint64_t pmix_puts = 0, pmix_gets = 0, pmix_fences = 0, init_ns = 0, finalize_ns = 0;
+  // Counters the rank published (shm::kCounterFields order), copied out of
+  // the segment when it ended.
+  std::vector<std::uint64_t> counters;
 };
 
 struct JobRecord {

@@ -27,6 +27,7 @@
 #include "launcher/output.hpp"
 #include "launcher/pmix_server.hpp"
 #include "launcher/rank_process.hpp"
+#include "shm/counters.hpp"
 #include "shm/segment.hpp"
 
 extern char** environ;
@@ -223,11 +224,10 @@ void Runner::on_rank_exit(RankRecord& r, int wait_status, const shm::Segment& se
   r.end_ns = steady_ns();
   const shm::RankControl& control = segment.rank(r.rank);
   r.final_state = static_cast<shm::RankState>(control.state.load(std::memory_order_acquire));
-  r.pmix_puts = control.counters.pmix_puts.load(std::memory_order_relaxed);
-  r.pmix_gets = control.counters.pmix_gets.load(std::memory_order_relaxed);
-  r.pmix_fences = control.counters.pmix_fences.load(std::memory_order_relaxed);
-  r.init_ns = control.counters.init_ns.load(std::memory_order_relaxed);
-  r.finalize_ns = control.counters.finalize_ns.load(std::memory_order_relaxed);
+  r.counters.clear();
+  for (const shm::CounterField& field : shm::kCounterFields) {
+    r.counters.push_back((control.counters.*field.member).load(std::memory_order_relaxed));
+  }
   if (WIFSIGNALED(wait_status)) {
     r.term_signal = WTERMSIG(wait_status);
     fail(128 + r.term_signal, rank_label(r) + " killed by " + signal_description(r.term_signal), &r);

@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "common/version.hpp"
+#include "shm/counters.hpp"
 
 namespace mpf::launcher {
 namespace {
@@ -51,12 +52,8 @@ nlohmann::json job_report(const Options& options, const common::Tunables& tunabl
         {"signal_name", r.term_signal > 0 ? nlohmann::json(::strsignal(r.term_signal)) : nlohmann::json(nullptr)},
         {"state", state_name(r.final_state)},
         {"wall_seconds", r.end_ns > r.start_ns ? static_cast<double>(r.end_ns - r.start_ns) * 1e-9 : 0.0},
-        {"counters",
-         {{"pmix_puts", r.pmix_puts},
-          {"pmix_gets", r.pmix_gets},
-          {"pmix_fences", r.pmix_fences},
-          {"init_seconds", static_cast<double>(r.init_ns) * 1e-9},
-          {"finalize_seconds", static_cast<double>(r.finalize_ns) * 1e-9}}}};
+        {"counters", nlohmann::json::object()}};
+    for (std::size_t i = 0; i < r.counters.size(); ++i) rank["counters"][std::string(shm::kCounterFields[i].name)] = r.counters[i];
     ranks.push_back(std::move(rank));
   }
   return {{"report", "mpfrun"},

@@ -229,6 +229,20 @@ class Report(JobTestCase):
         os.unlink(path)
         self.assert_clean()
 
+    def test_report_counts_messages_per_protocol(self):
+        path = os.path.join(self.tmpdir, "report.json")
+        status, _, err = self.mpfrun("--report", path, "-n", "2", program("introspect_blocked"))
+        self.assertEqual(status, 0, err)
+        with open(path) as f:
+            report = json.load(f)
+        jsonschema.validate(report, self.load_schema("mpfrun-report.schema.json"))
+        sender, receiver = report["ranks"][0]["counters"], report["ranks"][1]["counters"]
+        self.assertEqual(sender["short_sent"], 2)
+        self.assertEqual(sender["short_bytes"], 8)
+        self.assertEqual(receiver["received"], 2)
+        self.assertGreaterEqual(receiver["unexpected"], 1)  # tag 3 waits while tag 7 is wanted
+        os.unlink(path)
+
     def test_report_of_a_failed_job(self):
         path = os.path.join(self.tmpdir, "report.json")
         status, _, _ = self.mpfrun("--report", path, "-n", "2", ACTIONS, "crash", "1")

@@ -1,0 +1,43 @@
+// Every counter of RankCounters, named once, so that the launcher's report,
+// mpfinspect and any other reader list them all without repeating the list.
+#pragma once
+
+#include <array>
+#include <atomic>
+#include <cstdint>
+#include <string_view>
+
+#include "shm/segment_layout.hpp"
+
+namespace mpf::shm {
+
+struct CounterField {
+  std::string_view name;
+  std::atomic<std::uint64_t> RankCounters::*member;
+  std::string_view doc;
+};
+
+inline constexpr std::array<CounterField, 18> kCounterFields{{
+    {"pmix_puts", &RankCounters::pmix_puts, "wire-up key/value pairs published"},
+    {"pmix_gets", &RankCounters::pmix_gets, "wire-up key/value pairs read"},
+    {"pmix_fences", &RankCounters::pmix_fences, "wire-up fences completed"},
+    {"init_ns", &RankCounters::init_ns, "nanoseconds spent initialising"},
+    {"finalize_ns", &RankCounters::finalize_ns, "nanoseconds spent finalizing"},
+    {"short_sent", &RankCounters::short_sent, "messages sent inside their packet"},
+    {"short_bytes", &RankCounters::short_bytes, "bytes of those"},
+    {"eager_sent", &RankCounters::eager_sent, "messages sent through an eager buffer"},
+    {"eager_bytes", &RankCounters::eager_bytes, "bytes of those"},
+    {"rndv_sent", &RankCounters::rndv_sent, "messages sent by rendezvous"},
+    {"rndv_bytes", &RankCounters::rndv_bytes, "bytes of those"},
+    {"received", &RankCounters::received, "messages received"},
+    {"received_bytes", &RankCounters::received_bytes, "bytes of those"},
+    {"unexpected", &RankCounters::unexpected, "messages that arrived before their receive"},
+    {"unexpected_hwm_bytes", &RankCounters::unexpected_hwm_bytes, "most unexpected-pool bytes in use at once"},
+    {"flow_stalls", &RankCounters::flow_stalls, "sends held back for ring space or an eager buffer"},
+    {"sleeps", &RankCounters::sleeps, "times the rank slept on its futex"},
+    {"wakeups_sent", &RankCounters::wakeups_sent, "futex wakes issued to sleeping peers"},
+}};
+static_assert(kCounterFields.size() * sizeof(std::atomic<std::uint64_t>) == sizeof(RankCounters),
+              "every counter of RankCounters is listed once");
+
+}  // namespace mpf::shm
