@@ -37,6 +37,7 @@ enum class Tunable : std::size_t {
   wait_policy,
   spin_count,
   yield_count,
+  yield_us,
   count,  // not a tunable: the number of tunables; keep it last
 };
 
@@ -207,7 +208,18 @@ inline constexpr std::array<TunableSpec, kTunableCount> kTunableTable{{
         .default_value = "64",
         .min = 0,
         .max = 1000000000,
-        .doc = "Times a waiting rank yields the CPU before it sleeps on its futex (adaptive policy)",
+        .doc = "Times a waiting rank yields the CPU before it sleeps on its futex (adaptive policy, "
+               "when the job has a CPU per rank)",
+    },
+    {
+        .id = Tunable::yield_us,
+        .name = "yield_us",
+        .kind = TunableKind::integer,
+        .default_value = "2000",
+        .min = 0,
+        .max = 60000000,
+        .doc = "Microseconds a waiting rank holding one of the node's yield slots (one per CPU) keeps "
+               "yielding before it sleeps (adaptive policy, when ranks outnumber CPUs)",
     },
 }};
 

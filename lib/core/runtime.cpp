@@ -109,7 +109,7 @@ void Runtime::create_own_segment() {
 
 void Runtime::start_messaging() {
   transport_.init(*segment_, job_.rank, tunables_->text(common::Tunable::rndv_mode) == "copy");
-  engine_.init(transport_, *tunables_, oversubscribed_);
+  engine_.init(transport_, *tunables_);
 }
 
 void Runtime::finalize() {

@@ -45,7 +45,7 @@ struct BlockedCall {
 
 class Engine {
  public:
-  void init(shm::Transport& transport, const common::Tunables& tunables, bool oversubscribed);
+  void init(shm::Transport& transport, const common::Tunables& tunables);
 
   Request* new_request() { return pool_.acquire(); }
   void free_request(Request* r) { pool_.release(r); }
@@ -108,6 +108,8 @@ class Engine {
   void enqueue(std::uint32_t peer, Outbound item);
   void flush_backlog();
   void sleep_once(const auto& done);
+  bool take_yield_slot();
+  void release_yield_slot();
   void publish_blocked(const BlockedCall& call);
   void clear_blocked();
   void publish_queues();
@@ -130,6 +132,10 @@ class Engine {
   std::uint64_t spin_limit_ = 0;
   std::uint64_t yield_limit_ = 0;
   bool never_sleep_ = false;
+  // Oversubscribed adaptive waiting: the node's yield slots, or null.
+  std::uint32_t* yield_slots_ = nullptr;  // the segment's counter, used through std::atomic_ref
+  std::uint32_t yield_slot_count_ = 0;
+  std::uint64_t yield_ns_ = 0;
 };
 
 }  // namespace mpf::progress

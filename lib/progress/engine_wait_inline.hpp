@@ -1,7 +1,10 @@
 // Waiting (SPEC §2 Waiting): poll, then yield, then sleep on the rank's
-// futex until a peer rings its doorbell. The counts come from the tunables;
-// when ranks outnumber CPUs the adaptive policy spins only briefly, because
-// every poll then takes a CPU from a rank with work to do.
+// futex until a peer rings its doorbell. The counts come from the tunables.
+// When ranks outnumber CPUs the adaptive policy polls only briefly (a poll
+// takes the CPU from a rank with work to do), then at most one waiting rank
+// per CPU keeps yielding for yield_us (a yield slot, see segment_layout.hpp:
+// it keeps that CPU from idling, so a woken rank runs after one context
+// switch), and every other waiting rank sleeps at once.
 #pragma once
 
 #include <sched.h>
@@ -27,24 +30,41 @@ template <class Done>
 void Engine::wait_until(Done&& done, const BlockedCall& call) {
   progress();
   if (done()) return;
-  std::uint64_t polls = 0;
-  std::uint64_t yields = 0;
-  for (;;) {
-    if (polls < spin_limit_) {
-      ++polls;
+  // One step of waiting: progress and look again.
+  auto finished = [&] {
+    progress();
+    return done();
+  };
+  auto wait = [&] {
+    for (std::uint64_t polls = 1; polls <= spin_limit_; ++polls) {
       if (polls == kPublishAfterPolls) [[unlikely]] publish_blocked(call);
       cpu_relax();
-    } else if (yields < yield_limit_ || never_sleep_) {
-      if (!blocked_published_) [[unlikely]] publish_blocked(call);
-      ++yields;
-      ::sched_yield();
-    } else {
-      if (!blocked_published_) publish_blocked(call);
-      sleep_once(done);
+      if (finished()) return;
     }
-    progress();
-    if (done()) break;
-  }
+    if (!blocked_published_) publish_blocked(call);
+    if (yield_slots_ != nullptr) {
+      // More ranks than CPUs: only a slot holder keeps yielding, for a while.
+      if (take_yield_slot()) {
+        const std::uint64_t deadline = now_ns() + yield_ns_;
+        bool ended = false;
+        for (std::uint64_t yields = 1; !ended; ++yields) {
+          ::sched_yield();
+          ended = finished() || (yields % 16 == 0 && now_ns() >= deadline);
+        }
+        release_yield_slot();
+        if (done()) return;
+      }
+    } else {
+      for (std::uint64_t yields = 0; yields < yield_limit_ || never_sleep_; ++yields) {
+        ::sched_yield();
+        if (finished()) return;
+      }
+    }
+    do {
+      sleep_once(done);
+    } while (!finished());
+  };
+  wait();
   if (blocked_published_) clear_blocked();
 }
 

@@ -27,7 +27,7 @@
 namespace mpf::shm {
 
 inline constexpr std::uint32_t kSegmentMagic = 0x5346504d;  // "MPFS", little-endian
-inline constexpr std::uint32_t kLayoutVersion = 3;
+inline constexpr std::uint32_t kLayoutVersion = 4;
 inline constexpr std::size_t kCacheLine = 64;
 
 // Lifecycle of a rank as its own process records it; mpfrun reads it when the
@@ -39,8 +39,9 @@ enum class RankState : std::uint32_t {
   aborted = 3,      // MPI_Abort was called; abort_code holds the code
 };
 
-// Cache lines 0-1. Written by mpfrun before the first fork; immutable while
+// Cache lines 0-3. Written by mpfrun before the first fork; immutable while
 // ranks run, so readers need no synchronisation beyond the fork/exec itself.
+// Cache line 4 is the node's shared waiting state, the one mutable part.
 struct alignas(kCacheLine) SegmentHeader {
   std::uint32_t magic;
   std::uint32_t layout_version;
@@ -69,8 +70,15 @@ struct alignas(kCacheLine) SegmentHeader {
   // Cache line 3: introspection.
   alignas(kCacheLine) std::uint64_t introspection_offset;
   std::uint64_t introspection_stride;
+  // Cache line 4: when ranks outnumber CPUs, at most `ncpus` waiting ranks
+  // at a time keep yielding instead of sleeping (the engine's yield slots):
+  // a CPU with a yielding rank is never idle, so the rank a sender wakes
+  // runs after one context switch instead of waiting for an idle CPU to
+  // wake up (tens of microseconds on a virtual machine).
+  // Accessed with std::atomic_ref (the header stays trivially copyable).
+  alignas(kCacheLine) std::uint32_t yield_slots_taken;
 };
-static_assert(sizeof(SegmentHeader) == 4 * kCacheLine);
+static_assert(sizeof(SegmentHeader) == 5 * kCacheLine);
 static_assert(offsetof(SegmentHeader, inbox_offset) == 2 * kCacheLine);
 static_assert(offsetof(SegmentHeader, introspection_offset) == 3 * kCacheLine);
 static_assert(offsetof(SegmentHeader, magic) == 0 && offsetof(SegmentHeader, layout_version) == 4,

@@ -41,6 +41,10 @@ class Transport {
   RankControl& control() const { return *control_; }
   RankControl& control_of(std::uint32_t peer) const { return segment_->rank(peer); }
   Introspection& introspection() const { return segment_->introspection(me_); }
+  // More ranks than CPUs on this node, and how many CPUs.
+  bool oversubscribed() const { return segment_->header().oversubscribed != 0; }
+  std::uint32_t ncpus() const { return segment_->header().ncpus; }
+  const SegmentHeader& header() const { return segment_->header(); }
 
   // --- sending (inline) --------------------------------------------------
   // A free packet in the ring to `peer`, or null when the ring is full.
