@@ -30,7 +30,7 @@ def main():
             f"{libdir}/libmpi.so", f"{libdir}/libmpfrt.so",
             "include/mpi.h",
             f"{libdir}/pkgconfig/mpf-mpi.pc",
-            "share/man/man1/mpfrun.1", "share/man/man7/mpf.7",
+            "share/man/man1/mpfrun.1", "share/man/man1/mpicc.1", "share/man/man3/mpi.3", "share/man/man7/mpf.7",
             "share/mpf/schemas/mpfrun-report.schema.json",
             "share/mpf/examples/hello.c",
         ]
