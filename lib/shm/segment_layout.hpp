@@ -112,7 +112,10 @@ struct alignas(kCacheLine) RankControl {
   std::atomic<std::uint32_t> state;  // RankState
   std::int32_t pid;                  // written by the rank at attach
   std::atomic<std::int32_t> abort_code;
-  std::uint32_t reserved[13];
+  // Set once when the kernel refused Cross Memory Attach (errno of the
+  // refusal, EPERM): large messages of this rank then take two copies.
+  std::atomic<std::int32_t> cma_refused_errno;
+  std::uint32_t reserved[12];
   // Eventcount for sleeping (SPEC §2 Waiting): the rank sets `sleeping`,
   // re-checks for work, then futex-waits on `doorbell`; a peer that hands it
   // work bumps `doorbell` and wakes it when it sees `sleeping`.

@@ -59,6 +59,7 @@ std::uint32_t Transport::ring_occupancy(std::uint32_t peer) const { return out_[
 
 void Transport::note_cma_refused(std::uint32_t peer, const char* call) {
   copy_path_[peer] = CopyPath::cma_refused;
+  control_->cma_refused_errno.store(errno, std::memory_order_relaxed);
   if (!cma_refusal_reported_) {
     cma_refusal_reported_ = true;
     std::fprintf(stderr,
