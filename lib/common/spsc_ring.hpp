@@ -65,11 +65,13 @@ class SpscRing {
       if (s.seq.load(std::memory_order_acquire) != lap_base(head_)) return nullptr;
       return s.payload;
     }
-    // Hands the claimed slot to the consumer.
+    // Hands the claimed slot to the consumer. The store is seq_cst, not
+    // just release (payload visible before the slot is): it is also a full
+    // fence, so a caller may follow it with loads that must not move ahead
+    // of it (the transport's wake check). On x86 that is one xchg.
     void publish() {
       Slot& s = slots_[head_ % nslots_];
-      // Release: the payload is visible before the consumer sees the slot.
-      s.seq.store(lap_base(head_) + 1, std::memory_order_release);
+      s.seq.store(lap_base(head_) + 1, std::memory_order_seq_cst);
       ++head_;
     }
     // Slots published and not yet freed by the consumer (for introspection).
@@ -102,11 +104,12 @@ class SpscRing {
       if (s.seq.load(std::memory_order_acquire) != lap_base(tail_) + 1) return nullptr;
       return s.payload;
     }
-    // Gives the peeked slot back to the producer.
+    // Gives the peeked slot back to the producer. seq_cst for the same
+    // reason as publish(): our reads of the payload happen before the
+    // producer reuses the slot, and later loads stay after the store.
     void release() {
       Slot& s = slots_[tail_ % nslots_];
-      // Release: our reads of the payload happen before the producer reuses it.
-      s.seq.store(lap_base(tail_) + nslots_, std::memory_order_release);
+      s.seq.store(lap_base(tail_) + nslots_, std::memory_order_seq_cst);
       ++tail_;
     }
 

@@ -115,9 +115,10 @@ void Runtime::start_messaging() {
 void Runtime::finalize() {
   if (!initialized_ || finalized_) return;
   const std::uint64_t start = now_ns();
-  // Replies this rank still owes its peers (rendezvous completions, acks)
-  // go out before it stops progressing.
-  engine_.wait_until([this] { return engine_.backlog_size() == 0; }, {"MPI_Finalize"});
+  // Sends still on their way (a freed request's, a buffered one's: MPI 3.1
+  // §8.7) complete, and replies this rank owes its peers go out, before it
+  // stops progressing.
+  engine_.wait_until([this] { return engine_.quiescent(); }, {"MPI_Finalize"});
   // Finalize is collective: no rank leaves before every rank has arrived, so
   // a peer never sees this rank vanish while it may still talk to it.
   try {

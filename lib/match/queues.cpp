@@ -4,12 +4,21 @@
 
 namespace mpf::match {
 
-UnexpectedQueue::UnexpectedQueue(std::size_t pool_bytes, std::uint32_t nranks)
-    : per_sender_(nranks, 0), capacity_(std::max<std::size_t>(pool_bytes / kEntryBytes, 1)) {
+std::uint32_t UnexpectedQueue::sender_share(std::size_t pool_bytes, std::uint32_t nranks) {
   // Each sender may fill an equal share, but never less than a few entries,
-  // so that every sender can make progress even in a large job.
-  sender_share_ = static_cast<std::uint32_t>(std::max<std::size_t>(capacity_ / std::max<std::uint32_t>(nranks, 1), 4));
+  // so that every sender keeps its messages flowing even in a large job.
+  const std::size_t entries = pool_bytes / kEntryBytes;
+  return static_cast<std::uint32_t>(std::max<std::size_t>(entries / std::max<std::uint32_t>(nranks, 1), 4));
 }
+
+UnexpectedQueue::UnexpectedQueue(std::size_t pool_bytes, std::uint32_t nranks)
+    : per_sender_(nranks, 0), sender_share_(sender_share(pool_bytes, nranks)) {}
+
+namespace {
+bool carries_data(shm::PacketKind kind) {
+  return kind == shm::PacketKind::short_msg || kind == shm::PacketKind::eager;
+}
+}  // namespace
 
 UnexpectedMessage* UnexpectedQueue::add(const shm::Packet& p, std::uint32_t source, std::uint64_t now_ns) {
   if (free_.empty()) [[unlikely]] {
@@ -35,7 +44,7 @@ UnexpectedMessage* UnexpectedQueue::add(const shm::Packet& p, std::uint32_t sour
     m->address = p.rendezvous.address;
   }
   list_.push_back(m);
-  ++per_sender_[source];
+  if (carries_data(m->kind)) ++per_sender_[source];
   high_water_ = std::max(high_water_, ++used_);
   return m;
 }
@@ -49,7 +58,7 @@ UnexpectedMessage* UnexpectedQueue::find(std::int32_t source, std::int32_t tag, 
 
 void UnexpectedQueue::remove(UnexpectedMessage* m) {
   list_.remove(m);
-  --per_sender_[m->source];
+  if (carries_data(m->kind)) --per_sender_[m->source];
   --used_;
 }
 

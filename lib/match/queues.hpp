@@ -11,11 +11,16 @@
 // sender's packets arriving in the order they were sent, this is MPI's
 // non-overtaking rule. MPI_ANY_SOURCE and MPI_ANY_TAG are kAnySource/kAnyTag.
 //
-// The unexpected queue is bounded (SPEC §2 Protocols): it holds at most
-// `pool_bytes` of entries, and a single sender at most its share, so a flood
-// from one rank throttles that rank and leaves room for the others. When a
-// sender is over its share, its packets stay in its ring (flow control), and
-// nothing is ever dropped.
+// The unexpected queue is bounded (SPEC §2 Protocols): messages that carry
+// their data (short and eager) take at most `pool_bytes` of entries, and a
+// single sender at most its share (sender_share()), so a flood from one rank
+// throttles that rank and leaves room for the others. The throttling is
+// done by the sender: it counts its data messages not yet matched at each
+// receiver (the pair's credit counter in the segment) and, at its share,
+// sends further messages by rendezvous, whose entries here are envelopes
+// only and always accepted. So a receiver never has to leave a packet in its
+// ring (which could hide the one a posted receive waits for), nothing is
+// dropped, and nothing aborts.
 #pragma once
 
 #include <cstddef>
@@ -111,9 +116,13 @@ class UnexpectedQueue {
   UnexpectedQueue(std::size_t pool_bytes, std::uint32_t nranks);
 
   static constexpr std::size_t kEntryBytes = sizeof(UnexpectedMessage);
-  // The sender still has room in the pool.
-  bool has_room_for(std::uint32_t source) const {
-    return used_ < capacity_ && per_sender_[source] < sender_share_;
+  // How many data-carrying messages one sender may have waiting here: the
+  // same number on every rank, so senders can count against it.
+  static std::uint32_t sender_share(std::size_t pool_bytes, std::uint32_t nranks);
+  // The sender has not used up its share (senders keep within it, so this
+  // only guards against a peer that does not).
+  bool has_room_for(std::uint32_t source, bool carries_data) const {
+    return !carries_data || per_sender_[source] < sender_share_;
   }
   // Stores a message from its packet (the caller checked has_room_for).
   UnexpectedMessage* add(const shm::Packet& packet, std::uint32_t source, std::uint64_t now_ns);
@@ -131,8 +140,7 @@ class UnexpectedQueue {
   List<UnexpectedMessage> list_;
   std::vector<std::unique_ptr<UnexpectedMessage[]>> blocks_;
   std::vector<UnexpectedMessage*> free_;
-  std::vector<std::uint32_t> per_sender_;
-  std::size_t capacity_;      // entries
+  std::vector<std::uint32_t> per_sender_;  // data-carrying entries per sender
   std::uint32_t sender_share_;
   std::size_t used_ = 0;
   std::size_t high_water_ = 0;

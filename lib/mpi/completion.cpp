@@ -87,16 +87,22 @@ void empty_status(MPI_Status* status) {
   status->mpf_cancelled = 0;
 }
 
+void proc_null_status(MPI_Status* status) {
+  empty_status(status);
+  if (status == MPI_STATUS_IGNORE) return;
+  status->MPI_SOURCE = MPI_PROC_NULL;
+}
+
 int finish_request(MPI_Request* handle, MPI_Status* status, const char* call, bool set_error_field) {
   MpiRequest* r = requests().get(*handle);
   if (r == nullptr) {
     empty_status(status);
     return MPI_SUCCESS;
   }
-  fill_status(*r, status);
-  if (r->proc_null && status != MPI_STATUS_IGNORE && r->active) {
-    status->MPI_SOURCE = MPI_PROC_NULL;
-    status->MPI_TAG = MPI_ANY_TAG;
+  if (r->proc_null && r->active) {
+    proc_null_status(status);
+  } else {
+    fill_status(*r, status);
   }
   int rc = MPI_SUCCESS;
   if (r->engine != nullptr && r->engine->status.error == progress::kErrorTruncated) {
@@ -311,8 +317,11 @@ int MPI_Request_get_status(MPI_Request request, int* flag, MPI_Status* status) {
   if (r == nullptr) {
     empty_status(status);
   } else {
-    fill_status(*r, status);
-    if (r->proc_null && status != MPI_STATUS_IGNORE) status->MPI_SOURCE = MPI_PROC_NULL;
+    if (r->proc_null && r->active) {
+      proc_null_status(status);
+    } else {
+      fill_status(*r, status);
+    }
   }
   return MPI_SUCCESS;
 }

@@ -185,7 +185,7 @@ int do_mprobe(const char* call, int source, int tag, MPI_Comm comm, bool blockin
   if (source == MPI_PROC_NULL) {
     if (flag != nullptr) *flag = 1;
     *message = MPI_MESSAGE_NO_PROC;
-    empty_status(status);
+    proc_null_status(status);
     return MPI_SUCCESS;
   }
   const std::int32_t world = to_world(comm, source);
@@ -367,7 +367,7 @@ int MPI_Sendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest, 
 int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status* status) {
   if (int rc = probe_args("MPI_Probe", source, tag, comm)) return rc;
   if (source == MPI_PROC_NULL) {
-    empty_status(status);
+    proc_null_status(status);
     return MPI_SUCCESS;
   }
   auto& eng = mpf::core::Runtime::instance().engine();
@@ -383,7 +383,7 @@ int MPI_Iprobe(int source, int tag, MPI_Comm comm, int* flag, MPI_Status* status
   if (int rc = probe_args("MPI_Iprobe", source, tag, comm)) return rc;
   if (source == MPI_PROC_NULL) {
     *flag = 1;
-    empty_status(status);
+    proc_null_status(status);
     return MPI_SUCCESS;
   }
   const auto* m =

@@ -77,8 +77,11 @@ bool request_done(const MpiRequest& r);
 // Returns MPI_SUCCESS or the request's error class (already reported through
 // the communicator's error handler as `call`).
 int finish_request(MPI_Request* handle, MPI_Status* status, const char* call, bool set_error_field);
-// An empty status (MPI_PROC_NULL, inactive or null requests).
+// An empty status (inactive or null requests).
 void empty_status(MPI_Status* status);
+// The status of an operation on MPI_PROC_NULL: source MPI_PROC_NULL, tag
+// MPI_ANY_TAG, count 0.
+void proc_null_status(MPI_Status* status);
 // Releases requests freed while active once they are done.
 void reap_orphans();
 

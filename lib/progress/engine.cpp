@@ -20,6 +20,9 @@ void Engine::init(shm::Transport& transport, const common::Tunables& t) {
   unexpected_ = std::make_unique<match::UnexpectedQueue>(
       static_cast<std::size_t>(t.integer(common::Tunable::unexpected_pool)), transport.size());
   backlog_.assign(transport.size(), {});
+  data_sent_.assign(transport.size(), 0);
+  credit_limit_ = match::UnexpectedQueue::sender_share(
+      static_cast<std::size_t>(t.integer(common::Tunable::unexpected_pool)), transport.size());
   short_limit_ = static_cast<std::uint64_t>(t.integer(common::Tunable::short_limit));
   eager_limit_ = std::min<std::uint64_t>(static_cast<std::uint64_t>(t.integer(common::Tunable::eager_limit)),
                                          transport.cell_bytes());
@@ -62,6 +65,7 @@ std::uint64_t Engine::now_ns() const {
 
 void Engine::start_send(Request* r) {
   r->is_send = true;
+  ++incomplete_sends_;
   r->status = Status{};
   r->offset = 0;
   const auto peer = static_cast<std::uint32_t>(r->peer);
@@ -85,7 +89,12 @@ bool Engine::try_start_send(Request* r) {
   h.bytes = r->bytes;
   h.cookie = r->cookie();
   const bool sync = r->mode == SendMode::synchronous;
-  if (r->bytes <= short_limit_) {
+  // Flow control: at most credit_limit_ data-carrying messages of ours wait
+  // unmatched at the peer; beyond that, rendezvous (envelope only).
+  const bool credit = data_sent_[peer] - transport_->matched_by(peer) < credit_limit_;
+  if (!credit) [[unlikely]] counters_->flow_stalls.fetch_add(1, std::memory_order_relaxed);
+  if (credit && r->bytes <= short_limit_) {
+    ++data_sent_[peer];
     h.kind = PacketKind::short_msg;
     std::memcpy(p->inline_data, r->buffer, r->bytes);
     transport_->publish(peer);
@@ -98,9 +107,10 @@ bool Engine::try_start_send(Request* r) {
     }
     return true;
   }
-  if (r->bytes <= eager_limit_) {
-    const std::int32_t cell = transport_->try_take_cell();
+  if (credit && r->bytes <= eager_limit_) {
+    const std::int32_t cell = transport_->try_take_cell(false);
     if (cell >= 0) [[likely]] {
+      ++data_sent_[peer];
       h.kind = PacketKind::eager;
       p->chunk = {static_cast<std::uint32_t>(cell), static_cast<std::uint32_t>(r->bytes), 0};
       std::memcpy(transport_->cell_data(transport_->rank(), static_cast<std::uint32_t>(cell)), r->buffer, r->bytes);
@@ -132,7 +142,7 @@ bool Engine::try_start_send(Request* r) {
 bool Engine::try_stream(Request* s) {
   const auto peer = static_cast<std::uint32_t>(s->peer);
   while (s->offset < s->transfer_bytes) {
-    const std::int32_t cell = transport_->try_take_cell();
+    const std::int32_t cell = transport_->try_take_cell(true);
     if (cell < 0) return false;
     Packet* p = transport_->try_claim(peer);
     if (p == nullptr) {
@@ -243,6 +253,7 @@ void Engine::receive_claimed(Request* r, match::UnexpectedMessage* m) {
 void Engine::complete(Request* r, std::uint64_t bytes) {
   r->status.bytes = bytes;
   r->stage = Stage::complete;
+  if (r->is_send) --incomplete_sends_;
 }
 
 void Engine::deliver(Request* r, const Message& m) {
@@ -258,6 +269,7 @@ void Engine::deliver(Request* r, const Message& m) {
   auto ack = [&] {
     send_control(m.source, {PacketKind::ack, 0, 0, 0, 0, transport_->rank(), 0, m.cookie}, {});
   };
+  if (m.kind == PacketKind::short_msg || m.kind == PacketKind::eager) transport_->count_matched(m.source);
   switch (m.kind) {
     case PacketKind::short_msg:
       std::memcpy(r->buffer, m.data, accepted);
@@ -333,7 +345,7 @@ bool Engine::on_packet(std::uint32_t source, const Packet& p) {
                     p.rendezvous.address});
         return true;
       }
-      if (!unexpected_->has_room_for(source)) {
+      if (!unexpected_->has_room_for(source, h.kind != PacketKind::rts)) [[unlikely]] {
         // Leave it in the ring: the sender is throttled until receives are
         // posted (never dropped, never an abort).
         return false;

@@ -12,7 +12,10 @@
 //   synchronous short and eager sends complete on the receiver's ack (TA)
 //
 // Sends that find no ring space wait in a per-peer backlog, in order, and go
-// out as room appears; a sender without a free eager buffer uses rendezvous.
+// out as room appears. A sender without a free eager buffer, or with as many
+// data messages unmatched at the receiver as its share of the receiver's
+// unexpected pool, uses rendezvous (flow control by credits: see
+// match/queues.hpp).
 // A waiting rank polls, then yields, then sleeps on its futex until a peer
 // hands it work (wait_until).
 //
@@ -75,6 +78,10 @@ class Engine {
   const match::PostedQueue<Request>& posted() const { return posted_; }
   const match::UnexpectedQueue& unexpected() const { return *unexpected_; }
   std::size_t backlog_size() const { return backlog_count_; }
+  // Nothing this rank started or owes is still on its way: every send has
+  // completed (also those whose requests were freed, and buffered ones) and
+  // every reply has gone out. MPI_Finalize waits for this.
+  bool quiescent() const { return incomplete_sends_ == 0 && backlog_count_ == 0; }
 
  private:
   // What a message is and where its data is: from a packet that just
@@ -123,7 +130,10 @@ class Engine {
   match::PostedQueue<Request> posted_;
   std::unique_ptr<match::UnexpectedQueue> unexpected_;
   std::vector<std::deque<Outbound>> backlog_;  // per peer, in order
+  std::vector<std::uint64_t> data_sent_;       // per peer: short and eager messages sent
+  std::uint32_t credit_limit_ = 0;             // the peer's unexpected share for us
   std::size_t backlog_count_ = 0;
+  std::size_t incomplete_sends_ = 0;
 
   // From the tunables, fixed at init.
   std::uint64_t short_limit_ = 0;

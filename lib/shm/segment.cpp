@@ -24,8 +24,8 @@ std::size_t round_up(std::size_t n, std::size_t to) { return (n + to - 1) / to *
 
 // Offsets of every region, derived from the geometry in one place.
 struct Regions {
-  std::size_t control, inbox, inbox_stride, introspection, introspection_stride, rings, ring_stride, eager,
-      eager_pool_stride, cell_stride, tunables, total;
+  std::size_t control, inbox, inbox_stride, introspection, introspection_stride, credits, rings, ring_stride,
+      eager, eager_pool_stride, cell_stride, tunables, total;
 };
 
 Regions regions_for(const Segment::Geometry& g) {
@@ -36,7 +36,8 @@ Regions regions_for(const Segment::Geometry& g) {
   r.inbox_stride = round_up(inbox_words(g.nranks) * sizeof(std::uint64_t), kCacheLine);
   r.introspection = r.inbox + g.nranks * r.inbox_stride;
   r.introspection_stride = sizeof(Introspection);
-  r.rings = round_up(r.introspection + g.nranks * r.introspection_stride, page);
+  r.credits = r.introspection + g.nranks * r.introspection_stride;
+  r.rings = round_up(r.credits + std::size_t{g.nranks} * g.nranks * sizeof(std::uint64_t), page);
   r.ring_stride = round_up(PacketRing::bytes_for(g.ring_slots), kCacheLine);
   r.eager = round_up(r.rings + std::size_t{g.nranks} * g.nranks * r.ring_stride, page);
   r.cell_stride = sizeof(EagerCell) + round_up(g.eager_cell_bytes, kCacheLine);
@@ -115,6 +116,7 @@ Segment Segment::create(const Geometry& g) {
   header->eager_cell_bytes = g.eager_cell_bytes;
   header->introspection_offset = regions.introspection;
   header->introspection_stride = regions.introspection_stride;
+  header->credits_offset = regions.credits;
   for (std::uint32_t r = 0; r < g.nranks; ++r) {
     new (segment.at(regions.control + r * sizeof(RankControl))) RankControl{};
     for (std::size_t w = 0; w < inbox_words(g.nranks); ++w) {
@@ -128,6 +130,9 @@ Segment Segment::create(const Geometry& g) {
       new (&segment.eager_cell(r, c)) EagerCell{};
     }
     new (&segment.introspection(r)) Introspection{};
+    for (std::uint32_t sender = 0; sender < g.nranks; ++sender) {
+      new (&segment.matched(sender, r)) std::atomic<std::uint64_t>{0};
+    }
   }
   std::memcpy(segment.at(regions.tunables), g.tunables_json.data(), g.tunables_json.size());
   return segment;
@@ -177,7 +182,9 @@ Segment Segment::map_checked(int fd, bool writable, const std::string& what) {
       std::uint64_t{h.nranks} * h.nranks <= (bytes - h.rings_offset) / h.ring_stride &&
       h.eager_offset <= bytes && h.nranks <= (bytes - h.eager_offset) / std::max<std::uint64_t>(h.eager_pool_stride, 1) &&
       h.introspection_stride >= sizeof(Introspection) && h.introspection_stride <= bytes &&
-      h.introspection_offset <= bytes && h.nranks <= (bytes - h.introspection_offset) / h.introspection_stride;
+      h.introspection_offset <= bytes && h.nranks <= (bytes - h.introspection_offset) / h.introspection_stride &&
+      h.credits_offset <= bytes && h.credits_offset % sizeof(std::uint64_t) == 0 &&
+      std::uint64_t{h.nranks} * h.nranks <= (bytes - h.credits_offset) / sizeof(std::uint64_t);
   if (!consistent) throw SegmentError(what + " has an inconsistent header (sizes do not match)");
   return segment;
 }
@@ -254,6 +261,12 @@ std::byte* Segment::eager_data(std::uint32_t owner, std::uint32_t cell) const {
 Introspection& Segment::introspection(std::uint32_t r) const {
   const SegmentHeader& h = header();
   return *reinterpret_cast<Introspection*>(at(h.introspection_offset + r * h.introspection_stride));
+}
+
+std::atomic<std::uint64_t>& Segment::matched(std::uint32_t sender, std::uint32_t receiver) const {
+  const SegmentHeader& h = header();
+  return *reinterpret_cast<std::atomic<std::uint64_t>*>(
+      at(h.credits_offset + (std::uint64_t{receiver} * h.nranks + sender) * sizeof(std::uint64_t)));
 }
 
 std::string_view Segment::tunables_json() const {

@@ -67,6 +67,8 @@ class Segment {
   // Cell `cell` of rank `owner`'s eager pool, and its payload.
   EagerCell& eager_cell(std::uint32_t owner, std::uint32_t cell) const;
   Introspection& introspection(std::uint32_t r) const;
+  // Data messages of `sender` that `receiver` has matched (flow control).
+  std::atomic<std::uint64_t>& matched(std::uint32_t sender, std::uint32_t receiver) const;
   std::byte* eager_data(std::uint32_t owner, std::uint32_t cell) const;
   int fd() const { return fd_; }
   std::size_t bytes() const { return bytes_; }

@@ -12,6 +12,8 @@
 //   [RankControl x nranks]     one cache-line-aligned block per rank
 //   [Inbox x nranks]           per receiver: which senders have packets pending
 //   [Introspection x nranks]   per rank: blocked call and queues, under a seqlock
+//   [credits nranks x nranks]  pair (s -> r) at credits_offset + (r*nranks + s)*8: data
+//                              messages of s that r has matched (written by r)
 //   [rings nranks x nranks]    ring (s -> r) at rings_offset + (r*nranks + s)*ring_stride
 //   [eager pools x nranks]     per sender: eager_cells buffers of eager_cell_bytes
 //   [tunables JSON text]       the job's resolved tunables (Tunables::to_json)
@@ -27,7 +29,7 @@
 namespace mpf::shm {
 
 inline constexpr std::uint32_t kSegmentMagic = 0x5346504d;  // "MPFS", little-endian
-inline constexpr std::uint32_t kLayoutVersion = 4;
+inline constexpr std::uint32_t kLayoutVersion = 5;
 inline constexpr std::size_t kCacheLine = 64;
 
 // Lifecycle of a rank as its own process records it; mpfrun reads it when the
@@ -70,6 +72,7 @@ struct alignas(kCacheLine) SegmentHeader {
   // Cache line 3: introspection.
   alignas(kCacheLine) std::uint64_t introspection_offset;
   std::uint64_t introspection_stride;
+  std::uint64_t credits_offset;
   // Cache line 4: when ranks outnumber CPUs, at most `ncpus` waiting ranks
   // at a time keep yielding instead of sleeping (the engine's yield slots):
   // a CPU with a yielding rank is never idle, so the rank a sender wakes

@@ -3,6 +3,7 @@
 
 #include <sys/uio.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <stdexcept>
@@ -29,6 +30,7 @@ void Transport::init(const Segment& segment, std::uint32_t me, bool force_two_co
   inbox_ = segment.inbox(me);
   inbox_words_ = inbox_words(nranks_);
   deferred_.assign(inbox_words_, 0);
+  idle_polls_.assign(nranks_, 0);
   out_.clear();
   in_.clear();
   for (std::uint32_t peer = 0; peer < nranks_; ++peer) {
@@ -36,6 +38,9 @@ void Transport::init(const Segment& segment, std::uint32_t me, bool force_two_co
     in_.emplace_back(segment.ring(peer, me));
   }
   cells_ = h.eager_cells;
+  // A quarter of the pool (at least one cell) streams rendezvous chunks.
+  eager_cells_ = cells_ - std::max<std::uint32_t>(1, cells_ / 4);
+  next_chunk_cell_ = eager_cells_;
   cell_bytes_ = h.eager_cell_bytes;
   copy_path_.assign(nranks_, force_two_copy ? CopyPath::two_copy : CopyPath::cma);
 }
@@ -46,13 +51,6 @@ std::uint32_t Transport::cells_in_use() const {
     n += segment_->eager_cell(me_, c).busy.load(std::memory_order_relaxed) != 0 ? 1 : 0;
   }
   return n;
-}
-
-bool Transport::has_pending() const {
-  for (std::size_t w = 0; w < inbox_words_; ++w) {
-    if (inbox_[w].load(std::memory_order_seq_cst) != 0) return true;
-  }
-  return false;
 }
 
 std::uint32_t Transport::ring_occupancy(std::uint32_t peer) const { return out_[peer].in_flight(); }

@@ -55,7 +55,10 @@ class Transport {
   // --- eager buffers -------------------------------------------------------
   std::uint32_t cell_bytes() const { return cell_bytes_; }
   // A free cell of this rank's pool, marked busy, or -1 when all are in use.
-  inline std::int32_t try_take_cell();
+  // Eager messages and rendezvous chunks draw from separate parts of the
+  // pool: eager messages can sit unexpected at a receiver for a long time,
+  // chunks never do, so a rendezvous always finds cells to stream through.
+  inline std::int32_t try_take_cell(bool for_chunk);
   std::byte* cell_data(std::uint32_t owner, std::uint32_t cell) const { return segment_->eager_data(owner, cell); }
   // Gives `owner`'s cell back once its data has been copied out.
   inline void release_cell(std::uint32_t owner, std::uint32_t cell);
@@ -70,11 +73,24 @@ class Transport {
   inline std::size_t poll(OnPacket&& on_packet);
   // Deferred senders are polled again on the next poll().
   void retry_deferred() { retry_deferred_ = deferred_any_; }
-  bool has_pending() const;
+
+  // --- flow control ----------------------------------------------------------
+  // Data messages this rank sent to `peer` that the peer has matched.
+  std::uint64_t matched_by(std::uint32_t peer) const {
+    // Acquire: the peer's match happened before we count the credit back.
+    return segment_->matched(me_, peer).load(std::memory_order_acquire);
+  }
+  // Counts one more data message from `sender` matched here.
+  void count_matched(std::uint32_t sender) {
+    std::atomic<std::uint64_t>& c = segment_->matched(sender, me_);
+    c.store(c.load(std::memory_order_relaxed) + 1, std::memory_order_release);  // we are its only writer
+  }
 
   // --- waking ----------------------------------------------------------------
   // Wakes `peer` if it sleeps: after handing it work or space.
   inline void wake(std::uint32_t peer);
+  // The same, when the caller has just executed a full fence.
+  inline void wake_after_fence(std::uint32_t peer);
 
   // --- large messages --------------------------------------------------------
   CopyPath copy_path(std::uint32_t peer) const { return copy_path_[peer]; }
@@ -90,6 +106,11 @@ class Transport {
 
  private:
   void note_cma_refused(std::uint32_t peer, const char* call);
+  template <class OnPacket>
+  inline std::size_t drain(std::uint32_t sender, OnPacket& on_packet);
+
+  // Polls of a sender's empty ring before its inbox bit is cleared.
+  static constexpr std::uint32_t kIdlePollsBeforeClear = 64;
 
   const Segment* segment_ = nullptr;
   std::uint32_t me_ = 0;
@@ -100,11 +121,14 @@ class Transport {
   std::vector<PacketRing::Producer> out_;        // to each peer
   std::vector<PacketRing::Consumer> in_;         // from each peer
   std::vector<std::uint64_t> deferred_;          // senders whose head packet we left in the ring
+  std::vector<std::uint32_t> idle_polls_;        // per sender: polls that found its ring empty
   bool deferred_any_ = false;
   bool retry_deferred_ = false;
   std::uint32_t cells_ = 0;
+  std::uint32_t eager_cells_ = 0;  // cells [0, eager_cells_) for eager, the rest for chunks
   std::uint32_t cell_bytes_ = 0;
-  std::uint32_t next_cell_ = 0;
+  std::uint32_t next_eager_cell_ = 0;
+  std::uint32_t next_chunk_cell_ = 0;
   std::vector<pid_t> peer_pid_;
   std::vector<CopyPath> copy_path_;
   bool cma_refusal_reported_ = false;

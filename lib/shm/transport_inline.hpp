@@ -13,11 +13,16 @@ inline Packet* Transport::try_claim(std::uint32_t peer) {
 }
 
 inline void Transport::wake(std::uint32_t peer) {
-  RankControl& c = segment_->rank(peer);
   // Pairs with the sleeper's seq_cst store to `sleeping` followed by its
   // re-check: either it sees our work, or we see it asleep.
   std::atomic_thread_fence(std::memory_order_seq_cst);
-  if (c.sleeping.load(std::memory_order_relaxed) != 0) [[unlikely]] {
+  wake_after_fence(peer);
+}
+
+inline void Transport::wake_after_fence(std::uint32_t peer) {
+  RankControl& c = segment_->rank(peer);
+  // seq_cst: ordered after the caller's seq_cst store (a plain load on x86).
+  if (c.sleeping.load(std::memory_order_seq_cst) != 0) [[unlikely]] {
     c.doorbell.fetch_add(1, std::memory_order_seq_cst);
     common::futex_wake(c.doorbell);
     control_->counters.wakeups_sent.fetch_add(1, std::memory_order_relaxed);
@@ -25,18 +30,25 @@ inline void Transport::wake(std::uint32_t peer) {
 }
 
 inline void Transport::publish(std::uint32_t peer) {
-  out_[peer].publish();
-  // Tell the receiver which ring to look at. Release: the packet is
-  // published before the bit that leads the receiver to it.
-  std::atomic<std::uint64_t>* bits = segment_->inbox(peer);
-  bits[me_ / 64].fetch_or(std::uint64_t{1} << (me_ % 64), std::memory_order_release);
-  wake(peer);
+  out_[peer].publish();  // seq_cst store: a full fence for what follows
+  // Tell the receiver which ring to look at, unless its bit is still set
+  // (a receiver keeps the bits of busy rings set, so a steady stream costs
+  // no write to its inbox). Dekker with the receiver's clearing in poll():
+  // we store the slot then load the bit, it stores the bit then loads the
+  // slot, both sequentially consistent, so one of us sees the other.
+  std::atomic<std::uint64_t>& word = segment_->inbox(peer)[me_ / 64];
+  const std::uint64_t bit = std::uint64_t{1} << (me_ % 64);
+  if ((word.load(std::memory_order_seq_cst) & bit) == 0) word.fetch_or(bit, std::memory_order_seq_cst);
+  wake_after_fence(peer);
 }
 
-inline std::int32_t Transport::try_take_cell() {
-  for (std::uint32_t tried = 0; tried < cells_; ++tried) {
-    const std::uint32_t c = next_cell_;
-    next_cell_ = next_cell_ + 1 == cells_ ? 0 : next_cell_ + 1;
+inline std::int32_t Transport::try_take_cell(bool for_chunk) {
+  const std::uint32_t first = for_chunk ? eager_cells_ : 0;
+  const std::uint32_t count = for_chunk ? cells_ - eager_cells_ : eager_cells_;
+  std::uint32_t& next = for_chunk ? next_chunk_cell_ : next_eager_cell_;
+  for (std::uint32_t tried = 0; tried < count; ++tried) {
+    const std::uint32_t c = next;
+    next = next + 1 == first + count ? first : next + 1;
     EagerCell& cell = segment_->eager_cell(me_, c);
     // Acquire: the receiver's copy out of this cell is finished.
     if (cell.busy.load(std::memory_order_acquire) == 0) {
@@ -48,41 +60,61 @@ inline std::int32_t Transport::try_take_cell() {
 }
 
 inline void Transport::release_cell(std::uint32_t owner, std::uint32_t cell) {
-  // Release: our reads of the cell happen before its owner reuses it.
-  segment_->eager_cell(owner, cell).busy.store(0, std::memory_order_release);
-  wake(owner);
+  // Our reads of the cell happen before its owner reuses it; seq_cst makes
+  // the store a full fence for the wake check.
+  segment_->eager_cell(owner, cell).busy.store(0, std::memory_order_seq_cst);
+  wake_after_fence(owner);
 }
 
 template <class OnPacket>
 inline std::size_t Transport::poll(OnPacket&& on_packet) {
   std::size_t consumed = 0;
   for (std::size_t w = 0; w < inbox_words_; ++w) {
-    // Acquire: pairs with the sender's release in publish().
-    std::uint64_t bits = inbox_[w].exchange(0, std::memory_order_acquire);
-    if (retry_deferred_) bits |= deferred_[w];
+    // Loads only: the bits of busy rings stay set (see publish()), so
+    // polling never takes the inbox line away from the senders.
+    std::uint64_t bits = inbox_[w].load(std::memory_order_acquire);
     while (bits != 0) {
       const std::uint32_t sender = static_cast<std::uint32_t>(w * 64 + std::countr_zero(bits));
       bits &= bits - 1;
       const std::uint64_t mask = std::uint64_t{1} << (sender % 64);
-      if (!retry_deferred_ && (deferred_[w] & mask) != 0) continue;  // still waiting for room
-      deferred_[w] &= ~mask;
-      PacketRing::Consumer& ring = in_[sender];
-      std::size_t from_sender = 0;
-      while (const void* raw = ring.try_peek()) {
-        if (!on_packet(sender, *static_cast<const Packet*>(raw))) {
-          deferred_[w] |= mask;
-          deferred_any_ = true;
-          break;
-        }
-        ring.release();
-        ++from_sender;
+      if ((deferred_[w] & mask) != 0) {
+        if (!retry_deferred_) continue;  // still waiting for room to take its packets
+        deferred_[w] &= ~mask;
       }
+      const std::size_t from_sender = drain(sender, on_packet);
       consumed += from_sender;
-      if (from_sender != 0) wake(sender);  // it may be waiting for ring space
+      if (from_sender != 0) {
+        idle_polls_[sender] = 0;
+        wake_after_fence(sender);  // it may wait for ring space; release() was seq_cst
+      } else if (++idle_polls_[sender] >= kIdlePollsBeforeClear && (deferred_[w] & mask) == 0) {
+        // Quiet for a while: clear its bit, then look once more, so a packet
+        // published just before the clear is not left without its bit.
+        idle_polls_[sender] = 0;
+        inbox_[w].fetch_and(~mask, std::memory_order_seq_cst);
+        if (in_[sender].try_peek() != nullptr) {
+          inbox_[w].fetch_or(mask, std::memory_order_relaxed);
+        }
+      }
     }
   }
   retry_deferred_ = false;
   return consumed;
+}
+
+template <class OnPacket>
+inline std::size_t Transport::drain(std::uint32_t sender, OnPacket& on_packet) {
+  PacketRing::Consumer& ring = in_[sender];
+  std::size_t n = 0;
+  while (const void* raw = ring.try_peek()) {
+    if (!on_packet(sender, *static_cast<const Packet*>(raw))) {
+      deferred_[sender / 64] |= std::uint64_t{1} << (sender % 64);
+      deferred_any_ = true;
+      break;
+    }
+    ring.release();
+    ++n;
+  }
+  return n;
 }
 
 }  // namespace mpf::shm
