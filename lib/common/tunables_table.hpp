@@ -179,8 +179,9 @@ inline constexpr std::array<TunableSpec, kTunableCount> kTunableTable{{
         .default_value = "4MiB",
         .min = 1024,
         .max = std::int64_t{1} << 30,
-        .doc = "Bytes a rank buffers for messages that arrive before their receive; "
-               "beyond it senders are throttled, never failed",
+        .doc = "Bytes of messages with their data a rank buffers before their receive (each sender "
+               "gets a share; beyond it the sender waits for the match, never fails); envelopes "
+               "of waiting rendezvous messages are not counted",
     },
     {
         .id = Tunable::wait_policy,
