@@ -20,7 +20,8 @@
 # mpf_add_job_test_list(NAME <name> VARIANTS <variant...> <mpf_add_job_test args>)
 #   The same job once per variant, a test list in the sense of MPICH's: each
 #   variant is "label:tunable=value,tunable=value" and becomes the test
-#   <name>.<label>, run with `--set tunable=value` for each pair.
+#   <name>.<label>, run with `--set tunable=value` for each pair; "label:"
+#   runs with the defaults.
 include_guard(GLOBAL)
 
 find_package(GTest CONFIG QUIET)
@@ -119,7 +120,7 @@ function(mpf_add_job_test_list)
     endif()
   endforeach()
   foreach(variant IN LISTS T_VARIANTS)
-    if(NOT variant MATCHES "^([A-Za-z0-9_-]+):(.+)$")
+    if(NOT variant MATCHES "^([A-Za-z0-9_-]+):(.*)$")
       message(FATAL_ERROR "mpf_add_job_test_list(${T_NAME}): variant '${variant}' is not label:tunable=value[,tunable=value]")
     endif()
     set(label "${CMAKE_MATCH_1}")
