@@ -1,16 +1,17 @@
 // A bounded single-producer / single-consumer ring of fixed-size slots that
 // can live in shared memory (no pointers inside, layout fixed).
 //
-// Algorithm: Vyukov's bounded queue specialised to one producer and one
-// consumer. Every slot carries a sequence word; with N slots, the producer of
-// lap L may fill slot i when seq == L*N, and publishes it with seq = L*N + 1
-// (release, after the payload); the consumer reads slot i of lap L when
-// seq == L*N + 1 (acquire), and frees it with seq = (L+1)*N (release, after
-// reading the payload). (Vyukov stores L*N + i; leaving out the slot index
-// makes all-zero memory a valid empty ring, so a fresh memfd needs no pass
-// over its slots.) Producer and consumer never touch each other's
-// index: the only shared writes are to the slot being handed over, so an idle
-// ring costs no cache-line traffic (seed 000: lock-free per-pair slots).
+// Algorithm: Lamport's ring with cached indices and per-slot ready words
+// (the FastForward / B-Queue refinement). The producer writes a slot's
+// payload, then the slot's sequence word: position + 1 (release). The
+// consumer knows the slot at position `tail` is ready when its sequence is
+// tail + 1 (acquire), and after taking a batch of slots publishes its new
+// tail in the ring header. The producer keeps a cached copy of that tail and
+// reads the header only when the cache says the ring is full. So on the
+// data path the producer never reads a line the consumer writes and the
+// consumer never writes a slot: one cache-line transfer each way per slot
+// (seed 000: lock-free per-pair slots). All-zero memory is an empty ring
+// (no slot has sequence 1 yet), so a fresh memfd needs no pass over it.
 //
 // Usage (the ring memory starts zeroed, e.g. a fresh memfd):
 //   using Ring = SpscRing<128>;                 // 128-byte slots
@@ -18,7 +19,8 @@
 //   Ring::Producer tx(memory);                  // in the one producer process
 //   if (void* p = tx.try_claim()) { fill(p); tx.publish(); }
 //   Ring::Consumer rx(memory);                  // in the one consumer process
-//   if (const void* p = rx.try_peek()) { use(p); rx.release(); }
+//   while (const void* p = rx.try_peek()) { use(p); rx.next(); }
+//   rx.release();                               // hand the batch back
 #pragma once
 
 #include <atomic>
@@ -31,13 +33,14 @@ namespace mpf::common {
 template <std::size_t SlotBytes>
 class SpscRing {
   static_assert(SlotBytes % 64 == 0, "slots are whole cache lines");
-  // A ring needs N >= 2: with one slot "published" (L*N + 1) and "free in the
-  // next lap" ((L+1)*N) would be the same number.
 
  public:
-  // Cache line 0 of a ring: its geometry, written once by init().
+  // Cache line 0: geometry, written once by init(). Cache line 1: the
+  // consumer's tail, written by the consumer, read by the producer only when
+  // it finds the ring full.
   struct alignas(64) Header {
     std::uint32_t nslots;
+    alignas(64) std::atomic<std::uint64_t> tail;
   };
   // A slot: the sequence word, then the payload, in one or more cache lines.
   struct alignas(64) Slot {
@@ -45,80 +48,92 @@ class SpscRing {
     std::byte payload[SlotBytes - sizeof(std::atomic<std::uint64_t>)];
   };
   static_assert(sizeof(Slot) == SlotBytes);
+  static_assert(sizeof(Header) == 128);
   static constexpr std::size_t kPayloadBytes = sizeof(Slot::payload);
 
   static constexpr std::size_t bytes_for(std::uint32_t nslots) { return sizeof(Header) + nslots * sizeof(Slot); }
 
-  // Writes the header. The slots must be zero (seq 0: free in lap 0).
-  static void init(void* memory, std::uint32_t nslots) { new (memory) Header{nslots}; }
+  // Writes the geometry. The rest must be zero (an empty ring).
+  static void init(void* memory, std::uint32_t nslots) {
+    auto* header = static_cast<Header*>(memory);
+    header->nslots = nslots;
+  }
 
   class Producer {
    public:
     Producer() = default;
     explicit Producer(void* memory)
-        : slots_(slots_of(static_cast<Header*>(memory))), nslots_(static_cast<Header*>(memory)->nslots) {}
+        : header_(static_cast<Header*>(memory)), slots_(slots_of(header_)), nslots_(header_->nslots) {}
 
     // The next free slot's payload, or null when the ring is full.
     void* try_claim() {
-      Slot& s = slots_[head_ % nslots_];
-      // Acquire: the consumer's reads of this slot's old payload are done.
-      if (s.seq.load(std::memory_order_acquire) != lap_base(head_)) return nullptr;
-      return s.payload;
+      if (head_ - cached_tail_ >= nslots_) {
+        // Acquire: the consumer's reads of the slots it gave back are done.
+        cached_tail_ = header_->tail.load(std::memory_order_acquire);
+        if (head_ - cached_tail_ >= nslots_) return nullptr;
+      }
+      return slots_[head_ % nslots_].payload;
     }
-    // Hands the claimed slot to the consumer. The store is seq_cst, not
-    // just release (payload visible before the slot is): it is also a full
-    // fence, so a caller may follow it with loads that must not move ahead
-    // of it (the transport's wake check). On x86 that is one xchg.
+    // Hands the claimed slot to the consumer. The store is seq_cst, not just
+    // release (payload visible before the slot is): it is also a full fence,
+    // so the caller may follow it with loads that must not move ahead of it
+    // (the transport's wake check). On x86 that is one xchg.
     void publish() {
-      Slot& s = slots_[head_ % nslots_];
-      s.seq.store(lap_base(head_) + 1, std::memory_order_seq_cst);
+      slots_[head_ % nslots_].seq.store(head_ + 1, std::memory_order_seq_cst);
       ++head_;
     }
-    // Slots published and not yet freed by the consumer (for introspection).
+    // Slots published and not yet given back (slow: reads the consumer's line).
     std::uint32_t in_flight() const {
-      std::uint32_t n = 0;
-      for (std::uint32_t i = 0; i < nslots_; ++i) {
-        // Published and not yet freed: L*N + 1 (N >= 2).
-        if (slots_[i].seq.load(std::memory_order_relaxed) % nslots_ == 1) ++n;
-      }
-      return n;
+      return static_cast<std::uint32_t>(head_ - header_->tail.load(std::memory_order_relaxed));
     }
 
    private:
-    std::uint64_t lap_base(std::uint64_t position) const { return position - position % nslots_; }
+    Header* header_ = nullptr;
     Slot* slots_ = nullptr;
     std::uint32_t nslots_ = 0;
     std::uint64_t head_ = 0;
+    std::uint64_t cached_tail_ = 0;
   };
 
   class Consumer {
    public:
     Consumer() = default;
     explicit Consumer(void* memory)
-        : slots_(slots_of(static_cast<Header*>(memory))), nslots_(static_cast<Header*>(memory)->nslots) {}
+        : header_(static_cast<Header*>(memory)), slots_(slots_of(header_)), nslots_(header_->nslots) {}
 
     // The oldest published slot's payload, or null when the ring is empty.
     const void* try_peek() const {
       const Slot& s = slots_[tail_ % nslots_];
       // Acquire: pairs with publish(); the payload is complete.
-      if (s.seq.load(std::memory_order_acquire) != lap_base(tail_) + 1) return nullptr;
+      if (s.seq.load(std::memory_order_acquire) != tail_ + 1) return nullptr;
       return s.payload;
     }
-    // Gives the peeked slot back to the producer. seq_cst for the same
-    // reason as publish(): our reads of the payload happen before the
-    // producer reuses the slot, and later loads stay after the store.
-    void release() {
-      Slot& s = slots_[tail_ % nslots_];
-      s.seq.store(lap_base(tail_) + nslots_, std::memory_order_seq_cst);
-      ++tail_;
-    }
+    // Moves past the peeked slot (still ours until release()).
+    void next() { ++tail_; }
+    // Gives every slot moved past back to the producer. seq_cst: our reads
+    // of the payloads happen before the producer reuses the slots, and it is
+    // a full fence for the caller's wake check.
+    void release() { header_->tail.store(tail_, std::memory_order_seq_cst); }
+    // Slots published and not yet taken, as seen from the consumer.
+    bool empty() const { return try_peek() == nullptr; }
 
    private:
-    std::uint64_t lap_base(std::uint64_t position) const { return position - position % nslots_; }
-    Slot* slots_ = nullptr;
+    Header* header_ = nullptr;
+    const Slot* slots_ = nullptr;
     std::uint32_t nslots_ = 0;
     std::uint64_t tail_ = 0;
   };
+
+  // Published slots not yet given back, for an observer in another process
+  // (mpfinspect): slots whose sequence is past the consumer's tail.
+  static std::uint32_t occupancy(const void* memory) {
+    const auto* header = static_cast<const Header*>(memory);
+    const Slot* slots = slots_of(const_cast<Header*>(header));
+    const std::uint64_t tail = header->tail.load(std::memory_order_acquire);
+    std::uint32_t n = 0;
+    for (std::uint32_t i = 0; i < header->nslots; ++i) n += slots[i].seq.load(std::memory_order_relaxed) > tail;
+    return n;
+  }
 
  private:
   static Slot* slots_of(Header* header) {

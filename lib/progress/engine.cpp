@@ -21,6 +21,7 @@ void Engine::init(shm::Transport& transport, const common::Tunables& t) {
       static_cast<std::size_t>(t.integer(common::Tunable::unexpected_pool)), transport.size());
   backlog_.assign(transport.size(), {});
   data_sent_.assign(transport.size(), 0);
+  matched_seen_.assign(transport.size(), 0);
   credit_limit_ = match::UnexpectedQueue::sender_share(
       static_cast<std::size_t>(t.integer(common::Tunable::unexpected_pool)), transport.size());
   short_limit_ = static_cast<std::uint64_t>(t.integer(common::Tunable::short_limit));
@@ -90,8 +91,15 @@ bool Engine::try_start_send(Request* r) {
   h.cookie = r->cookie();
   const bool sync = r->mode == SendMode::synchronous;
   // Flow control: at most credit_limit_ data-carrying messages of ours wait
-  // unmatched at the peer; beyond that, rendezvous (envelope only).
-  const bool credit = data_sent_[peer] - transport_->matched_by(peer) < credit_limit_;
+  // unmatched at the peer; beyond that, rendezvous (envelope only). The
+  // peer's counter is read again only when the last value we read says we
+  // are at the limit (it only grows), so a steady stream does not pull the
+  // counter's cache line over on every send.
+  bool credit = data_sent_[peer] - matched_seen_[peer] < credit_limit_;
+  if (!credit) [[unlikely]] {
+    matched_seen_[peer] = transport_->matched_by(peer);
+    credit = data_sent_[peer] - matched_seen_[peer] < credit_limit_;
+  }
   if (!credit) [[unlikely]] counters_->flow_stalls.fetch_add(1, std::memory_order_relaxed);
   if (credit && r->bytes <= short_limit_) {
     ++data_sent_[peer];

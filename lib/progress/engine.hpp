@@ -131,6 +131,7 @@ class Engine {
   std::unique_ptr<match::UnexpectedQueue> unexpected_;
   std::vector<std::deque<Outbound>> backlog_;  // per peer, in order
   std::vector<std::uint64_t> data_sent_;       // per peer: short and eager messages sent
+  std::vector<std::uint64_t> matched_seen_;    // per peer: its matched counter when we last read it
   std::uint32_t credit_limit_ = 0;             // the peer's unexpected share for us
   std::size_t backlog_count_ = 0;
   std::size_t incomplete_sends_ = 0;

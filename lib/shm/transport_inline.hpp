@@ -85,7 +85,7 @@ inline std::size_t Transport::poll(OnPacket&& on_packet) {
       consumed += from_sender;
       if (from_sender != 0) {
         idle_polls_[sender] = 0;
-        wake_after_fence(sender);  // it may wait for ring space; release() was seq_cst
+        wake_after_fence(sender);  // it may wait for ring space; drain()'s release() was seq_cst
       } else if (++idle_polls_[sender] >= kIdlePollsBeforeClear && (deferred_[w] & mask) == 0) {
         // Quiet for a while: clear its bit, then look once more, so a packet
         // published just before the clear is not left without its bit.
@@ -111,9 +111,10 @@ inline std::size_t Transport::drain(std::uint32_t sender, OnPacket& on_packet) {
       deferred_any_ = true;
       break;
     }
-    ring.release();
+    ring.next();
     ++n;
   }
+  if (n != 0) ring.release();  // one write of our tail for the whole batch
   return n;
 }
 

@@ -44,10 +44,32 @@ TEST(SpscRing, DeliversInOrderAndReportsFullAndEmpty) {
     std::uint32_t v;
     std::memcpy(&v, slot, sizeof v);
     EXPECT_EQ(v, i);
+    rx.next();
     rx.release();
   }
   EXPECT_EQ(rx.try_peek(), nullptr);
   EXPECT_EQ(tx.in_flight(), 0u);
+}
+
+TEST(SpscRing, SlotsComeBackOnlyWhenTheConsumerReleasesThem) {
+  SharedMemory mem(Ring::bytes_for(2));
+  Ring::init(mem.base, 2);
+  Ring::Producer tx(mem.base);
+  Ring::Consumer rx(mem.base);
+  for (int i = 0; i < 2; ++i) {
+    ASSERT_NE(tx.try_claim(), nullptr);
+    tx.publish();
+  }
+  EXPECT_EQ(Ring::occupancy(mem.base), 2u);
+  ASSERT_NE(rx.try_peek(), nullptr);
+  rx.next();
+  ASSERT_NE(rx.try_peek(), nullptr);
+  rx.next();
+  EXPECT_EQ(rx.try_peek(), nullptr);
+  EXPECT_EQ(tx.try_claim(), nullptr) << "taken but not released: still the consumer's";
+  rx.release();
+  EXPECT_NE(tx.try_claim(), nullptr);
+  EXPECT_EQ(Ring::occupancy(mem.base), 0u);
 }
 
 TEST(SpscRing, WrapsAroundManyLapsWithTwoSlots) {
@@ -67,6 +89,7 @@ TEST(SpscRing, WrapsAroundManyLapsWithTwoSlots) {
         std::uint64_t v;
         std::memcpy(&v, got, sizeof v);
         ASSERT_EQ(v, j);
+        rx.next();
         rx.release();
       }
     }
@@ -101,6 +124,7 @@ TEST(SpscRing, TwoProcessStressKeepsEveryMessageInOrder) {
     std::uint64_t words[Ring::kPayloadBytes / sizeof(std::uint64_t)];
     std::memcpy(words, slot, sizeof words);
     for (auto w : words) bad += w != i;
+    rx.next();
     rx.release();
   }
   int status = 0;
