@@ -8,6 +8,6 @@ cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release
 cmake --build build -j"$(nproc)"
 
 echo
-echo "Demo: four ranks started by mpfrun, wired up through its embedded PMIx server"
+echo "Demo: four ranks started by mpfrun pass greetings around a ring"
 echo "\$ build/launcher/mpfrun -n 4 --tag-output build/share/hello"
 build/launcher/mpfrun -n 4 --tag-output build/share/hello
