@@ -93,47 +93,50 @@ void proc_null_status(MPI_Status* status) {
   status->MPI_SOURCE = MPI_PROC_NULL;
 }
 
+int finish_operation(MpiRequest& r, MPI_Status* status, const char* call, bool set_error_field) {
+  if (r.proc_null && r.active) {
+    proc_null_status(status);
+  } else {
+    fill_status(r, status);
+  }
+  // The engine request goes back first: an error handler that returns must
+  // not leak it.
+  progress::Request* e = r.engine;
+  r.engine = nullptr;
+  r.active = false;
+  if (e == nullptr || e->status.error != progress::kErrorTruncated) {
+    if (e != nullptr) engine().free_request(e);
+    if (status != MPI_STATUS_IGNORE && set_error_field) status->MPI_ERROR = MPI_SUCCESS;
+    return MPI_SUCCESS;
+  }
+  const progress::Status st = e->status;
+  const std::uint64_t capacity = e->bytes;
+  engine().free_request(e);
+  if (status != MPI_STATUS_IGNORE && set_error_field) status->MPI_ERROR = MPI_ERR_TRUNCATE;
+  return comm_error(call, r.comm, MPI_ERR_TRUNCATE,
+                    "message truncated: " + std::to_string(st.message_bytes) + " bytes arrived from rank " +
+                        std::to_string(from_world(r.comm, st.source)) + " (tag " + std::to_string(st.tag) +
+                        ") for a receive buffer of " + std::to_string(capacity) + " bytes");
+}
+
 int finish_request(MPI_Request* handle, MPI_Status* status, const char* call, bool set_error_field) {
   MpiRequest* r = requests().get(*handle);
   if (r == nullptr) {
     empty_status(status);
     return MPI_SUCCESS;
   }
-  if (r->proc_null && r->active) {
-    proc_null_status(status);
-  } else {
-    fill_status(*r, status);
-  }
-  int rc = MPI_SUCCESS;
-  if (r->engine != nullptr && r->engine->status.error == progress::kErrorTruncated) {
-    const progress::Status& st = r->engine->status;
-    if (status != MPI_STATUS_IGNORE && set_error_field) status->MPI_ERROR = MPI_ERR_TRUNCATE;
-    const std::string detail = "message truncated: " + std::to_string(st.message_bytes) + " bytes arrived from rank " +
-                               std::to_string(from_world(r->comm, st.source)) + " (tag " + std::to_string(st.tag) +
-                               ") for a receive buffer of " + std::to_string(r->engine->bytes) + " bytes";
-    const MPI_Comm comm = r->comm;
-    rc = MPI_ERR_TRUNCATE;
-    // Release first: the handler may return and the request must not leak.
-    if (r->engine != nullptr) engine().free_request(r->engine);
-    r->engine = nullptr;
-    if (r->persistent) {
-      r->active = false;
-    } else {
-      requests().remove(*handle);
-      *handle = MPI_REQUEST_NULL;
-    }
-    return comm_error(call, comm, rc, detail);
-  }
-  if (status != MPI_STATUS_IGNORE && set_error_field) status->MPI_ERROR = MPI_SUCCESS;
-  if (r->engine != nullptr) engine().free_request(r->engine);
-  r->engine = nullptr;
-  if (r->persistent) {
-    r->active = false;
-  } else {
+  if (!r->persistent) {
+    // Taken out of the table before the error handler can run.
+    MpiRequest done = *r;
     requests().remove(*handle);
     *handle = MPI_REQUEST_NULL;
+    return finish_operation(done, status, call, set_error_field);
   }
-  return rc;
+  if (!r->active) {
+    empty_status(status);
+    return MPI_SUCCESS;
+  }
+  return finish_operation(*r, status, call, set_error_field);
 }
 
 void reap_orphans() {

@@ -97,20 +97,19 @@ void start(MpiRequest& r) {
   }
 }
 
-// Creates a request for a send or receive; `persistent` ones are not started.
-int make_request(const char* call, bool is_send, const void* buf, int count, MPI_Datatype datatype, int peer,
-                 int tag, MPI_Comm comm, SendMode mode, bool buffered, bool persistent, MPI_Request* request) {
+// Checks a send's or receive's arguments and describes the operation in `r`
+// (not started). Returns MPI_SUCCESS or the error class.
+int prepare(const char* call, bool is_send, const void* buf, int count, MPI_Datatype datatype, int peer, int tag,
+            MPI_Comm comm, SendMode mode, bool buffered, bool persistent, MpiRequest& r) {
   require_initialized(call);
   std::uint64_t bytes = 0;
   if (int rc = check_data(call, comm, buf, count, datatype, &bytes)) return rc;
   if (int rc = check_peer(call, comm, peer, !is_send)) return rc;
   if (int rc = check_tag(call, comm, tag, !is_send)) return rc;
-  if (int rc = check_request_ptr(call, comm, request)) return rc;
   if (buffered && !persistent && peer != MPI_PROC_NULL) {
     if (int rc = buffered_send(call, buf, bytes, to_world(comm, peer), tag, comm)) return rc;
   }
-  const MPI_Request handle = requests().add();
-  MpiRequest& r = *requests().get(handle);
+  r.in_use = true;
   r.is_send = is_send;
   r.persistent = persistent;
   r.buffered = buffered;
@@ -123,23 +122,35 @@ int make_request(const char* call, bool is_send, const void* buf, int count, MPI
   r.peer = peer;
   r.tag = tag;
   r.mode = mode;
-  if (!persistent) start(r);
+  return MPI_SUCCESS;
+}
+
+// Creates a request for a send or receive; `persistent` ones are not started.
+int make_request(const char* call, bool is_send, const void* buf, int count, MPI_Datatype datatype, int peer,
+                 int tag, MPI_Comm comm, SendMode mode, bool buffered, bool persistent, MPI_Request* request) {
+  if (int rc = check_request_ptr(call, comm, request)) return rc;
+  MpiRequest r;
+  if (int rc = prepare(call, is_send, buf, count, datatype, peer, tag, comm, mode, buffered, persistent, r)) return rc;
+  const MPI_Request handle = requests().add();
+  MpiRequest& slot = *requests().get(handle);
+  slot = r;
+  if (!persistent) start(slot);
   *request = handle;
   return MPI_SUCCESS;
 }
 
+// A blocking send or receive: the same operation as a request's, without a
+// handle in the table.
 int blocking(const char* call, bool is_send, const void* buf, int count, MPI_Datatype datatype, int peer, int tag,
              MPI_Comm comm, SendMode mode, bool buffered, MPI_Status* status) {
-  MPI_Request request = MPI_REQUEST_NULL;
-  if (int rc = make_request(call, is_send, buf, count, datatype, peer, tag, comm, mode, buffered, false, &request)) {
-    return rc;
-  }
-  MpiRequest& r = *requests().get(request);
-  if (r.engine != nullptr) {
+  MpiRequest r;
+  if (int rc = prepare(call, is_send, buf, count, datatype, peer, tag, comm, mode, buffered, false, r)) return rc;
+  start(r);
+  if (r.engine != nullptr && !r.engine->done()) {
     progress::Request* e = r.engine;
     engine().wait_until([e] { return e->done(); }, {call, to_world(comm, peer), tag, comm_context(comm)});
   }
-  return finish_request(&request, status, call, false);
+  return finish_operation(r, status, call, false);
 }
 
 // A status for a message found by a probe.

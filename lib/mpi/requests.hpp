@@ -72,8 +72,13 @@ RequestTable& requests();
 
 // True when the request's operation has finished (or it has none).
 bool request_done(const MpiRequest& r);
-// Fills `status` (may be MPI_STATUS_IGNORE) from a done request, then frees
-// it (or, if persistent, makes it inactive) and sets *handle accordingly.
+// Fills `status` (may be MPI_STATUS_IGNORE) from a done operation, releases
+// its engine request and makes it inactive. Returns MPI_SUCCESS or the
+// operation's error class (already reported through the communicator's
+// error handler as `call`).
+int finish_operation(MpiRequest& r, MPI_Status* status, const char* call, bool set_error_field);
+// finish_operation for a handle: then frees it (or, if persistent, leaves
+// it inactive) and sets *handle accordingly.
 // Returns MPI_SUCCESS or the request's error class (already reported through
 // the communicator's error handler as `call`).
 int finish_request(MPI_Request* handle, MPI_Status* status, const char* call, bool set_error_field);
