@@ -227,7 +227,7 @@ void Engine::start_recv(Request* r) {
     return;
   }
   r->stage = Stage::posted;
-  r->posted_ns = now_ns();
+  r->posted_ns = 0;  // stamped when first published (publish_queues): no clock read here
   posted_.post(r);
 }
 
@@ -420,7 +420,8 @@ void Engine::publish_queues() {
     s.unexpected_bytes = unexpected_->used_bytes();
     s.backlog_total = static_cast<std::uint32_t>(backlog_count_);
     std::uint32_t n = 0;
-    for (const Request* r = posted_.list().front(); r != nullptr && n < shm::kListedEntries; r = r->next, ++n) {
+    for (Request* r = posted_.list().front(); r != nullptr && n < shm::kListedEntries; r = r->next, ++n) {
+      if (r->posted_ns == 0) r->posted_ns = static_cast<std::uint64_t>(now);  // posted at this time or before
       s.posted[n] = {r->peer, r->tag, r->context, 0, r->bytes, static_cast<std::int64_t>(r->posted_ns)};
     }
     s.posted_listed = n;

@@ -60,7 +60,7 @@ struct Request {
   std::uint64_t transfer_bytes = 0;  // bytes the receiver accepted (rendezvous)
   std::uint64_t peer_cookie = 0;     // the other side's request
   std::uint32_t peer_rank = 0;       // receive: the matched sender
-  std::uint64_t posted_ns = 0;       // receive: when it entered the posted queue (introspection)
+  std::uint64_t posted_ns = 0;       // receive: posted at or before this time (introspection; 0: not yet shown)
 
   Status status;
   Request* next = nullptr;  // intrusive links: posted queue
