@@ -12,15 +12,6 @@
 
 namespace mpf::shm {
 
-const char* to_string(CopyPath path) {
-  switch (path) {
-    case CopyPath::cma: return "cma";
-    case CopyPath::two_copy: return "two-copy (rndv_mode=copy)";
-    case CopyPath::cma_refused: return "two-copy (CMA refused by the kernel)";
-  }
-  return "unknown";
-}
-
 void Transport::init(const Segment& segment, std::uint32_t me, bool force_two_copy) {
   segment_ = &segment;
   me_ = me;
@@ -44,16 +35,6 @@ void Transport::init(const Segment& segment, std::uint32_t me, bool force_two_co
   cell_bytes_ = h.eager_cell_bytes;
   copy_path_.assign(nranks_, force_two_copy ? CopyPath::two_copy : CopyPath::cma);
 }
-
-std::uint32_t Transport::cells_in_use() const {
-  std::uint32_t n = 0;
-  for (std::uint32_t c = 0; c < cells_; ++c) {
-    n += segment_->eager_cell(me_, c).busy.load(std::memory_order_relaxed) != 0 ? 1 : 0;
-  }
-  return n;
-}
-
-std::uint32_t Transport::ring_occupancy(std::uint32_t peer) const { return out_[peer].in_flight(); }
 
 void Transport::note_cma_refused(std::uint32_t peer, const char* call) {
   copy_path_[peer] = CopyPath::cma_refused;

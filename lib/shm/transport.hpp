@@ -29,7 +29,6 @@ enum class CopyPath : std::uint8_t {
   two_copy,      // pipelined through eager buffers: the rndv_mode tunable asked for it
   cma_refused,   // pipelined through eager buffers: the kernel refused CMA (EPERM)
 };
-const char* to_string(CopyPath path);
 
 class Transport {
  public:
@@ -62,7 +61,6 @@ class Transport {
   std::byte* cell_data(std::uint32_t owner, std::uint32_t cell) const { return segment_->eager_data(owner, cell); }
   // Gives `owner`'s cell back once its data has been copied out.
   inline void release_cell(std::uint32_t owner, std::uint32_t cell);
-  std::uint32_t cells_in_use() const;
 
   // --- receiving (inline) --------------------------------------------------
   // Calls on_packet(source, packet) for packets waiting from each sender, in
@@ -99,10 +97,6 @@ class Transport {
   // throws std::runtime_error naming the call and the error.
   bool cma_read(std::uint32_t peer, void* local, std::uint64_t remote, std::size_t bytes);
   bool cma_write(std::uint32_t peer, std::uint64_t remote, const void* local, std::size_t bytes);
-
-  // --- introspection ---------------------------------------------------------
-  // Packets in flight from this rank to `peer` (slow: reads every slot).
-  std::uint32_t ring_occupancy(std::uint32_t peer) const;
 
  private:
   void note_cma_refused(std::uint32_t peer, const char* call);
