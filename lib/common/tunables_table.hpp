@@ -38,6 +38,7 @@ enum class Tunable : std::size_t {
   spin_count,
   yield_count,
   yield_us,
+  debug,
   count,  // not a tunable: the number of tunables; keep it last
 };
 
@@ -96,6 +97,7 @@ inline constexpr std::string_view kDefaultTuningFile = detail::kDefaultTuningFil
 // The words of the choice tunables.
 inline constexpr std::array<std::string_view, 3> kRndvModes{"get", "put", "copy"};
 inline constexpr std::array<std::string_view, 4> kWaitPolicies{"adaptive", "spin", "yield", "sleep"};
+inline constexpr std::array<std::string_view, 5> kDebugTopics{"none", "wireup", "protocol", "wait", "all"};
 
 // The largest short message: what fits in a ring slot after the packet
 // header (lib/shm/packet.hpp checks this against the slot layout).
@@ -221,6 +223,15 @@ inline constexpr std::array<TunableSpec, kTunableCount> kTunableTable{{
         .max = 60000000,
         .doc = "Microseconds a waiting rank holding one of the node's yield slots (one per CPU) keeps "
                "yielding before it sleeps (adaptive policy, when ranks outnumber CPUs)",
+    },
+    {
+        .id = Tunable::debug,
+        .name = "debug",
+        .kind = TunableKind::choice,
+        .default_value = "none",
+        .choices = kDebugTopics,
+        .doc = "What each rank reports on standard error: wireup (start-up and segment), protocol "
+               "(each message's protocol and why), wait (sleeps and wake-ups), all, or none",
     },
 }};
 

@@ -10,6 +10,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/debug.hpp"
+
 extern char** environ;
 
 namespace mpf::core {
@@ -110,6 +112,16 @@ void Runtime::create_own_segment() {
 void Runtime::start_messaging() {
   transport_.init(*segment_, job_.rank, tunables_->text(common::Tunable::rndv_mode) == "copy");
   engine_.init(transport_, *tunables_);
+  if (common::DebugTopics::from(*tunables_).wireup) {
+    const shm::SegmentHeader& h = segment_->header();
+    common::debug_report(job_.rank,
+                         "%s job %s of %u ranks (%u on this node, local rank %u) on %s; segment %llu bytes, "
+                         "%u CPUs%s; %u ring slots, %u eager buffers of %u bytes",
+                         job_.singleton ? "singleton" : "PMIx", job_.nspace.c_str(), job_.size, job_.local_size,
+                         job_.local_rank, job_.hostname.c_str(), static_cast<unsigned long long>(h.segment_bytes),
+                         h.ncpus, h.oversubscribed ? " (oversubscribed)" : "", h.ring_slots, h.eager_cells,
+                         h.eager_cell_bytes);
+  }
 }
 
 void Runtime::finalize() {

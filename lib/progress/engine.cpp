@@ -27,6 +27,7 @@ void Engine::init(shm::Transport& transport, const common::Tunables& t) {
   short_limit_ = static_cast<std::uint64_t>(t.integer(common::Tunable::short_limit));
   eager_limit_ = std::min<std::uint64_t>(static_cast<std::uint64_t>(t.integer(common::Tunable::eager_limit)),
                                          transport.cell_bytes());
+  debug_ = common::DebugTopics::from(t);
   const std::string& mode = t.text(common::Tunable::rndv_mode);
   rndv_mode_ = mode == "put" ? RndvMode::put : mode == "copy" ? RndvMode::copy : RndvMode::get;
 
@@ -101,6 +102,13 @@ bool Engine::try_start_send(Request* r) {
     credit = data_sent_[peer] - matched_seen_[peer] < credit_limit_;
   }
   if (!credit) [[unlikely]] counters_->flow_stalls.fetch_add(1, std::memory_order_relaxed);
+  if (debug_.protocol) [[unlikely]] {
+    const char* protocol = !credit ? "rendezvous (out of credit: " : r->bytes <= short_limit_ ? "short" :
+                           r->bytes <= eager_limit_ ? "eager" : "rendezvous";
+    common::debug_report(transport_->rank(), "send %llu bytes to rank %d tag %d: %s%s%s",
+                         static_cast<unsigned long long>(r->bytes), r->peer, r->tag, protocol,
+                         !credit ? std::to_string(credit_limit_).c_str() : "", !credit ? " unmatched messages)" : "");
+  }
   if (credit && r->bytes <= short_limit_) {
     ++data_sent_[peer];
     h.kind = PacketKind::short_msg;
@@ -135,6 +143,9 @@ bool Engine::try_start_send(Request* r) {
     // Every eager buffer is held (by unexpected messages at busy receivers):
     // rendezvous needs none, and the receiver's match releases the sender.
     counters_->flow_stalls.fetch_add(1, std::memory_order_relaxed);
+    if (debug_.protocol) [[unlikely]] {
+      common::debug_report(transport_->rank(), "no free eager buffer: rendezvous instead");
+    }
   }
   h.kind = PacketKind::rts;
   p->rendezvous = {reinterpret_cast<std::uint64_t>(r->buffer), 0};
@@ -295,6 +306,12 @@ void Engine::deliver(Request* r, const Message& m) {
       r->peer_cookie = m.cookie;
       r->transfer_bytes = accepted;
       const bool cma = transport_->copy_path(m.source) == shm::CopyPath::cma && rndv_mode_ != RndvMode::copy;
+      if (debug_.protocol) [[unlikely]] {
+        common::debug_report(transport_->rank(), "receive %llu bytes from rank %u tag %d by %s",
+                             static_cast<unsigned long long>(accepted), m.source, m.tag,
+                             !cma ? "two copies through eager buffers"
+                             : rndv_mode_ == RndvMode::get ? "CMA read (get)" : "CMA write (put)");
+      }
       if (cma && rndv_mode_ == RndvMode::get) {
         if (transport_->cma_read(m.source, r->buffer, m.address, accepted)) {
           send_control(m.source, {PacketKind::fin, 0, 0, 0, 0, transport_->rank(), accepted, m.cookie}, {});

@@ -27,6 +27,7 @@
 #include <deque>
 #include <vector>
 
+#include "common/debug.hpp"
 #include "common/tunables.hpp"
 #include "match/queues.hpp"
 #include "progress/request.hpp"
@@ -143,6 +144,7 @@ class Engine {
   std::uint64_t spin_limit_ = 0;
   std::uint64_t yield_limit_ = 0;
   bool never_sleep_ = false;
+  common::DebugTopics debug_;
   // Oversubscribed adaptive waiting: the node's yield slots, or null.
   std::uint32_t* yield_slots_ = nullptr;  // the segment's counter, used through std::atomic_ref
   std::uint32_t yield_slot_count_ = 0;

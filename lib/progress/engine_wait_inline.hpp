@@ -80,7 +80,11 @@ void Engine::sleep_once(const auto& done) {
   if (!done()) {
     counters_->sleeps.fetch_add(1, std::memory_order_relaxed);
     publish_queues();
+    const std::uint64_t since = debug_.wait ? now_ns() : 0;
     common::futex_wait(me.doorbell, seen);
+    if (debug_.wait) [[unlikely]] {
+      common::debug_report(transport_->rank(), "slept %.1f us", static_cast<double>(now_ns() - since) / 1e3);
+    }
   }
   me.sleeping.store(0, std::memory_order_relaxed);
 }
