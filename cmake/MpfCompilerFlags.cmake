@@ -7,6 +7,9 @@ set_property(CACHE MPF_SANITIZE PROPERTY STRINGS "" address thread)
 option(MPF_WERROR "Treat warnings as errors" OFF)
 
 add_compile_options(-Wall -Wextra)
+# Calls inside a shared library go straight to the callee instead of through
+# the PLT: nobody interposes the toolkit's internal functions.
+add_compile_options(-fno-semantic-interposition)
 # GCC 12 reports -Wrestrict on ordinary std::string concatenation inlined at
 # -O2 (GCC bug 105329, fixed in GCC 13): a false positive in libstdc++, not in
 # our code, so it is switched off for that compiler only.

@@ -73,7 +73,7 @@ void Engine::start_send(Request* r) {
   const auto peer = static_cast<std::uint32_t>(r->peer);
   if (!backlog_[peer].empty() || !try_start_send(r)) [[unlikely]] {
     r->stage = Stage::backlogged;
-    counters_->flow_stalls.fetch_add(1, std::memory_order_relaxed);
+    shm::count(counters_->flow_stalls);
     enqueue(peer, {Outbound::What::start, r, {}});
   }
 }
@@ -101,7 +101,7 @@ bool Engine::try_start_send(Request* r) {
     matched_seen_[peer] = transport_->matched_by(peer);
     credit = data_sent_[peer] - matched_seen_[peer] < credit_limit_;
   }
-  if (!credit) [[unlikely]] counters_->flow_stalls.fetch_add(1, std::memory_order_relaxed);
+  if (!credit) [[unlikely]] shm::count(counters_->flow_stalls);
   if (debug_.protocol) [[unlikely]] {
     const char* protocol = !credit ? "rendezvous (out of credit: " : r->bytes <= short_limit_ ? "short" :
                            r->bytes <= eager_limit_ ? "eager" : "rendezvous";
@@ -114,8 +114,8 @@ bool Engine::try_start_send(Request* r) {
     h.kind = PacketKind::short_msg;
     std::memcpy(p->inline_data, r->buffer, r->bytes);
     transport_->publish(peer);
-    counters_->short_sent.fetch_add(1, std::memory_order_relaxed);
-    counters_->short_bytes.fetch_add(r->bytes, std::memory_order_relaxed);
+    shm::count(counters_->short_sent);
+    shm::count(counters_->short_bytes, r->bytes);
     if (sync) {
       r->stage = Stage::awaiting_ack;
     } else {
@@ -131,8 +131,8 @@ bool Engine::try_start_send(Request* r) {
       p->chunk = {static_cast<std::uint32_t>(cell), static_cast<std::uint32_t>(r->bytes), 0};
       std::memcpy(transport_->cell_data(transport_->rank(), static_cast<std::uint32_t>(cell)), r->buffer, r->bytes);
       transport_->publish(peer);
-      counters_->eager_sent.fetch_add(1, std::memory_order_relaxed);
-      counters_->eager_bytes.fetch_add(r->bytes, std::memory_order_relaxed);
+      shm::count(counters_->eager_sent);
+      shm::count(counters_->eager_bytes, r->bytes);
       if (sync) {
         r->stage = Stage::awaiting_ack;
       } else {
@@ -142,7 +142,7 @@ bool Engine::try_start_send(Request* r) {
     }
     // Every eager buffer is held (by unexpected messages at busy receivers):
     // rendezvous needs none, and the receiver's match releases the sender.
-    counters_->flow_stalls.fetch_add(1, std::memory_order_relaxed);
+    shm::count(counters_->flow_stalls);
     if (debug_.protocol) [[unlikely]] {
       common::debug_report(transport_->rank(), "no free eager buffer: rendezvous instead");
     }
@@ -150,8 +150,8 @@ bool Engine::try_start_send(Request* r) {
   h.kind = PacketKind::rts;
   p->rendezvous = {reinterpret_cast<std::uint64_t>(r->buffer), 0};
   transport_->publish(peer);
-  counters_->rndv_sent.fetch_add(1, std::memory_order_relaxed);
-  counters_->rndv_bytes.fetch_add(r->bytes, std::memory_order_relaxed);
+  shm::count(counters_->rndv_sent);
+  shm::count(counters_->rndv_bytes, r->bytes);
   r->stage = Stage::awaiting_fin;  // or a cts, if the receiver asks for put or copy
   return true;
 }
@@ -282,8 +282,8 @@ void Engine::deliver(Request* r, const Message& m) {
   const std::uint64_t accepted = std::min(m.bytes, r->bytes);
   r->status.message_bytes = m.bytes;
   if (m.bytes > r->bytes) r->status.error = kErrorTruncated;
-  counters_->received.fetch_add(1, std::memory_order_relaxed);
-  counters_->received_bytes.fetch_add(accepted, std::memory_order_relaxed);
+  shm::count(counters_->received);
+  shm::count(counters_->received_bytes, accepted);
   const bool sync = (m.flags & shm::kSynchronous) != 0;
   auto ack = [&] {
     send_control(m.source, {PacketKind::ack, 0, 0, 0, 0, transport_->rank(), 0, m.cookie}, {});
@@ -376,7 +376,7 @@ bool Engine::on_packet(std::uint32_t source, const Packet& p) {
         return false;
       }
       unexpected_->add(p, source, now_ns());
-      counters_->unexpected.fetch_add(1, std::memory_order_relaxed);
+      shm::count(counters_->unexpected);
       const std::uint64_t used = unexpected_->used_bytes();
       if (used > counters_->unexpected_hwm_bytes.load(std::memory_order_relaxed)) {
         counters_->unexpected_hwm_bytes.store(used, std::memory_order_relaxed);

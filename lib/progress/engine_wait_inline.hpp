@@ -78,7 +78,7 @@ void Engine::sleep_once(const auto& done) {
   const std::uint32_t seen = me.doorbell.load(std::memory_order_seq_cst);
   progress();
   if (!done()) {
-    counters_->sleeps.fetch_add(1, std::memory_order_relaxed);
+    shm::count(counters_->sleeps);
     publish_queues();
     const std::uint64_t since = debug_.wait ? now_ns() : 0;
     common::futex_wait(me.doorbell, seen);

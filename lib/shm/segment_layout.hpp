@@ -89,7 +89,9 @@ static_assert(offsetof(SegmentHeader, magic) == 0 && offsetof(SegmentHeader, lay
 
 // Counters a rank publishes about its own communication. Single writer (the
 // rank), relaxed atomics: readers (mpfrun's report, mpfinspect) only need each
-// value to be untorn, not a snapshot across counters.
+// value to be untorn, not a snapshot across counters. The writer bumps them
+// with count() below: a load and a store, not a locked read-modify-write,
+// which its single writer does not need.
 struct RankCounters {
   std::atomic<std::uint64_t> pmix_puts;     // wire-up key/value pairs published
   std::atomic<std::uint64_t> pmix_gets;     // wire-up key/value pairs read from peers
@@ -107,6 +109,11 @@ struct RankCounters {
   std::atomic<std::uint64_t> sleeps;               // times the rank slept on its futex
   std::atomic<std::uint64_t> wakeups_sent;         // futex wakes this rank issued to sleeping peers
 };
+
+// Adds `n` to a counter that only the calling rank writes.
+inline void count(std::atomic<std::uint64_t>& counter, std::uint64_t n = 1) {
+  counter.store(counter.load(std::memory_order_relaxed) + n, std::memory_order_relaxed);
+}
 
 // One per rank. Cache line 0: lifecycle, written by the rank, read by mpfrun
 // and mpfinspect. Cache line 1: the rank's wake-up word, written by peers.

@@ -25,7 +25,7 @@ inline void Transport::wake_after_fence(std::uint32_t peer) {
   if (c.sleeping.load(std::memory_order_seq_cst) != 0) [[unlikely]] {
     c.doorbell.fetch_add(1, std::memory_order_seq_cst);
     common::futex_wake(c.doorbell);
-    control_->counters.wakeups_sent.fetch_add(1, std::memory_order_relaxed);
+    count(control_->counters.wakeups_sent);
   }
 }
 

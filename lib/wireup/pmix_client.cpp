@@ -131,7 +131,7 @@ void PmixClient::put(std::string_view key, std::span<const std::byte> value) {
   const std::string k(key);
   const pmix_status_t status = PMIx_Put(PMIX_GLOBAL, k.c_str(), &v);
   if (status != PMIX_SUCCESS) throw WireupError(describe(("PMIx_Put(" + k + ")").c_str(), status));
-  if (counters_ != nullptr) counters_->pmix_puts.fetch_add(1, std::memory_order_relaxed);
+  if (counters_ != nullptr) shm::count(counters_->pmix_puts);
 }
 
 void PmixClient::commit() {
@@ -151,7 +151,7 @@ void PmixClient::fence(bool collect_data) {
     throw PeerLostError("PMIx_Fence: a rank of the job died before reaching the fence");
   }
   if (status != PMIX_SUCCESS) throw WireupError(describe("PMIx_Fence", status));
-  if (counters_ != nullptr) counters_->pmix_fences.fetch_add(1, std::memory_order_relaxed);
+  if (counters_ != nullptr) shm::count(counters_->pmix_fences);
 }
 
 std::vector<std::byte> PmixClient::get(std::uint32_t rank, std::string_view key) {
@@ -164,7 +164,7 @@ std::vector<std::byte> PmixClient::get(std::uint32_t rank, std::string_view key)
     throw WireupError("PMIx value " + k + " of rank " + std::to_string(rank) + " is not a byte object");
   }
   const auto* bytes = reinterpret_cast<const std::byte*>(v->data.bo.bytes);
-  if (counters_ != nullptr) counters_->pmix_gets.fetch_add(1, std::memory_order_relaxed);
+  if (counters_ != nullptr) shm::count(counters_->pmix_gets);
   return {bytes, bytes + v->data.bo.size};
 }
 
