@@ -145,6 +145,12 @@ int blocking(const char* call, bool is_send, const void* buf, int count, MPI_Dat
              MPI_Comm comm, SendMode mode, bool buffered, MPI_Status* status) {
   MpiRequest r;
   if (int rc = prepare(call, is_send, buf, count, datatype, peer, tag, comm, mode, buffered, false, r)) return rc;
+  // A small standard send needs no request: into the ring and done.
+  if (is_send && mode != SendMode::synchronous && !buffered && peer != MPI_PROC_NULL &&
+      engine().try_send_now(static_cast<std::uint32_t>(to_world(comm, peer)), tag, comm_context(comm), buf,
+                            static_cast<std::uint64_t>(count) * *datatype_size(datatype))) {
+    return MPI_SUCCESS;
+  }
   start(r);
   if (r.engine != nullptr && !r.engine->done()) {
     progress::Request* e = r.engine;

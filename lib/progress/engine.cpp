@@ -78,6 +78,21 @@ void Engine::start_send(Request* r) {
   }
 }
 
+bool Engine::try_send_now(std::uint32_t peer, std::int32_t tag, std::uint32_t context, const void* buffer,
+                          std::uint64_t bytes) {
+  if (bytes > short_limit_ || !backlog_[peer].empty() || debug_.protocol) return false;
+  if (data_sent_[peer] - matched_seen_[peer] >= credit_limit_) return false;
+  Packet* p = transport_->try_claim(peer);
+  if (p == nullptr) return false;
+  p->header = {PacketKind::short_msg, 0, 0, context, tag, transport_->rank(), bytes, 0};
+  std::memcpy(p->inline_data, buffer, bytes);
+  ++data_sent_[peer];
+  transport_->publish(peer);
+  shm::count(counters_->short_sent);
+  shm::count(counters_->short_bytes, bytes);
+  return true;
+}
+
 bool Engine::try_start_send(Request* r) {
   const auto peer = static_cast<std::uint32_t>(r->peer);
   Packet* p = transport_->try_claim(peer);

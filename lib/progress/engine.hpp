@@ -56,6 +56,12 @@ class Engine {
 
   // Starts a filled-in send (is_send, peer, tag, context, buffer, bytes, mode).
   void start_send(Request* r);
+  // A standard-mode send that fits in a packet, sent at once without a
+  // request (the blocking MPI_Send fast path). False when it cannot go out
+  // right now (no ring space, no credit, an earlier send still waiting):
+  // then the caller starts a request as usual.
+  bool try_send_now(std::uint32_t peer, std::int32_t tag, std::uint32_t context, const void* buffer,
+                    std::uint64_t bytes);
   // Starts a filled-in receive (peer may be kAnySource, tag kAnyTag).
   void start_recv(Request* r);
   // Cancels a receive that has not matched yet; false if it already has.
