@@ -22,6 +22,8 @@
 
 #include "common/system_error.hpp"
 #include "core/runtime.hpp"
+#include "inspect/job_state.hpp"
+#include "inspect/render.hpp"
 #include "job/run_registry.hpp"
 #include "launcher/messages.hpp"
 #include "launcher/output.hpp"
@@ -138,6 +140,7 @@ class Runner {
   const common::Tunables& tunables_;
   JobRecord& job_;
   std::vector<RankProcess> processes_;
+  job::JobEntry entry_;  // as registered in the run directory
 
   bool stopping_ = false;
   bool failed_ = false;
@@ -297,6 +300,13 @@ void Runner::on_timeout(const shm::Segment& segment) {
     const auto state = static_cast<shm::RankState>(segment.rank(r.rank).state.load(std::memory_order_acquire));
     std::fprintf(stderr, "mpfrun:   rank %u (pid %d): %s\n", r.rank, static_cast<int>(r.pid),
                  describe_rank_state(state).c_str());
+  }
+  // What mpfinspect would show, so a hung job's log says why it hung.
+  try {
+    const std::string view = inspect::render_job(inspect::read_job(entry_), std::nullopt);
+    std::fprintf(stderr, "mpfrun: the job as mpfinspect sees it:\n%s", view.c_str());
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "mpfrun: could not inspect the job: %s\n", e.what());
   }
   failed_ = true;
   status_ = kTimeoutStatus;
@@ -496,7 +506,7 @@ int Runner::run() {
     throw std::runtime_error(common::system_error_text("cannot set up event descriptors", errno));
   }
 
-  job::JobEntry entry;
+  job::JobEntry& entry = entry_;
   entry.jobid = job_.jobid;
   entry.launcher_pid = ::getpid();
   entry.launcher_start_ticks = job::process_start_ticks(::getpid()).value_or(0);

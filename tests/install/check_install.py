@@ -26,11 +26,11 @@ def main():
         run(["cmake", "--install", build, "--prefix", prefix])
         libdir = next(d for d in ("lib", "lib64") if os.path.isdir(os.path.join(prefix, d)))
         expected = [
-            "bin/mpfrun", "bin/mpicc", "bin/mpicxx",
+            "bin/mpfrun", "bin/mpfinspect", "bin/mpicc", "bin/mpicxx",
             f"{libdir}/libmpi.so", f"{libdir}/libmpfrt.so",
             "include/mpi.h",
             f"{libdir}/pkgconfig/mpf-mpi.pc",
-            "share/man/man1/mpfrun.1", "share/man/man1/mpicc.1", "share/man/man3/mpi.3", "share/man/man7/mpf.7",
+            "share/man/man1/mpfrun.1", "share/man/man1/mpfinspect.1", "share/man/man1/mpicc.1", "share/man/man3/mpi.3", "share/man/man7/mpf.7",
             "share/mpf/schemas/mpfrun-report.schema.json",
             "share/mpf/examples/hello.c",
         ]

@@ -11,6 +11,8 @@
  *   job_actions env VAR...            print "rank R VAR=VALUE" (or "VAR unset")
  *   job_actions lines COUNT           print COUNT numbered lines of 200 bytes each
  *   job_actions bad-comm              call MPI_Comm_rank on an invalid communicator
+ *   job_actions stuck-recv            rank 0 sends rank 1 a tag-3 message and waits for ever; rank 1 waits for
+ *                                     tag 7 from rank 0 for ever (for mpfinspect); other ranks wait for ever
  * Written in C99 against mpi.h, so it also checks that the header is C.
  */
 #include <mpi.h>
@@ -88,6 +90,13 @@ int main(int argc, char **argv) {
     memset(payload, 'a' + rank % 26, 200);
     payload[200] = '\0';
     for (int i = 0; i < arg1; ++i) printf("rank %d line %d %s\n", rank, i, payload);
+  } else if (strcmp(action, "stuck-recv") == 0) {
+    int value = 42;
+    if (rank == 0) MPI_Send(&value, 1, MPI_INT, 1, 3, MPI_COMM_WORLD);
+    if (rank == 1) MPI_Recv(&value, 1, MPI_INT, 0, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    printf("rank %d waits\n", rank);
+    fflush(stdout);
+    for (;;) pause();
   } else if (strcmp(action, "bad-comm") == 0) {
     MPI_Comm_rank((MPI_Comm)12345, &rank);
   } else {

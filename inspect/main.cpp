@@ -1,0 +1,69 @@
+// mpfinspect: what a running job is doing, without stopping it (SPEC §7).
+//   mpfinspect                 list the running jobs
+//   mpfinspect JOB             every rank: state, blocked call, queues, counters
+//   mpfinspect JOB --rank R    one rank in full, with the tunables in effect
+//   --json                     the same as JSON
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <optional>
+
+#include "common/tunables.hpp"
+#include "common/version.hpp"
+#include "inspect/job_state.hpp"
+#include "inspect/render.hpp"
+
+extern char** environ;
+
+int main(int argc, char** argv) {
+  constexpr int kUsageStatus = 2;
+  CLI::App app("mpfinspect: see what a running MPF job is doing, without stopping it", "mpfinspect");
+  app.set_version_flag("--version", mpf::common::version_line("mpfinspect"));
+  std::string jobid;
+  bool json = false;
+  std::optional<std::uint32_t> rank;
+  app.add_option("job", jobid, "Job id (as listed by mpfinspect without arguments; it is mpfrun's pid)");
+  app.add_flag("--json", json, "Print JSON instead of text");
+  app.add_option("--rank", rank, "Show only this rank, in full, with the tunables in effect");
+  app.footer("Exit status: 0 on success, 1 when the job cannot be read, 2 for a bad command line or job id.");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::Success& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::fprintf(stderr, "mpfinspect: %s\n", e.what());
+    return kUsageStatus;
+  }
+
+  std::string run_dir;
+  try {
+    run_dir = mpf::common::resolved_run_dir(mpf::common::Tunables::resolve(environ, {}));
+  } catch (const mpf::common::TunableError& e) {
+    std::fprintf(stderr, "mpfinspect: %s\n", e.what());
+    return kUsageStatus;
+  }
+  const mpf::job::RunRegistry registry(run_dir);
+  if (jobid.empty()) {
+    const nlohmann::json jobs = mpf::inspect::list_jobs(registry);
+    std::fputs(json ? (jobs.dump(2) + "\n").c_str() : mpf::inspect::render_job_list(jobs).c_str(), stdout);
+    return 0;
+  }
+  for (const mpf::job::JobEntry& entry : registry.list()) {
+    if (entry.jobid != jobid) continue;
+    try {
+      const nlohmann::json state = mpf::inspect::read_job(entry);
+      if (rank && *rank >= state["ranks"].size()) {
+        std::fprintf(stderr, "mpfinspect: --rank %u: job %s has ranks 0..%zu\n", *rank, jobid.c_str(),
+                     state["ranks"].size() - 1);
+        return kUsageStatus;
+      }
+      std::fputs(json ? (state.dump(2) + "\n").c_str() : mpf::inspect::render_job(state, rank).c_str(), stdout);
+      return 0;
+    } catch (const mpf::inspect::InspectError& e) {
+      std::fprintf(stderr, "mpfinspect: %s\n", e.what());
+      return 1;
+    }
+  }
+  std::fprintf(stderr, "mpfinspect: no job %s in %s (mpfinspect without arguments lists the running jobs)\n",
+               jobid.c_str(), run_dir.c_str());
+  return kUsageStatus;
+}

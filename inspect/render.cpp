@@ -1,0 +1,113 @@
+#include "inspect/render.hpp"
+
+#include <cstdio>
+#include <sstream>
+
+namespace mpf::inspect {
+namespace {
+
+std::string seconds(double s) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, s < 10 ? "%.2f s" : "%.0f s", s);
+  return buf;
+}
+
+std::string who(const nlohmann::json& v, const char* any) {
+  const int n = v.get<int>();
+  return n < 0 ? std::string(any) : std::to_string(n);
+}
+
+std::string command_line(const nlohmann::json& command) {
+  std::string text;
+  for (const auto& word : command) text += (text.empty() ? "" : " ") + word.get<std::string>();
+  return text;
+}
+
+void render_rank(std::ostringstream& out, const nlohmann::json& r, bool full) {
+  out << "rank " << r["rank"] << " (pid " << r["pid"] << "): ";
+  const std::string state = r["state"];
+  if (state == "not_initialized") {
+    out << "has not initialised MPI (starting, or not an MPI program)\n";
+  } else if (state == "finalized") {
+    out << "finalized\n";
+  } else if (state == "aborted") {
+    out << "aborting\n";
+  } else if (r["blocked_in"].is_null()) {
+    out << "running user code\n";
+  } else {
+    const auto& b = r["blocked_in"];
+    out << "blocked in " << b["function"].get<std::string>() << "(peer " << who(b["peer"], "any") << ", tag "
+        << who(b["tag"], "any") << ", context " << b["context"] << ") for " << seconds(b["seconds"]) << "\n";
+  }
+  if (r.contains("large_messages")) out << "  large messages: " << r["large_messages"].get<std::string>() << "\n";
+  if (r.contains("queues")) {
+    const auto& q = r["queues"];
+    if (q["posted_total"].get<int>() > 0 || full) {
+      out << "  posted receives: " << q["posted_total"] << "\n";
+      for (const auto& e : q["posted"]) {
+        out << "    source " << who(e["source"], "any") << ", tag " << who(e["tag"], "any") << ", context "
+            << e["context"] << ", up to " << e["bytes"] << " bytes, posted " << seconds(e["age_seconds"]) << " ago\n";
+      }
+    }
+    if (q["unexpected_total"].get<int>() > 0 || full) {
+      out << "  unexpected messages: " << q["unexpected_total"] << " (" << q["unexpected_bytes"]
+          << " bytes of the pool)\n";
+      for (const auto& e : q["unexpected"]) {
+        out << "    source " << e["source"] << ", tag " << e["tag"] << ", context " << e["context"] << ", "
+            << e["bytes"] << " bytes, " << e["protocol"].get<std::string>() << ", arrived "
+            << seconds(e["age_seconds"]) << " ago\n";
+      }
+    }
+    if (q["sends_waiting_for_ring_space"].get<int>() > 0 || full) {
+      out << "  sends waiting for ring space: " << q["sends_waiting_for_ring_space"] << "\n";
+    }
+  }
+  if (r.contains("packets_in_flight_to") && !r["packets_in_flight_to"].empty()) {
+    out << "  packets not yet taken by their receivers:";
+    for (const auto& [peer, n] : r["packets_in_flight_to"].items()) out << " rank " << peer << ": " << n << ";";
+    out << "\n";
+  }
+  out << "  counters:";
+  bool any = false;
+  for (const auto& [name, value] : r["counters"].items()) {
+    if (value.get<std::uint64_t>() == 0 && !full) continue;
+    out << " " << name << " " << value;
+    any = true;
+  }
+  out << (any ? "" : " all zero") << "\n";
+}
+
+}  // namespace
+
+std::string render_job_list(const nlohmann::json& jobs) {
+  std::ostringstream out;
+  if (jobs.empty()) return "no running jobs\n";
+  for (const auto& j : jobs) {
+    out << "job " << j["jobid"].get<std::string>() << ": " << j["ranks"] << " ranks, running "
+        << seconds(j["running_seconds"]) << (j["alive"].get<bool>() ? "" : " (dead: mpfrun --cleanup removes it)")
+        << ": " << command_line(j["command"]) << "\n";
+  }
+  return out.str();
+}
+
+std::string render_job(const nlohmann::json& job, std::optional<std::uint32_t> rank) {
+  std::ostringstream out;
+  const auto& j = job["job"];
+  out << "job " << j["jobid"].get<std::string>() << ": " << j["ranks"] << " ranks on " << j["host"].get<std::string>()
+      << " (" << j["cpus"] << " CPUs" << (j["oversubscribed"].get<bool>() ? ", oversubscribed" : "")
+      << "), mpfrun pid " << j["mpfrun_pid"] << ": " << command_line(j["command"]) << "\n";
+  for (const auto& r : job["ranks"]) {
+    if (rank && r["rank"].get<std::uint32_t>() != *rank) continue;
+    render_rank(out, r, rank.has_value());
+  }
+  if (rank && job["tunables"].is_array()) {
+    out << "tunables:\n";
+    for (const auto& t : job["tunables"]) {
+      out << "  " << t["name"].get<std::string>() << " = " << t["value"].dump() << " ("
+          << t["origin"].get<std::string>() << ")\n";
+    }
+  }
+  return out.str();
+}
+
+}  // namespace mpf::inspect

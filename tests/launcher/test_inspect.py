@@ -1,0 +1,94 @@
+"""mpfinspect on running jobs, and the view mpfrun --timeout prints (SPEC §7)."""
+import json
+import os
+import subprocess
+import time
+import unittest
+
+from mpfrun_testing import JobTestCase, program
+
+MPFINSPECT = os.environ["MPFINSPECT"]
+ACTIONS = program("job_actions")
+
+
+class Inspect(JobTestCase):
+    def inspect(self, *args):
+        result = subprocess.run([MPFINSPECT, *args], capture_output=True, text=True, env=self.env, timeout=60)
+        return result.returncode, result.stdout, result.stderr
+
+    def wait_for_stuck_job(self, proc):
+        """Polls mpfinspect until rank 1 shows as blocked in MPI_Recv(0, 7) with its queues."""
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            status, out, _ = self.inspect("--json", str(proc.pid))
+            if status == 0:
+                state = json.loads(out)
+                rank1 = state["ranks"][1]
+                blocked = rank1["blocked_in"]
+                if blocked and blocked["function"] == "MPI_Recv" and rank1["queues"]["unexpected_total"] == 1:
+                    return state
+            # The job needs a moment to start and block; the inspector is a
+            # separate process that can only look again.
+            time.sleep(0.05)
+        proc.kill()
+        self.fail("rank 1 never showed as blocked in MPI_Recv with one unexpected message")
+
+    def test_no_jobs(self):
+        status, out, _ = self.inspect()
+        self.assertEqual(status, 0)
+        self.assertEqual(out, "no running jobs\n")
+
+    def test_version(self):
+        status, out, _ = self.inspect("--version")
+        self.assertEqual(status, 0)
+        self.assertRegex(out, r"^mpfinspect \(MPF Toolkit\) \d+\.\d+\.\d+$")
+
+    def test_a_stuck_job_shows_what_each_rank_waits_for(self):
+        proc = self.start("--timeout", "60", "-n", "3", ACTIONS, "stuck-recv")
+        state = self.wait_for_stuck_job(proc)
+        self.assertEqual(state["job"]["jobid"], str(proc.pid))
+        self.assertEqual(state["job"]["ranks"], 3)
+        rank1 = state["ranks"][1]
+        self.assertEqual(rank1["blocked_in"]["peer"], 0)
+        self.assertEqual(rank1["blocked_in"]["tag"], 7)
+        self.assertEqual(rank1["queues"]["posted"][0]["tag"], 7)
+        self.assertEqual(rank1["queues"]["unexpected"][0]["tag"], 3)
+        self.assertEqual(rank1["queues"]["unexpected"][0]["source"], 0)
+        self.assertEqual(rank1["queues"]["unexpected"][0]["protocol"], "short")
+        self.assertEqual(state["ranks"][0]["counters"]["short_sent"], 1)
+
+        status, out, _ = self.inspect()
+        self.assertEqual(status, 0)
+        self.assertIn(f"job {proc.pid}: 3 ranks", out)
+        status, out, _ = self.inspect(str(proc.pid))
+        self.assertEqual(status, 0)
+        self.assertRegex(out, r"rank 1 \(pid \d+\): blocked in MPI_Recv\(peer 0, tag 7, context 0\) for ")
+        self.assertIn("source 0, tag 3, context 0, 4 bytes, short", out)
+        status, out, _ = self.inspect(str(proc.pid), "--rank", "1")
+        self.assertEqual(status, 0)
+        self.assertNotIn("rank 0 (pid", out)
+        self.assertIn("tunables:", out)
+        self.assertIn("eager_limit", out)
+
+        status, _, err = self.inspect(str(proc.pid), "--rank", "9")
+        self.assertEqual(status, 2)
+        self.assertIn("job %d has ranks 0..2" % proc.pid, err)
+        status, _, err = self.inspect("424242424")
+        self.assertEqual(status, 2)
+        self.assertIn("no job 424242424", err)
+
+        proc.terminate()
+        self.finish(proc)
+        self.assert_clean()
+
+    def test_timeout_prints_the_inspectors_view(self):
+        status, _, err = self.mpfrun("--timeout", "2", "-n", "3", ACTIONS, "stuck-recv")
+        self.assertEqual(status, 124)
+        self.assertIn("mpfrun: the job as mpfinspect sees it:", err)
+        self.assertRegex(err, r"rank 1 \(pid \d+\): blocked in MPI_Recv\(peer 0, tag 7, context 0\)")
+        self.assertIn("source 0, tag 3, context 0, 4 bytes, short", err)
+        self.assert_clean()
+
+
+if __name__ == "__main__":
+    unittest.main()
