@@ -31,8 +31,7 @@ enum class Stage : std::uint8_t {
   inactive,      // persistent and not started, or back in the pool
   backlogged,    // send: waiting for ring space or an eager buffer
   awaiting_ack,  // send: short/eager synchronous, waiting for the match
-  awaiting_cts,  // send: rendezvous, waiting for the receiver (put or copy)
-  awaiting_fin,  // send: rendezvous get, waiting for the receiver's read
+  awaiting_fin,  // send: rendezvous, waiting for the receiver: its read done (get), or a cts (put, copy)
   streaming,     // send: pushing chunks (two-copy path)
   posted,        // receive: in the posted queue
   receiving,     // receive: matched a rendezvous, data on its way
