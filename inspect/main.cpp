@@ -2,6 +2,8 @@
 //   mpfinspect                 list the running jobs
 //   mpfinspect JOB             every rank: state, blocked call, queues, counters
 //   mpfinspect JOB --rank R    one rank in full, with the tunables in effect
+//   mpfinspect JOB --deadlock  the wait-for graph: the deadlock in plain words,
+//                              or why there is none (exit 3 when deadlocked)
 //   --json                     the same as JSON
 #include <CLI/CLI.hpp>
 #include <cstdio>
@@ -9,6 +11,7 @@
 
 #include "common/tunables.hpp"
 #include "common/version.hpp"
+#include "inspect/deadlock.hpp"
 #include "inspect/job_state.hpp"
 #include "inspect/render.hpp"
 
@@ -16,15 +19,22 @@ extern char** environ;
 
 int main(int argc, char** argv) {
   constexpr int kUsageStatus = 2;
+  constexpr int kDeadlockedStatus = 3;
   CLI::App app("mpfinspect: see what a running MPF job is doing, without stopping it", "mpfinspect");
   app.set_version_flag("--version", mpf::common::version_line("mpfinspect"));
   std::string jobid;
   bool json = false;
+  bool deadlock = false;
   std::optional<std::uint32_t> rank;
   app.add_option("job", jobid, "Job id (as listed by mpfinspect without arguments; it is mpfrun's pid)");
   app.add_flag("--json", json, "Print JSON instead of text");
   app.add_option("--rank", rank, "Show only this rank, in full, with the tunables in effect");
-  app.footer("Exit status: 0 on success, 1 when the job cannot be read, 2 for a bad command line or job id.");
+  app.add_flag("--deadlock", deadlock,
+               "Say whether the job is deadlocked and why (the cycle, the message with the wrong tag, or who "
+               "is still computing)");
+  app.footer(
+      "Exit status: 0 on success (with --deadlock: not deadlocked), 3 with --deadlock when the job is\n"
+      "deadlocked, 1 when the job cannot be read, 2 for a bad command line, job id or rank.");
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {
@@ -55,6 +65,15 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "mpfinspect: --rank %u: job %s has ranks 0..%zu\n", *rank, jobid.c_str(),
                      state["ranks"].size() - 1);
         return kUsageStatus;
+      }
+      if (deadlock) {
+        const nlohmann::json analysis = mpf::inspect::analyse_deadlock(state);
+        if (json) {
+          std::fputs((analysis.dump(2) + "\n").c_str(), stdout);
+        } else {
+          std::fputs(mpf::inspect::render_deadlock(analysis).c_str(), stdout);
+        }
+        return analysis["deadlocked"].get<bool>() ? kDeadlockedStatus : 0;
       }
       std::fputs(json ? (state.dump(2) + "\n").c_str() : mpf::inspect::render_job(state, rank).c_str(), stdout);
       return 0;

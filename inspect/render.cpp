@@ -110,4 +110,12 @@ std::string render_job(const nlohmann::json& job, std::optional<std::uint32_t> r
   return out.str();
 }
 
+std::string render_deadlock(const nlohmann::json& analysis) {
+  std::ostringstream out;
+  const bool deadlocked = analysis["deadlocked"].get<bool>();
+  out << (deadlocked ? "deadlocked" : "not deadlocked") << ":\n";
+  for (const auto& line : analysis["explanation"]) out << "  " << line.get<std::string>() << "\n";
+  return out.str();
+}
+
 }  // namespace mpf::inspect

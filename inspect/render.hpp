@@ -10,5 +10,7 @@ namespace mpf::inspect {
 std::string render_job_list(const nlohmann::json& jobs);
 // All ranks, or only `rank` (with its tunables too).
 std::string render_job(const nlohmann::json& job, std::optional<std::uint32_t> rank);
+// "deadlocked: ..." or "not deadlocked: ...", one line per finding.
+std::string render_deadlock(const nlohmann::json& analysis);
 
 }  // namespace mpf::inspect

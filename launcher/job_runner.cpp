@@ -22,6 +22,7 @@
 
 #include "common/system_error.hpp"
 #include "core/runtime.hpp"
+#include "inspect/deadlock.hpp"
 #include "inspect/job_state.hpp"
 #include "inspect/render.hpp"
 #include "job/run_registry.hpp"
@@ -303,8 +304,9 @@ void Runner::on_timeout(const shm::Segment& segment) {
   }
   // What mpfinspect would show, so a hung job's log says why it hung.
   try {
-    const std::string view = inspect::render_job(inspect::read_job(entry_), std::nullopt);
-    std::fprintf(stderr, "mpfrun: the job as mpfinspect sees it:\n%s", view.c_str());
+    const nlohmann::json state = inspect::read_job(entry_);
+    std::fprintf(stderr, "mpfrun: the job as mpfinspect sees it:\n%s%s", inspect::render_job(state, std::nullopt).c_str(),
+                 inspect::render_deadlock(inspect::analyse_deadlock(state)).c_str());
   } catch (const std::exception& e) {
     std::fprintf(stderr, "mpfrun: could not inspect the job: %s\n", e.what());
   }

@@ -81,6 +81,34 @@ class Inspect(JobTestCase):
         self.finish(proc)
         self.assert_clean()
 
+    def test_deadlock_of_a_stuck_job_is_not_declared_while_a_rank_computes(self):
+        proc = self.start("--timeout", "60", "-n", "3", ACTIONS, "stuck-recv")
+        self.wait_for_stuck_job(proc)
+        status, out, _ = self.inspect("--deadlock", str(proc.pid))
+        self.assertEqual(status, 0, out)
+        self.assertIn("not deadlocked:", out)
+        self.assertIn("ranks 0,2 are computing; rank 1 waits for rank 0 in MPI_Recv(source 0, tag 7)", out)
+        status, out, _ = self.inspect("--deadlock", "--json", str(proc.pid))
+        self.assertEqual(json.loads(out)["deadlocked"], False)
+        proc.terminate()
+        self.finish(proc)
+        self.assert_clean()
+
+    def test_receive_cycle_is_named(self):
+        status, _, err = self.mpfrun("--timeout", "2", "-n", "2", ACTIONS, "recv-cycle")
+        self.assertEqual(status, 124)
+        self.assertIn("deadlocked:", err)
+        self.assertIn("rank 0 waits in MPI_Recv(source 1, tag 7) while rank 1 waits in MPI_Recv(source 0, tag 9)",
+                      err)
+        self.assert_clean()
+
+    def test_tag_mismatch_is_named(self):
+        status, _, err = self.mpfrun("--timeout", "2", "-n", "2", ACTIONS, "tag-mismatch")
+        self.assertEqual(status, 124)
+        self.assertIn("deadlocked:", err)
+        self.assertIn("rank 1 waits for tag 2 from rank 0, but rank 0's message has tag 1 and sits unexpected", err)
+        self.assert_clean()
+
     def test_timeout_prints_the_inspectors_view(self):
         status, _, err = self.mpfrun("--timeout", "2", "-n", "3", ACTIONS, "stuck-recv")
         self.assertEqual(status, 124)

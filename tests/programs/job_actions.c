@@ -13,6 +13,9 @@
  *   job_actions bad-comm              call MPI_Comm_rank on an invalid communicator
  *   job_actions stuck-recv            rank 0 sends rank 1 a tag-3 message and waits for ever; rank 1 waits for
  *                                     tag 7 from rank 0 for ever (for mpfinspect); other ranks wait for ever
+ *   job_actions recv-cycle            rank 0 waits for tag 7 from rank 1, rank 1 for tag 9 from rank 0 (deadlock)
+ *   job_actions tag-mismatch          rank 0 sends tag 1 to rank 1, then both wait: rank 1 for tag 2 from
+ *                                     rank 0, rank 0 for tag 5 from rank 1 (deadlock)
  * Written in C99 against mpi.h, so it also checks that the header is C.
  */
 #include <mpi.h>
@@ -97,6 +100,17 @@ int main(int argc, char **argv) {
     printf("rank %d waits\n", rank);
     fflush(stdout);
     for (;;) pause();
+  } else if (strcmp(action, "recv-cycle") == 0) {
+    int value = 0;
+    if (rank == 0) MPI_Recv(&value, 1, MPI_INT, 1, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    if (rank == 1) MPI_Recv(&value, 1, MPI_INT, 0, 9, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  } else if (strcmp(action, "tag-mismatch") == 0) {
+    int value = 0;
+    if (rank == 0) {
+      MPI_Send(&value, 1, MPI_INT, 1, 1, MPI_COMM_WORLD);
+      MPI_Recv(&value, 1, MPI_INT, 1, 5, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    }
+    if (rank == 1) MPI_Recv(&value, 1, MPI_INT, 0, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
   } else if (strcmp(action, "bad-comm") == 0) {
     MPI_Comm_rank((MPI_Comm)12345, &rank);
   } else {
