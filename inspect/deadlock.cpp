@@ -24,6 +24,7 @@ bool is_receive(const std::string& f) {
 }
 
 std::string describe_call(const std::string& function, int peer, int tag) {
+  if (function == "MPI_Finalize") return function;
   const bool recv = is_receive(function);
   std::string text = function + "(" + (recv ? "source " : "destination ") + (peer < 0 ? "any" : std::to_string(peer));
   text += ", tag " + (tag < 0 ? std::string("any") : std::to_string(tag)) + ")";
@@ -139,6 +140,10 @@ nlohmann::json analyse_deadlock(const nlohmann::json& job) {
         }
       }
     }
+    if (node.peer >= 0 && nodes[static_cast<std::size_t>(node.peer)].function == "MPI_Finalize") {
+      lines.push_back("rank " + std::to_string(r) + " waits in " + node.call + " but rank " +
+                      std::to_string(node.peer) + " is in MPI_Finalize: that message was never sent");
+    }
     if (node.peer >= 0 && nodes[static_cast<std::size_t>(node.peer)].kind == Node::Kind::finished) {
       lines.push_back("rank " + std::to_string(r) + " waits in " + node.call + " but rank " + std::to_string(node.peer) +
                       " has finished");
@@ -166,6 +171,13 @@ nlohmann::json analyse_deadlock(const nlohmann::json& job) {
       }
       path.push_back(next);
       at = next;
+    }
+  }
+  for (int r : blocked) {
+    const Node& node = nodes[static_cast<std::size_t>(r)];
+    if (node.peer < 0 && node.function != "MPI_Finalize") {
+      lines.push_back("rank " + std::to_string(r) + " waits in " + node.call +
+                      " for a message from any rank, while every other unfinished rank is blocked too");
     }
   }
   if (lines.empty()) {

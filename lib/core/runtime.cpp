@@ -133,8 +133,10 @@ void Runtime::finalize() {
   engine_.wait_until([this] { return engine_.quiescent(); }, {"MPI_Finalize"});
   // Finalize is collective: no rank leaves before every rank has arrived, so
   // a peer never sees this rank vanish while it may still talk to it.
+  engine_.announce_blocked({"MPI_Finalize"});  // mpfinspect sees ranks that wait here for the others
   try {
     pmix_.fence(false);
+    engine_.clear_announced();
   } catch (const wireup::PeerLostError& e) {
     await_job_end(e.what());
   } catch (const wireup::WireupError& e) {

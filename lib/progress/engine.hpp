@@ -81,6 +81,13 @@ class Engine {
   template <class Done>
   void wait_until(Done&& done, const BlockedCall& call);
 
+  // Shows `call` as the rank's blocked-in call while it waits outside the
+  // engine (the wire-up fence of MPI_Finalize), and clears it again.
+  void announce_blocked(const BlockedCall& call) { publish_blocked(call); }
+  void clear_announced() {
+    if (blocked_published_) clear_blocked();
+  }
+
   shm::Transport& transport() { return *transport_; }
   const match::PostedQueue<Request>& posted() const { return posted_; }
   const match::UnexpectedQueue& unexpected() const { return *unexpected_; }

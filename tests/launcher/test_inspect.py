@@ -109,6 +109,26 @@ class Inspect(JobTestCase):
         self.assertIn("rank 1 waits for tag 2 from rank 0, but rank 0's message has tag 1 and sits unexpected", err)
         self.assert_clean()
 
+    def test_rendezvous_send_cycle_is_named(self):
+        status, _, err = self.mpfrun("--timeout", "2", "-n", "2", ACTIONS, "send-cycle")
+        self.assertEqual(status, 124)
+        self.assertIn("deadlocked:", err)
+        self.assertIn("rank 0 waits in MPI_Send(destination 1, tag 0) while rank 1 waits in "
+                      "MPI_Send(destination 0, tag 0)", err)
+
+    def test_any_source_wait_is_explained(self):
+        status, _, err = self.mpfrun("--timeout", "2", "-n", "3", ACTIONS, "any-source")
+        self.assertEqual(status, 124)
+        self.assertIn("deadlocked:", err)
+        self.assertIn("rank 0 waits in MPI_Recv(source any, tag 0) for a message from any rank", err)
+
+    def test_missing_send_is_named(self):
+        status, _, err = self.mpfrun("--timeout", "2", "-n", "2", ACTIONS, "missing-send")
+        self.assertEqual(status, 124)
+        self.assertIn("deadlocked:", err)
+        self.assertIn("rank 0 waits in MPI_Recv(source 1, tag 4) but rank 1 is in MPI_Finalize: "
+                      "that message was never sent", err)
+
     def test_timeout_prints_the_inspectors_view(self):
         status, _, err = self.mpfrun("--timeout", "2", "-n", "3", ACTIONS, "stuck-recv")
         self.assertEqual(status, 124)

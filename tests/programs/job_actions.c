@@ -16,6 +16,11 @@
  *   job_actions recv-cycle            rank 0 waits for tag 7 from rank 1, rank 1 for tag 9 from rank 0 (deadlock)
  *   job_actions tag-mismatch          rank 0 sends tag 1 to rank 1, then both wait: rank 1 for tag 2 from
  *                                     rank 0, rank 0 for tag 5 from rank 1 (deadlock)
+ *   job_actions send-cycle            ranks 0 and 1 each send 1 MiB to the other before receiving (deadlock
+ *                                     in rendezvous)
+ *   job_actions any-source            rank 0 waits for a message from any rank, the others for one from
+ *                                     rank 0 (deadlock)
+ *   job_actions missing-send          rank 0 waits for tag 4 from rank 1, which finalizes instead (deadlock)
  * Written in C99 against mpi.h, so it also checks that the header is C.
  */
 #include <mpi.h>
@@ -111,6 +116,15 @@ int main(int argc, char **argv) {
       MPI_Recv(&value, 1, MPI_INT, 1, 5, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     }
     if (rank == 1) MPI_Recv(&value, 1, MPI_INT, 0, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  } else if (strcmp(action, "send-cycle") == 0) {
+    static char big[1 << 20];
+    if (rank < 2) MPI_Send(big, (int)sizeof big, MPI_BYTE, 1 - rank, 0, MPI_COMM_WORLD);
+  } else if (strcmp(action, "any-source") == 0) {
+    int value = 0;
+    MPI_Recv(&value, 1, MPI_INT, rank == 0 ? MPI_ANY_SOURCE : 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  } else if (strcmp(action, "missing-send") == 0) {
+    int value = 0;
+    if (rank == 0) MPI_Recv(&value, 1, MPI_INT, 1, 4, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
   } else if (strcmp(action, "bad-comm") == 0) {
     MPI_Comm_rank((MPI_Comm)12345, &rank);
   } else {
