@@ -4,8 +4,12 @@
 //   mpfinspect JOB --rank R    one rank in full, with the tunables in effect
 //   mpfinspect JOB --deadlock  the wait-for graph: the deadlock in plain words,
 //                              or why there is none (exit 3 when deadlocked)
+//   mpfinspect JOB --watch S   the same view every S seconds until the job ends
+//   mpfinspect --cleanup       remove what dead jobs left behind
 //   --json                     the same as JSON
 #include <CLI/CLI.hpp>
+#include <chrono>
+#include <thread>
 #include <cstdio>
 #include <optional>
 
@@ -25,6 +29,8 @@ int main(int argc, char** argv) {
   std::string jobid;
   bool json = false;
   bool deadlock = false;
+  bool cleanup = false;
+  double watch_seconds = 0;
   std::optional<std::uint32_t> rank;
   app.add_option("job", jobid, "Job id (as listed by mpfinspect without arguments; it is mpfrun's pid)");
   app.add_flag("--json", json, "Print JSON instead of text");
@@ -32,6 +38,10 @@ int main(int argc, char** argv) {
   app.add_flag("--deadlock", deadlock,
                "Say whether the job is deadlocked and why (the cycle, the message with the wrong tag, or who "
                "is still computing)");
+  app.add_option("--watch", watch_seconds, "Show the job again every SECONDS until it ends (Ctrl-C to stop)")
+      ->check(CLI::PositiveNumber)
+      ->type_name("SECONDS");
+  app.add_flag("--cleanup", cleanup, "Remove what jobs whose mpfrun was killed left behind, then exit");
   app.footer(
       "Exit status: 0 on success (with --deadlock: not deadlocked), 3 with --deadlock when the job is\n"
       "deadlocked, 1 when the job cannot be read, 2 for a bad command line, job id or rank.");
@@ -52,6 +62,20 @@ int main(int argc, char** argv) {
     return kUsageStatus;
   }
   const mpf::job::RunRegistry registry(run_dir);
+  if (cleanup) {
+    const auto cleaned = registry.clean_dead();
+    for (const auto& dead : cleaned) {
+      std::printf("mpfinspect: removed job %s (mpfrun pid %d, dead)\n", dead.jobid.c_str(),
+                  static_cast<int>(dead.launcher_pid));
+    }
+    std::printf("mpfinspect: %zu dead job%s cleaned in %s\n", cleaned.size(), cleaned.size() == 1 ? "" : "s",
+                registry.directory().c_str());
+    return 0;
+  }
+  if (watch_seconds > 0 && jobid.empty()) {
+    std::fprintf(stderr, "mpfinspect: --watch needs a job id\n");
+    return kUsageStatus;
+  }
   if (jobid.empty()) {
     const nlohmann::json jobs = mpf::inspect::list_jobs(registry);
     std::fputs(json ? (jobs.dump(2) + "\n").c_str() : mpf::inspect::render_job_list(jobs).c_str(), stdout);
@@ -59,6 +83,24 @@ int main(int argc, char** argv) {
   }
   for (const mpf::job::JobEntry& entry : registry.list()) {
     if (entry.jobid != jobid) continue;
+    if (watch_seconds > 0) {
+      // Until the job ends: clear the terminal, show it, wait.
+      for (;;) {
+        nlohmann::json state;
+        try {
+          state = mpf::inspect::read_job(entry);
+        } catch (const mpf::inspect::InspectError&) {
+          std::printf("mpfinspect: job %s has ended\n", jobid.c_str());
+          return 0;
+        }
+        const std::string view = json ? state.dump() + "\n"
+                                      : "\033[H\033[2J" + mpf::inspect::render_job(state, rank) +
+                                            mpf::inspect::render_deadlock(mpf::inspect::analyse_deadlock(state));
+        std::fputs(view.c_str(), stdout);
+        std::fflush(stdout);
+        std::this_thread::sleep_for(std::chrono::duration<double>(watch_seconds));
+      }
+    }
     try {
       const nlohmann::json state = mpf::inspect::read_job(entry);
       if (rank && *rank >= state["ranks"].size()) {

@@ -5,6 +5,8 @@ import subprocess
 import time
 import unittest
 
+import jsonschema
+
 from mpfrun_testing import JobTestCase, program
 
 MPFINSPECT = os.environ["MPFINSPECT"]
@@ -56,6 +58,7 @@ class Inspect(JobTestCase):
         self.assertEqual(rank1["queues"]["unexpected"][0]["source"], 0)
         self.assertEqual(rank1["queues"]["unexpected"][0]["protocol"], "short")
         self.assertEqual(state["ranks"][0]["counters"]["short_sent"], 1)
+        jsonschema.validate(state, self.load_schema("mpfinspect-job.schema.json"))
 
         status, out, _ = self.inspect()
         self.assertEqual(status, 0)
@@ -128,6 +131,40 @@ class Inspect(JobTestCase):
         self.assertIn("deadlocked:", err)
         self.assertIn("rank 0 waits in MPI_Recv(source 1, tag 4) but rank 1 is in MPI_Finalize: "
                       "that message was never sent", err)
+
+    def test_watch_follows_the_job_until_it_ends(self):
+        proc = self.start("--timeout", "60", "-n", "3", ACTIONS, "stuck-recv")
+        self.wait_for_stuck_job(proc)
+        watch = subprocess.Popen([MPFINSPECT, "--watch", "0.2", str(proc.pid)], stdout=subprocess.PIPE,
+                                 stderr=subprocess.PIPE, env=self.env, text=True)
+        self.read_lines_until(watch, 2, r"blocked in MPI_Recv\(peer 0, tag 7")  # at least two refreshes
+        proc.terminate()
+        self.finish(proc)
+        out, _ = watch.communicate(timeout=60)
+        self.assertEqual(watch.returncode, 0)
+        self.assertIn(f"job {proc.pid} has ended", out)
+
+    def test_cleanup_removes_dead_jobs(self):
+        proc = self.start("--timeout", "60", "-n", "1", ACTIONS, "hang")
+        self.wait_for_registration(proc)
+        proc.kill()
+        proc.wait()
+        status, out, _ = self.inspect()
+        self.assertIn("(dead: mpfrun --cleanup removes it)", out)
+        status, out, _ = self.inspect("--cleanup")
+        self.assertEqual(status, 0)
+        self.assertIn(f"removed job {proc.pid}", out)
+        status, out, _ = self.inspect()
+        self.assertEqual(out, "no running jobs\n")
+
+    def wait_for_registration(self, proc):
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            status, out, _ = self.inspect("--json")
+            if status == 0 and any(j["jobid"] == str(proc.pid) and j["ranks"] > 0 for j in json.loads(out)):
+                return
+            time.sleep(0.05)  # the job registers its ranks once they have started
+        self.fail("the job never registered its ranks")
 
     def test_timeout_prints_the_inspectors_view(self):
         status, _, err = self.mpfrun("--timeout", "2", "-n", "3", ACTIONS, "stuck-recv")
