@@ -57,12 +57,19 @@ nlohmann::json entry_json(const shm::QueueEntry& e, std::int64_t now) {
           {"age_seconds", e.since_ns > 0 ? static_cast<double>(now - e.since_ns) * 1e-9 : 0.0}};
 }
 
-nlohmann::json rank_json(const shm::Segment& segment, std::uint32_t r, std::int64_t now) {
+nlohmann::json rank_json(const shm::Segment& segment, std::uint32_t r, std::int64_t now, const std::string& rndv_mode) {
   const shm::RankControl& control = segment.rank(r);
   const auto state = static_cast<shm::RankState>(control.state.load(std::memory_order_acquire));
   nlohmann::json rank = {{"rank", r}, {"pid", control.pid}, {"state", state_name(state)}};
+  // How this rank's peers reach it: one node, so shared memory; and how
+  // large messages move, from the tunables and what the kernel allowed.
+  rank["transport"] = "shared memory";
   if (control.cma_refused_errno.load(std::memory_order_relaxed) != 0) {
-    rank["large_messages"] = "two copies (the kernel refused Cross Memory Attach)";
+    rank["large_messages"] = "two copies through eager buffers (the kernel refused Cross Memory Attach)";
+  } else if (rndv_mode == "copy") {
+    rank["large_messages"] = "two copies through eager buffers (rndv_mode=copy)";
+  } else {
+    rank["large_messages"] = "one copy with Cross Memory Attach (rndv_mode=" + rndv_mode + ")";
   }
   nlohmann::json counters = nlohmann::json::object();
   for (const shm::CounterField& f : shm::kCounterFields) {
@@ -125,15 +132,19 @@ nlohmann::json read_job(const job::JobEntry& entry) {
       throw InspectError("cannot open job " + entry.jobid + "'s shared segment: " + e.what());
     }
   }();
-  const std::int64_t now = monotonic_ns();
-  nlohmann::json ranks = nlohmann::json::array();
-  for (std::uint32_t r = 0; r < segment.header().nranks; ++r) ranks.push_back(rank_json(segment, r, now));
   nlohmann::json tunables;
+  std::string rndv_mode = "get";
   try {
     tunables = nlohmann::json::parse(segment.tunables_json());
+    for (const auto& t : tunables) {
+      if (t.at("name") == "rndv_mode") rndv_mode = t.at("value").get<std::string>();
+    }
   } catch (const nlohmann::json::exception&) {
     tunables = nullptr;
   }
+  const std::int64_t now = monotonic_ns();
+  nlohmann::json ranks = nlohmann::json::array();
+  for (std::uint32_t r = 0; r < segment.header().nranks; ++r) ranks.push_back(rank_json(segment, r, now, rndv_mode));
   return {{"job",
            {{"jobid", entry.jobid},
             {"mpfrun_pid", entry.launcher_pid},

@@ -39,7 +39,12 @@ void render_rank(std::ostringstream& out, const nlohmann::json& r, bool full) {
     out << "blocked in " << b["function"].get<std::string>() << "(peer " << who(b["peer"], "any") << ", tag "
         << who(b["tag"], "any") << ", context " << b["context"] << ") for " << seconds(b["seconds"]) << "\n";
   }
-  if (r.contains("large_messages")) out << "  large messages: " << r["large_messages"].get<std::string>() << "\n";
+  if (full && r.contains("transport")) {
+    out << "  transport: " << r["transport"].get<std::string>() << "; large messages: "
+        << r["large_messages"].get<std::string>() << "\n";
+  } else if (r.contains("large_messages") && r["large_messages"].get<std::string>().find("refused") != std::string::npos) {
+    out << "  large messages: " << r["large_messages"].get<std::string>() << "\n";
+  }
   if (r.contains("queues")) {
     const auto& q = r["queues"];
     if (q["posted_total"].get<int>() > 0 || full) {

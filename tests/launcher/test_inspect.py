@@ -7,7 +7,7 @@ import unittest
 
 import jsonschema
 
-from mpfrun_testing import JobTestCase, program
+from mpfrun_testing import MPFRUN, JobTestCase, program
 
 MPFINSPECT = os.environ["MPFINSPECT"]
 ACTIONS = program("job_actions")
@@ -71,6 +71,7 @@ class Inspect(JobTestCase):
         self.assertEqual(status, 0)
         self.assertNotIn("rank 0 (pid", out)
         self.assertIn("tunables:", out)
+        self.assertIn("transport: shared memory; large messages: one copy with Cross Memory Attach (rndv_mode=get)", out)
         self.assertIn("eager_limit", out)
 
         status, _, err = self.inspect(str(proc.pid), "--rank", "9")
@@ -165,6 +166,22 @@ class Inspect(JobTestCase):
                 return
             time.sleep(0.05)  # the job registers its ranks once they have started
         self.fail("the job never registered its ranks")
+
+    def test_watching_a_64_rank_job_does_not_disturb_it(self):
+        token_ring = os.path.join(os.environ["MPF_MPI_PROGRAMS"], "token_ring")
+        proc = subprocess.Popen([MPFRUN, "--timeout", "120", "-n", "64", token_ring, "300"],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=self.env, text=True)
+        self.wait_for_registration(proc)
+        watch = subprocess.Popen([MPFINSPECT, "--watch", "0.05", "--json", str(proc.pid)], stdout=subprocess.PIPE,
+                                 stderr=subprocess.PIPE, env=self.env, text=True)
+        out, err = proc.communicate(timeout=150)
+        watched, _ = watch.communicate(timeout=60)
+        self.assertEqual(proc.returncode, 0, err)
+        self.assertRegex(out, r"token_ring ok")
+        views = [json.loads(line) for line in watched.splitlines() if line.startswith("{")]
+        self.assertGreater(len(views), 0, "the job was never seen")
+        self.assertEqual(views[0]["job"]["ranks"], 64)
+        self.assert_clean()
 
     def test_timeout_prints_the_inspectors_view(self):
         status, _, err = self.mpfrun("--timeout", "2", "-n", "3", ACTIONS, "stuck-recv")
