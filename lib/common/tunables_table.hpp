@@ -38,6 +38,7 @@ enum class Tunable : std::size_t {
   spin_count,
   yield_count,
   yield_us,
+  yielders_per_cpu,
   debug,
   count,  // not a tunable: the number of tunables; keep it last
 };
@@ -223,6 +224,16 @@ inline constexpr std::array<TunableSpec, kTunableCount> kTunableTable{{
         .max = 60000000,
         .doc = "Microseconds a waiting rank holding one of the node's yield slots (one per CPU) keeps "
                "yielding before it sleeps (adaptive policy, when ranks outnumber CPUs)",
+    },
+    {
+        .id = Tunable::yielders_per_cpu,
+        .name = "yielders_per_cpu",
+        .kind = TunableKind::integer,
+        .default_value = "8",
+        .min = 0,
+        .max = 4096,
+        .doc = "When ranks outnumber CPUs: how many waiting ranks per CPU may keep yielding (for yield_us) "
+               "before the rest sleep on their futex (adaptive policy)",
     },
     {
         .id = Tunable::debug,

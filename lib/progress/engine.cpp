@@ -48,7 +48,8 @@ void Engine::init(shm::Transport& transport, const common::Tunables& t) {
     // holding one of the node's yield slots, else sleep until woken.
     spin_limit_ = std::min<std::uint64_t>(spins, 100);
     yield_slots_ = &const_cast<shm::SegmentHeader&>(transport.header()).yield_slots_taken;
-    yield_slot_count_ = transport.ncpus();
+    yield_slot_count_ =
+        transport.ncpus() * static_cast<std::uint32_t>(t.integer(common::Tunable::yielders_per_cpu));
     yield_ns_ = static_cast<std::uint64_t>(t.integer(common::Tunable::yield_us)) * 1000;
   } else {
     spin_limit_ = spins;

@@ -73,11 +73,13 @@ struct alignas(kCacheLine) SegmentHeader {
   alignas(kCacheLine) std::uint64_t introspection_offset;
   std::uint64_t introspection_stride;
   std::uint64_t credits_offset;
-  // Cache line 4: when ranks outnumber CPUs, at most `ncpus` waiting ranks
-  // at a time keep yielding instead of sleeping (the engine's yield slots):
-  // a CPU with a yielding rank is never idle, so the rank a sender wakes
-  // runs after one context switch instead of waiting for an idle CPU to
-  // wake up (tens of microseconds on a virtual machine).
+  // Cache line 4: when ranks outnumber CPUs, at most yielders_per_cpu x
+  // ncpus waiting ranks at a time keep yielding instead of sleeping (the
+  // engine's yield slots): a CPU with yielding ranks is never idle, so a
+  // rank woken there runs after a context switch instead of waiting for an
+  // idle CPU to wake up (tens of microseconds on a virtual machine), and a
+  // message for a yielding rank needs no wake-up at all; the slots keep the
+  // yielders from taking every CPU from the ranks with work.
   // Accessed with std::atomic_ref (the header stays trivially copyable).
   alignas(kCacheLine) std::uint32_t yield_slots_taken;
 };
