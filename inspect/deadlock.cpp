@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "common/number_ranges.hpp"
+
 namespace mpf::inspect {
 namespace {
 
@@ -32,16 +34,7 @@ std::string describe_call(const std::string& function, int peer, int tag) {
 }
 
 std::string rank_range(const std::vector<int>& ranks) {
-  std::string text;
-  for (std::size_t i = 0; i < ranks.size();) {
-    std::size_t j = i;
-    while (j + 1 < ranks.size() && ranks[j + 1] == ranks[j] + 1) ++j;
-    if (!text.empty()) text += ",";
-    text += std::to_string(ranks[i]);
-    if (j > i) text += "-" + std::to_string(ranks[j]);
-    i = j + 1;
-  }
-  return (ranks.size() == 1 ? "rank " : "ranks ") + text;
+  return (ranks.size() == 1 ? "rank " : "ranks ") + common::number_ranges(ranks);
 }
 
 }  // namespace

@@ -19,16 +19,6 @@ std::int64_t monotonic_ns() {
   return static_cast<std::int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
 }
 
-const char* state_name(shm::RankState s) {
-  switch (s) {
-    case shm::RankState::launched: return "not_initialized";
-    case shm::RankState::initialized: return "initialized";
-    case shm::RankState::finalized: return "finalized";
-    case shm::RankState::aborted: return "aborted";
-  }
-  return "unknown";
-}
-
 const char* protocol_name(std::uint32_t kind) {
   switch (static_cast<shm::PacketKind>(kind)) {
     case shm::PacketKind::short_msg: return "short";
@@ -60,7 +50,7 @@ nlohmann::json entry_json(const shm::QueueEntry& e, std::int64_t now) {
 nlohmann::json rank_json(const shm::Segment& segment, std::uint32_t r, std::int64_t now, const std::string& rndv_mode) {
   const shm::RankControl& control = segment.rank(r);
   const auto state = static_cast<shm::RankState>(control.state.load(std::memory_order_acquire));
-  nlohmann::json rank = {{"rank", r}, {"pid", control.pid}, {"state", state_name(state)}};
+  nlohmann::json rank = {{"rank", r}, {"pid", control.pid}, {"state", shm::to_string(state)}};
   // How this rank's peers reach it: one node, so shared memory; and how
   // large messages move, from the tunables and what the kernel allowed.
   rank["transport"] = "shared memory";

@@ -63,13 +63,7 @@ int main(int argc, char** argv) {
   }
   const mpf::job::RunRegistry registry(run_dir);
   if (cleanup) {
-    const auto cleaned = registry.clean_dead();
-    for (const auto& dead : cleaned) {
-      std::printf("mpfinspect: removed job %s (mpfrun pid %d, dead)\n", dead.jobid.c_str(),
-                  static_cast<int>(dead.launcher_pid));
-    }
-    std::printf("mpfinspect: %zu dead job%s cleaned in %s\n", cleaned.size(), cleaned.size() == 1 ? "" : "s",
-                registry.directory().c_str());
+    registry.clean_dead_and_report("mpfinspect");
     return 0;
   }
   if (watch_seconds > 0 && jobid.empty()) {

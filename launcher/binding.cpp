@@ -5,6 +5,8 @@
 
 #include <map>
 
+#include "common/number_ranges.hpp"
+
 namespace mpf::launcher {
 namespace {
 
@@ -12,19 +14,6 @@ int node_of(int cpu) {
   if (numa_available() < 0) return 0;
   const int node = numa_node_of_cpu(cpu);
   return node < 0 ? 0 : node;
-}
-
-std::string cpu_ranges(const std::vector<int>& cpus) {
-  std::string text;
-  for (std::size_t i = 0; i < cpus.size();) {
-    std::size_t j = i;
-    while (j + 1 < cpus.size() && cpus[j + 1] == cpus[j] + 1) ++j;
-    if (!text.empty()) text += ",";
-    text += std::to_string(cpus[i]);
-    if (j > i) text += "-" + std::to_string(cpus[j]);
-    i = j + 1;
-  }
-  return text;
 }
 
 }  // namespace
@@ -71,7 +60,7 @@ std::vector<Placement> plan_placements(BindTo bind_to, MapBy map_by, int nranks,
 
 std::string describe_placement(const Placement& p) {
   if (p.cpus.empty()) return "not bound";
-  return (p.cpus.size() == 1 ? "cpu " : "cpus ") + cpu_ranges(p.cpus) + " (NUMA node " +
+  return (p.cpus.size() == 1 ? "cpu " : "cpus ") + common::number_ranges(p.cpus) + " (NUMA node " +
          std::to_string(p.numa_node) + ")";
 }
 

@@ -62,14 +62,7 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (options.cleanup) {
-    const mpf::job::RunRegistry registry(mpf::common::resolved_run_dir(tunables));
-    const auto cleaned = registry.clean_dead();
-    for (const auto& job : cleaned) {
-      std::printf("mpfrun: removed job %s (mpfrun pid %d, dead)\n", job.jobid.c_str(),
-                  static_cast<int>(job.launcher_pid));
-    }
-    std::printf("mpfrun: %zu dead job%s cleaned in %s\n", cleaned.size(), cleaned.size() == 1 ? "" : "s",
-                registry.directory().c_str());
+    mpf::job::RunRegistry(mpf::common::resolved_run_dir(tunables)).clean_dead_and_report("mpfrun");
     return 0;
   }
 

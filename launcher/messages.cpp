@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <cstring>
 
+#include "common/number_ranges.hpp"
+
 namespace mpf::launcher {
 
 std::string signal_description(int signo) {
@@ -13,16 +15,7 @@ std::string signal_description(int signo) {
 }
 
 std::string rank_list(const std::vector<std::uint32_t>& ranks) {
-  std::string text;
-  for (std::size_t i = 0; i < ranks.size();) {
-    std::size_t j = i;
-    while (j + 1 < ranks.size() && ranks[j + 1] == ranks[j] + 1) ++j;
-    if (!text.empty()) text += ",";
-    text += std::to_string(ranks[i]);
-    if (j > i) text += "-" + std::to_string(ranks[j]);
-    i = j + 1;
-  }
-  return text.empty() ? "none" : text;
+  return ranks.empty() ? "none" : common::number_ranges(ranks);
 }
 
 std::string describe_rank_state(shm::RankState state) {

@@ -23,16 +23,6 @@ std::string utc_time(std::int64_t unix_ns) {
   return buf;
 }
 
-const char* state_name(shm::RankState s) {
-  switch (s) {
-    case shm::RankState::launched: return "not_initialized";
-    case shm::RankState::initialized: return "initialized";
-    case shm::RankState::finalized: return "finalized";
-    case shm::RankState::aborted: return "aborted";
-  }
-  return "unknown";
-}
-
 }  // namespace
 
 nlohmann::json job_report(const Options& options, const common::Tunables& tunables, const JobRecord& job) {
@@ -50,7 +40,7 @@ nlohmann::json job_report(const Options& options, const common::Tunables& tunabl
         {"exit_code", r.exit_code >= 0 ? nlohmann::json(r.exit_code) : nlohmann::json(nullptr)},
         {"signal", r.term_signal > 0 ? nlohmann::json(r.term_signal) : nlohmann::json(nullptr)},
         {"signal_name", r.term_signal > 0 ? nlohmann::json(::strsignal(r.term_signal)) : nlohmann::json(nullptr)},
-        {"state", state_name(r.final_state)},
+        {"state", shm::to_string(r.final_state)},
         {"wall_seconds", r.end_ns > r.start_ns ? static_cast<double>(r.end_ns - r.start_ns) * 1e-9 : 0.0},
         {"counters", nlohmann::json::object()}};
     for (std::size_t i = 0; i < r.counters.size(); ++i) rank["counters"][std::string(shm::kCounterFields[i].name)] = r.counters[i];

@@ -84,7 +84,6 @@ void Runtime::attach_segment(int fd) {
   } catch (const std::exception& e) {
     throw RuntimeError(std::string("cannot read the job's tunables from the shared segment: ") + e.what());
   }
-  oversubscribed_ = header.oversubscribed != 0;
   control_ = &segment_->rank(job_.rank);
   control_->pid = static_cast<std::int32_t>(::getpid());
   pmix_.count_into(&control_->counters);

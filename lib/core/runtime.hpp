@@ -47,7 +47,7 @@ class Runtime {
   const common::Tunables& tunables() const { return *tunables_; }
   wireup::PmixClient& wireup() { return pmix_; }
   // True when the job runs more ranks than CPUs: waits must block, not spin.
-  bool oversubscribed() const { return oversubscribed_; }
+  bool oversubscribed() const { return transport_.oversubscribed(); }
   // This rank's block in the shared segment.
   shm::RankControl* control() const { return control_; }
   // Point-to-point messaging for every API.
@@ -65,7 +65,6 @@ class Runtime {
 
   bool initialized_ = false;
   bool finalized_ = false;
-  bool oversubscribed_ = false;
   wireup::PmixClient pmix_;
   wireup::JobInfo job_;
   std::optional<common::Tunables> tunables_;

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -134,6 +135,16 @@ std::vector<JobEntry> RunRegistry::clean_dead() const {
     cleaned.push_back(std::move(entry));
   }
   return cleaned;
+}
+
+void RunRegistry::clean_dead_and_report(const char* program) const {
+  const std::vector<JobEntry> cleaned = clean_dead();
+  for (const JobEntry& job : cleaned) {
+    std::printf("%s: removed job %s (mpfrun pid %d, dead)\n", program, job.jobid.c_str(),
+                static_cast<int>(job.launcher_pid));
+  }
+  std::printf("%s: %zu dead job%s cleaned in %s\n", program, cleaned.size(), cleaned.size() == 1 ? "" : "s",
+              directory_.c_str());
 }
 
 }  // namespace mpf::job

@@ -59,6 +59,8 @@ class RunRegistry {
   // Removes what dead jobs left behind (entry and PMIx directory) and returns
   // the jobs it cleaned.
   std::vector<JobEntry> clean_dead() const;
+  // clean_dead(), reported on standard output as `program` ("mpfrun").
+  void clean_dead_and_report(const char* program) const;
 
  private:
   std::string path_of(const std::string& jobid) const;

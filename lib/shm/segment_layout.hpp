@@ -41,6 +41,17 @@ enum class RankState : std::uint32_t {
   aborted = 3,      // MPI_Abort was called; abort_code holds the code
 };
 
+// The state's name in reports (mpfrun --report, mpfinspect --json).
+inline const char* to_string(RankState state) {
+  switch (state) {
+    case RankState::launched: return "not_initialized";
+    case RankState::initialized: return "initialized";
+    case RankState::finalized: return "finalized";
+    case RankState::aborted: return "aborted";
+  }
+  return "unknown";
+}
+
 // Cache lines 0-3. Written by mpfrun before the first fork; immutable while
 // ranks run, so readers need no synchronisation beyond the fork/exec itself.
 // Cache line 4 is the node's shared waiting state, the one mutable part.

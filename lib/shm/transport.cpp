@@ -48,44 +48,26 @@ void Transport::note_cma_refused(std::uint32_t peer, const char* call) {
   }
 }
 
-bool Transport::cma_read(std::uint32_t peer, void* local, std::uint64_t remote, std::size_t bytes) {
+// One copy between this process and `peer`'s, in the direction `write`
+// says. Partial transfers continue where they stopped.
+bool Transport::cma_copy(std::uint32_t peer, bool write, std::byte* local, std::uint64_t remote, std::size_t bytes) {
   const pid_t pid = segment_->rank(peer).pid;
-  auto* dst = static_cast<std::byte*>(local);
+  const char* call = write ? "process_vm_writev" : "process_vm_readv";
   while (bytes > 0) {
-    iovec l{dst, bytes};
+    iovec l{local, bytes};
     iovec r{reinterpret_cast<void*>(remote), bytes};
-    const ssize_t n = ::process_vm_readv(pid, &l, 1, &r, 1, 0);
+    const ssize_t n = write ? ::process_vm_writev(pid, &l, 1, &r, 1, 0) : ::process_vm_readv(pid, &l, 1, &r, 1, 0);
     if (n < 0) {
       if (errno == EPERM || errno == ENOSYS) {
-        note_cma_refused(peer, "process_vm_readv");
+        note_cma_refused(peer, call);
         return false;
       }
       throw std::runtime_error(common::system_error_text(
-          "process_vm_readv from rank " + std::to_string(peer) + " (pid " + std::to_string(pid) + ")", errno));
+          std::string(call) + (write ? " to rank " : " from rank ") + std::to_string(peer) + " (pid " +
+              std::to_string(pid) + ")",
+          errno));
     }
-    dst += n;  // a partial transfer continues where it stopped
-    remote += static_cast<std::uint64_t>(n);
-    bytes -= static_cast<std::size_t>(n);
-  }
-  return true;
-}
-
-bool Transport::cma_write(std::uint32_t peer, std::uint64_t remote, const void* local, std::size_t bytes) {
-  const pid_t pid = segment_->rank(peer).pid;
-  const auto* src = static_cast<const std::byte*>(local);
-  while (bytes > 0) {
-    iovec l{const_cast<std::byte*>(src), bytes};
-    iovec r{reinterpret_cast<void*>(remote), bytes};
-    const ssize_t n = ::process_vm_writev(pid, &l, 1, &r, 1, 0);
-    if (n < 0) {
-      if (errno == EPERM || errno == ENOSYS) {
-        note_cma_refused(peer, "process_vm_writev");
-        return false;
-      }
-      throw std::runtime_error(common::system_error_text(
-          "process_vm_writev to rank " + std::to_string(peer) + " (pid " + std::to_string(pid) + ")", errno));
-    }
-    src += n;
+    local += n;
     remote += static_cast<std::uint64_t>(n);
     bytes -= static_cast<std::size_t>(n);
   }

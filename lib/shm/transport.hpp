@@ -38,7 +38,6 @@ class Transport {
   std::uint32_t rank() const { return me_; }
   std::uint32_t size() const { return nranks_; }
   RankControl& control() const { return *control_; }
-  RankControl& control_of(std::uint32_t peer) const { return segment_->rank(peer); }
   Introspection& introspection() const { return segment_->introspection(me_); }
   // More ranks than CPUs on this node, and how many CPUs.
   bool oversubscribed() const { return segment_->header().oversubscribed != 0; }
@@ -95,11 +94,17 @@ class Transport {
   // Single copies with CMA. On EPERM the pair is switched to the two-copy
   // path (reported once on stderr) and false is returned; any other failure
   // throws std::runtime_error naming the call and the error.
-  bool cma_read(std::uint32_t peer, void* local, std::uint64_t remote, std::size_t bytes);
-  bool cma_write(std::uint32_t peer, std::uint64_t remote, const void* local, std::size_t bytes);
+  bool cma_read(std::uint32_t peer, void* local, std::uint64_t remote, std::size_t bytes) {
+    return cma_copy(peer, false, static_cast<std::byte*>(local), remote, bytes);
+  }
+  bool cma_write(std::uint32_t peer, std::uint64_t remote, const void* local, std::size_t bytes) {
+    // process_vm_writev only reads the local buffer.
+    return cma_copy(peer, true, static_cast<std::byte*>(const_cast<void*>(local)), remote, bytes);
+  }
 
  private:
   void note_cma_refused(std::uint32_t peer, const char* call);
+  bool cma_copy(std::uint32_t peer, bool write, std::byte* local, std::uint64_t remote, std::size_t bytes);
   template <class OnPacket>
   inline std::size_t drain(std::uint32_t sender, OnPacket& on_packet);
 
