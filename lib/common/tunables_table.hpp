@@ -39,6 +39,8 @@ enum class Tunable : std::size_t {
   yield_count,
   yield_us,
   yielders_per_cpu,
+  coll_buffer,
+  coll_radix,
   debug,
   count,  // not a tunable: the number of tunables; keep it last
 };
@@ -234,6 +236,26 @@ inline constexpr std::array<TunableSpec, kTunableCount> kTunableTable{{
         .max = 4096,
         .doc = "When ranks outnumber CPUs: how many waiting ranks per CPU may keep yielding (for yield_us) "
                "before the rest sleep on their futex (adaptive policy)",
+    },
+    {
+        .id = Tunable::coll_buffer,
+        .name = "coll_buffer",
+        .kind = TunableKind::size,
+        .default_value = "32KiB",
+        .min = 4096,
+        .max = std::int64_t{16} << 20,
+        .doc = "Bytes of each rank's collective slot in the shared segment: collective data larger "
+               "than this moves in several steps",
+    },
+    {
+        .id = Tunable::coll_radix,
+        .name = "coll_radix",
+        .kind = TunableKind::integer,
+        .default_value = "4",
+        .min = 2,
+        .max = 65536,
+        .doc = "Radix of the k-nomial trees of Barrier, Bcast and Reduce (2: binomial; at least the "
+               "number of ranks: flat, every rank reads the root's slot)",
     },
     {
         .id = Tunable::debug,

@@ -9,6 +9,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "coll/channel.hpp"
 #include "common/tunables.hpp"
 #include "progress/engine.hpp"
 #include "shm/segment.hpp"
@@ -53,6 +54,8 @@ class Runtime {
   // Point-to-point messaging for every API.
   progress::Engine& engine() { return engine_; }
   shm::Transport& transport() { return transport_; }
+  // Collective data movement over the ranks' collective slots.
+  coll::Channel& channel() { return channel_; }
   const shm::Segment& segment() const { return *segment_; }
 
  private:
@@ -72,6 +75,7 @@ class Runtime {
   shm::RankControl* control_ = nullptr;
   shm::Transport transport_;
   progress::Engine engine_;
+  coll::Channel channel_;
 };
 
 }  // namespace mpf::core

@@ -1,26 +1,326 @@
-// Rank and size of the predefined communicators.
-#include <mpi.h>
-
+// The communicator chapter: the table of communicators, their context ids,
+// and the calls that build, compare, name and free them.
+//
+// Context ids are agreed without a global lock (MPICH's free-mask method):
+// each member offers the ids it has free, a bitwise AND over the members
+// (an allreduce on the parent) leaves those free everywhere, and all take
+// the lowest. Members of disjoint new communicators (MPI_Comm_split) may
+// share an id: no rank ever holds two communicators with the same one.
 #include "mpi/comm.hpp"
+
+#include <algorithm>
+#include <bitset>
+#include <map>
+#include <cstring>
+#include <numeric>
+#include <set>
+#include <tuple>
+
+#include "core/runtime.hpp"
+#include "mpi/attributes.hpp"
+#include "mpi/coll/algorithms.hpp"
 #include "mpi/errors.hpp"
+#include "mpi/group.hpp"
+
+namespace mpf::mpi {
+
+std::vector<std::unique_ptr<Communicator>>& comm_table() {
+  static std::vector<std::unique_ptr<Communicator>> table;
+  return table;
+}
+
+std::string describe_bad_comm(MPI_Comm comm) {
+  return comm == MPI_COMM_NULL ? "communicator is MPI_COMM_NULL" : "invalid communicator " + std::to_string(comm);
+}
+
+namespace {
+
+constexpr std::size_t kContextIds = 4096;
+constexpr std::size_t kMaskWords = kContextIds / 64;
+std::bitset<kContextIds> g_used_contexts;  // ids of this rank's live communicators
+
+std::uint32_t g_world_size = 0;
+
+// Agrees on a context id free at every member of `parent`. Collective over
+// `parent`. Returns false when none is left.
+bool agree_context(Communicator& parent, const char* call, std::uint32_t* context) {
+  std::uint64_t mask[kMaskWords];
+  for (std::size_t w = 0; w < kMaskWords; ++w) {
+    std::uint64_t bits = 0;
+    for (std::size_t b = 0; b < 64; ++b) {
+      if (!g_used_contexts.test(w * 64 + b)) bits |= std::uint64_t{1} << b;
+    }
+    mask[w] = bits;
+  }
+  std::uint64_t all[kMaskWords];
+  coll::reduce(parent, mask, all, static_cast<int>(kMaskWords), MPI_UINT64_T, MPI_BAND, -1, call);
+  for (std::size_t w = 0; w < kMaskWords; ++w) {
+    if (all[w] != 0) {
+      *context = static_cast<std::uint32_t>(w * 64 + static_cast<std::size_t>(__builtin_ctzll(all[w])));
+      return true;
+    }
+  }
+  return false;
+}
+
+int out_of_contexts(const char* call, MPI_Comm comm) {
+  return comm_error(call, comm, MPI_ERR_INTERN,
+                    "no communicator context id is free at every member (" + std::to_string(kContextIds) +
+                        " per rank; free communicators you no longer use)");
+}
+
+int check_comm(const char* call, MPI_Comm comm) {
+  require_initialized(call);
+  if (!comm_is_valid(comm)) return comm_error(call, MPI_COMM_WORLD, MPI_ERR_COMM, describe_bad_comm(comm));
+  return MPI_SUCCESS;
+}
+
+// A new communicator over `members` (world ranks) after agreeing on its
+// context over `parent`; *out is MPI_COMM_NULL when this rank is not a
+// member. Collective over `parent`.
+int create_from(const char* call, MPI_Comm parent, const std::vector<std::uint32_t>& members, MPI_Comm* out) {
+  std::uint32_t context = 0;
+  if (!agree_context(comm_of(parent), call, &context)) return out_of_contexts(call, parent);
+  const std::uint32_t me = comm_of(MPI_COMM_WORLD).world[static_cast<std::size_t>(comm_rank(MPI_COMM_WORLD))];
+  if (std::find(members.begin(), members.end(), me) == members.end()) {
+    *out = MPI_COMM_NULL;
+    return MPI_SUCCESS;
+  }
+  *out = add_communicator(members, context);
+  comm_of(*out).errhandler = comm_of(parent).errhandler;
+  return MPI_SUCCESS;
+}
+
+}  // namespace
+
+void init_communicators(std::uint32_t world_rank, std::uint32_t world_size) {
+  g_world_size = world_size;
+  auto& table = comm_table();
+  table.clear();
+  g_used_contexts.reset();
+  table.emplace_back();  // MPI_COMM_NULL
+  std::vector<std::uint32_t> world(world_size);
+  std::iota(world.begin(), world.end(), 0u);
+  add_communicator(std::move(world), 0);
+  add_communicator({world_rank}, 1);
+  comm_of(MPI_COMM_WORLD).name = "MPI_COMM_WORLD";
+  comm_of(MPI_COMM_SELF).name = "MPI_COMM_SELF";
+}
+
+MPI_Comm add_communicator(std::vector<std::uint32_t> world, std::uint32_t context) {
+  auto c = std::make_unique<Communicator>();
+  const std::uint32_t me = core::Runtime::instance().job().rank;
+  c->rank_of.assign(g_world_size, -1);
+  for (std::size_t i = 0; i < world.size(); ++i) {
+    c->rank_of[world[i]] = static_cast<std::int32_t>(i);
+    if (world[i] == me) c->rank = static_cast<int>(i);
+  }
+  c->world = std::move(world);
+  c->context = context;
+  g_used_contexts.set(context);
+  comm_table().push_back(std::move(c));
+  return static_cast<MPI_Comm>(comm_table().size() - 1);
+}
+
+}  // namespace mpf::mpi
 
 using namespace mpf::mpi;
 
 extern "C" {
 
 int MPI_Comm_rank(MPI_Comm comm, int* rank) {
-  require_initialized("MPI_Comm_rank");
-  if (!comm_is_valid(comm)) return comm_error("MPI_Comm_rank", MPI_COMM_WORLD, MPI_ERR_COMM, describe_bad_comm(comm));
+  if (int rc = check_comm("MPI_Comm_rank", comm)) return rc;
   if (rank == nullptr) return comm_error("MPI_Comm_rank", comm, MPI_ERR_ARG, "rank argument is NULL");
   *rank = comm_rank(comm);
   return MPI_SUCCESS;
 }
 
 int MPI_Comm_size(MPI_Comm comm, int* size) {
-  require_initialized("MPI_Comm_size");
-  if (!comm_is_valid(comm)) return comm_error("MPI_Comm_size", MPI_COMM_WORLD, MPI_ERR_COMM, describe_bad_comm(comm));
+  if (int rc = check_comm("MPI_Comm_size", comm)) return rc;
   if (size == nullptr) return comm_error("MPI_Comm_size", comm, MPI_ERR_ARG, "size argument is NULL");
   *size = comm_size(comm);
+  return MPI_SUCCESS;
+}
+
+int MPI_Comm_test_inter(MPI_Comm comm, int* flag) {
+  if (int rc = check_comm("MPI_Comm_test_inter", comm)) return rc;
+  *flag = 0;  // intercommunicators are not provided
+  return MPI_SUCCESS;
+}
+
+int MPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm) {
+  const char* call = "MPI_Comm_dup";
+  if (int rc = check_comm(call, comm)) return rc;
+  if (newcomm == nullptr) return comm_error(call, comm, MPI_ERR_ARG, "newcomm argument is NULL");
+  const Communicator& old = comm_of(comm);
+  if (int rc = create_from(call, comm, old.world, newcomm)) return rc;
+  Communicator& c = comm_of(*newcomm);
+  c.cart = comm_of(comm).cart;
+  if (int rc = copy_attributes(comm, *newcomm)) {
+    MPI_Comm doomed = *newcomm;
+    MPI_Comm_free(&doomed);
+    *newcomm = MPI_COMM_NULL;
+    return comm_error(call, comm, rc, "an attribute copy callback failed with error " + std::to_string(rc));
+  }
+  return MPI_SUCCESS;
+}
+
+int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info, MPI_Comm* newcomm) { return MPI_Comm_dup(comm, newcomm); }
+
+int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newcomm) {
+  const char* call = "MPI_Comm_split";
+  if (int rc = check_comm(call, comm)) return rc;
+  if (newcomm == nullptr) return comm_error(call, comm, MPI_ERR_ARG, "newcomm argument is NULL");
+  if (color < 0 && color != MPI_UNDEFINED) {
+    return comm_error(call, comm, MPI_ERR_ARG, "invalid color " + std::to_string(color) +
+                                                   " (colors are >= 0, or MPI_UNDEFINED)");
+  }
+  Communicator& parent = comm_of(comm);
+  const int n = parent.size();
+  // Everyone's (color, key), at every member.
+  std::vector<int> mine{color, key};
+  std::vector<int> all(static_cast<std::size_t>(2 * n));
+  const std::uint64_t pair = 2 * sizeof(int);
+  std::vector<std::uint64_t> bytes(static_cast<std::size_t>(n), pair), displs(static_cast<std::size_t>(n));
+  for (int i = 0; i < n; ++i) displs[static_cast<std::size_t>(i)] = static_cast<std::uint64_t>(i) * pair;
+  coll::gatherv(parent, mine.data(), pair, all.data(), bytes, displs, 0, call);
+  coll::bcast(parent, all.data(), pair * static_cast<std::uint64_t>(n), 0, call);
+  std::vector<std::tuple<int, int, std::uint32_t>> same;  // key, parent rank, world rank
+  for (int i = 0; i < n; ++i) {
+    if (color != MPI_UNDEFINED && all[static_cast<std::size_t>(2 * i)] == color) {
+      same.emplace_back(all[static_cast<std::size_t>(2 * i + 1)], i, parent.world[static_cast<std::size_t>(i)]);
+    }
+  }
+  std::sort(same.begin(), same.end());
+  std::vector<std::uint32_t> members;
+  for (const auto& s : same) members.push_back(std::get<2>(s));
+  return create_from(call, comm, members, newcomm);
+}
+
+int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info, MPI_Comm* newcomm) {
+  if (int rc = check_comm("MPI_Comm_split_type", comm)) return rc;
+  if (split_type != MPI_COMM_TYPE_SHARED && split_type != MPI_UNDEFINED) {
+    return comm_error("MPI_Comm_split_type", comm, MPI_ERR_ARG,
+                      "invalid split type " + std::to_string(split_type) +
+                          " (use MPI_COMM_TYPE_SHARED or MPI_UNDEFINED)");
+  }
+  // Every rank of a job shares this node's memory (one node per job today).
+  return MPI_Comm_split(comm, split_type == MPI_UNDEFINED ? MPI_UNDEFINED : 0, key, newcomm);
+}
+
+int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* newcomm) {
+  const char* call = "MPI_Comm_create";
+  if (int rc = check_comm(call, comm)) return rc;
+  const Group* g = find_group(group);
+  if (g == nullptr) return comm_error(call, comm, MPI_ERR_GROUP, "invalid group " + std::to_string(group));
+  if (newcomm == nullptr) return comm_error(call, comm, MPI_ERR_ARG, "newcomm argument is NULL");
+  const Communicator& parent = comm_of(comm);
+  for (std::uint32_t w : *g) {
+    if (parent.rank_of[w] < 0) {
+      return comm_error(call, comm, MPI_ERR_GROUP,
+                        "the group holds world rank " + std::to_string(w) + ", which is not in the communicator");
+    }
+  }
+  return create_from(call, comm, *g, newcomm);
+}
+
+int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm* newcomm) {
+  const char* call = "MPI_Comm_create_group";
+  if (int rc = check_comm(call, comm)) return rc;
+  const Group* g = find_group(group);
+  if (g == nullptr) return comm_error(call, comm, MPI_ERR_GROUP, "invalid group " + std::to_string(group));
+  if (newcomm == nullptr) return comm_error(call, comm, MPI_ERR_ARG, "newcomm argument is NULL");
+  if (tag < 0) return comm_error(call, comm, MPI_ERR_TAG, "invalid tag " + std::to_string(tag));
+  const std::uint32_t me = mpf::core::Runtime::instance().job().rank;
+  if (std::find(g->begin(), g->end(), me) == g->end()) {
+    return comm_error(call, comm, MPI_ERR_GROUP, "the calling rank is not in the group");
+  }
+  // Collective over the group only: agree on the context among its members
+  // with a temporary communicator whose collectives are keyed by the tag.
+  Communicator temp;
+  temp.world = *g;
+  temp.rank_of.assign(comm_of(MPI_COMM_WORLD).world.size(), -1);
+  for (std::size_t i = 0; i < g->size(); ++i) {
+    temp.rank_of[(*g)[i]] = static_cast<std::int32_t>(i);
+    if ((*g)[i] == me) temp.rank = static_cast<int>(i);
+  }
+  // Its collective key lies above the communicators' ids and is derived
+  // from what every member passes alike (the parent, the tag and the
+  // group), so concurrent calls on other groups or tags never share it; a
+  // count per key tells repeated calls apart.
+  std::uint32_t hash = 2166136261u;  // FNV-1a
+  auto mix = [&hash](std::uint32_t v) {
+    for (int i = 0; i < 4; ++i, v >>= 8) hash = (hash ^ (v & 0xffu)) * 16777619u;
+  };
+  mix(comm_context(comm));
+  mix(static_cast<std::uint32_t>(tag));
+  for (std::uint32_t w : *g) mix(w);
+  temp.context = 0x80000000u | (hash & 0x7fffffffu);
+  static std::map<std::uint32_t, std::uint32_t> calls_per_key;
+  temp.coll_seq = calls_per_key[temp.context];
+  std::uint32_t context = 0;
+  const bool agreed = agree_context(temp, call, &context);
+  calls_per_key[temp.context] = temp.coll_seq;
+  if (!agreed) return out_of_contexts(call, comm);
+  *newcomm = add_communicator(*g, context);
+  comm_of(*newcomm).errhandler = comm_of(comm).errhandler;
+  return MPI_SUCCESS;
+}
+
+int MPI_Comm_free(MPI_Comm* comm) {
+  const char* call = "MPI_Comm_free";
+  require_initialized(call);
+  if (comm == nullptr || !comm_is_valid(*comm)) {
+    return comm_error(call, MPI_COMM_WORLD, MPI_ERR_COMM, describe_bad_comm(comm == nullptr ? MPI_COMM_NULL : *comm));
+  }
+  if (*comm == MPI_COMM_WORLD || *comm == MPI_COMM_SELF) {
+    return comm_error(call, *comm, MPI_ERR_COMM, "MPI_COMM_WORLD and MPI_COMM_SELF cannot be freed");
+  }
+  if (int rc = delete_attributes(*comm)) {
+    return comm_error(call, *comm, rc, "an attribute delete callback failed with error " + std::to_string(rc));
+  }
+  g_used_contexts.reset(comm_context(*comm));
+  comm_table()[static_cast<std::size_t>(*comm)].reset();
+  *comm = MPI_COMM_NULL;
+  return MPI_SUCCESS;
+}
+
+int MPI_Comm_disconnect(MPI_Comm* comm) { return MPI_Comm_free(comm); }
+
+int MPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int* result) {
+  const char* call = "MPI_Comm_compare";
+  if (int rc = check_comm(call, comm1)) return rc;
+  if (int rc = check_comm(call, comm2)) return rc;
+  const Communicator& a = comm_of(comm1);
+  const Communicator& b = comm_of(comm2);
+  if (comm1 == comm2) {
+    *result = MPI_IDENT;
+  } else if (a.world == b.world) {
+    *result = MPI_CONGRUENT;
+  } else if (std::set<std::uint32_t>(a.world.begin(), a.world.end()) ==
+             std::set<std::uint32_t>(b.world.begin(), b.world.end())) {
+    *result = MPI_SIMILAR;
+  } else {
+    *result = MPI_UNEQUAL;
+  }
+  return MPI_SUCCESS;
+}
+
+int MPI_Comm_set_name(MPI_Comm comm, const char* name) {
+  if (int rc = check_comm("MPI_Comm_set_name", comm)) return rc;
+  if (name == nullptr) return comm_error("MPI_Comm_set_name", comm, MPI_ERR_ARG, "name is NULL");
+  comm_of(comm).name.assign(name, strnlen(name, MPI_MAX_OBJECT_NAME - 1));
+  return MPI_SUCCESS;
+}
+
+int MPI_Comm_get_name(MPI_Comm comm, char* name, int* resultlen) {
+  if (int rc = check_comm("MPI_Comm_get_name", comm)) return rc;
+  if (name == nullptr || resultlen == nullptr) {
+    return comm_error("MPI_Comm_get_name", comm, MPI_ERR_ARG, "name or resultlen is NULL");
+  }
+  const std::string& text = comm_of(comm).name;
+  std::memcpy(name, text.c_str(), text.size() + 1);
+  *resultlen = static_cast<int>(text.size());
   return MPI_SUCCESS;
 }
 

@@ -1,40 +1,83 @@
-// The predefined communicators and how their ranks map onto MPI_COMM_WORLD
-// and onto the engine's matching contexts. Communicator construction (the
-// breadth issue) replaces these few functions with a table.
+// Communicators: the table behind MPI_Comm handles, how a communicator's
+// ranks map onto world ranks, and its matching context. MPI_COMM_WORLD and
+// MPI_COMM_SELF are its first two entries; MPI_Comm_dup, _split, _create and
+// friends (comm.cpp) add more. The point-to-point path asks only the inline
+// functions below: a table lookup and a vector index.
 #pragma once
 
 #include <mpi.h>
 
 #include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
 #include <string>
+#include <vector>
 
-#include "core/runtime.hpp"
+#include "coll/channel.hpp"
 
 namespace mpf::mpi {
 
-inline bool comm_is_valid(MPI_Comm comm) { return comm == MPI_COMM_WORLD || comm == MPI_COMM_SELF; }
+// A Cartesian topology (MPI_Cart_create).
+struct CartTopology {
+  std::vector<int> dims;
+  std::vector<int> periods;  // 0 or 1 per dimension
+};
 
-inline std::string describe_bad_comm(MPI_Comm comm) {
-  return comm == MPI_COMM_NULL ? "communicator is MPI_COMM_NULL" : "invalid communicator " + std::to_string(comm);
-}
+struct Communicator {
+  std::vector<std::uint32_t> world;  // comm rank -> world rank
+  std::vector<std::int32_t> rank_of; // world rank -> comm rank, -1 if not a member
+  int rank = 0;
+  std::uint32_t context = 0;         // matching context and collective key
+  std::uint32_t coll_seq = 0;        // collectives run on this communicator
+  MPI_Errhandler errhandler = MPI_ERRORS_ARE_FATAL;
+  std::string name;
+  std::map<int, void*> attributes;   // keyval -> value
+  std::optional<CartTopology> cart;
+  MPI_Info info = 0;                 // hints (MPI_Comm_set_info), MPI_INFO_NULL when none
 
-inline int comm_size(MPI_Comm comm) {
-  return comm == MPI_COMM_WORLD ? static_cast<int>(core::Runtime::instance().job().size) : 1;
-}
+  int size() const { return static_cast<int>(world.size()); }
+  // The key of the next collective on this communicator (every member runs
+  // the same collectives in the same order, so they agree on it).
+  coll::Key next_collective() { return {context, ++coll_seq}; }
+};
 
-inline int comm_rank(MPI_Comm comm) {
-  return comm == MPI_COMM_WORLD ? static_cast<int>(core::Runtime::instance().job().rank) : 0;
+// The table: index = handle. Freed communicators leave a null entry.
+std::vector<std::unique_ptr<Communicator>>& comm_table();
+
+inline Communicator* find_comm(MPI_Comm comm) {
+  auto& table = comm_table();
+  return comm > 0 && static_cast<std::size_t>(comm) < table.size() ? table[static_cast<std::size_t>(comm)].get()
+                                                                    : nullptr;
 }
+inline bool comm_is_valid(MPI_Comm comm) { return find_comm(comm) != nullptr; }
+// For valid handles only.
+inline Communicator& comm_of(MPI_Comm comm) { return *comm_table()[static_cast<std::size_t>(comm)]; }
+
+std::string describe_bad_comm(MPI_Comm comm);
+
+inline int comm_size(MPI_Comm comm) { return comm_of(comm).size(); }
+inline int comm_rank(MPI_Comm comm) { return comm_of(comm).rank; }
 
 // The engine's matching context of each communicator: point-to-point on one
 // communicator never matches another's.
-inline std::uint32_t comm_context(MPI_Comm comm) { return comm == MPI_COMM_WORLD ? 0 : 1; }
+inline std::uint32_t comm_context(MPI_Comm comm) { return comm_of(comm).context; }
 
 // A rank of `comm` (or MPI_ANY_SOURCE) as a world rank, and back.
 inline std::int32_t to_world(MPI_Comm comm, int rank) {
   if (rank == MPI_ANY_SOURCE) return -1;
-  return comm == MPI_COMM_WORLD ? rank : static_cast<std::int32_t>(core::Runtime::instance().job().rank);
+  return static_cast<std::int32_t>(comm_of(comm).world[static_cast<std::size_t>(rank)]);
 }
-inline int from_world(MPI_Comm comm, std::int32_t world) { return comm == MPI_COMM_WORLD ? world : 0; }
+inline int from_world(MPI_Comm comm, std::int32_t world) {
+  const Communicator* c = find_comm(comm);
+  if (c == nullptr || world < 0 || static_cast<std::size_t>(world) >= c->rank_of.size()) return world;
+  return c->rank_of[static_cast<std::size_t>(world)];
+}
+
+// Creates MPI_COMM_WORLD and MPI_COMM_SELF (MPI_Init).
+void init_communicators(std::uint32_t world_rank, std::uint32_t world_size);
+// Adds a communicator over `world` ranks (this rank among them) with an
+// agreed context id; returns its handle.
+MPI_Comm add_communicator(std::vector<std::uint32_t> world, std::uint32_t context);
 
 }  // namespace mpf::mpi

@@ -9,6 +9,7 @@
 
 #include "common/version.hpp"
 #include "core/runtime.hpp"
+#include "mpi/comm.hpp"
 #include "mpi/errors.hpp"
 
 namespace {
@@ -32,6 +33,7 @@ int init(const char* call, int required) {
   }
   try {
     rt.init();
+    mpf::mpi::init_communicators(rt.job().rank, rt.job().size);
   } catch (const std::exception& e) {
     mpf::mpi::fatal_error(call, MPI_ERR_INTERN, e.what());
   }

@@ -2,6 +2,7 @@
 
 #include <cstdio>
 #include <cstring>
+#include <vector>
 
 #include "core/runtime.hpp"
 #include "mpi/comm.hpp"
@@ -9,8 +10,18 @@
 namespace mpf::mpi {
 namespace {
 
-// The error handler of MPI_COMM_WORLD and MPI_COMM_SELF (index = handle).
-MPI_Errhandler g_errhandlers[3] = {MPI_ERRHANDLER_NULL, MPI_ERRORS_ARE_FATAL, MPI_ERRORS_ARE_FATAL};
+// User error handlers (MPI_Comm_create_errhandler): handle = kFirstUserHandler + index.
+constexpr MPI_Errhandler kFirstUserHandler = 3;
+std::vector<MPI_Comm_errhandler_function*> g_user_handlers;
+
+MPI_Comm_errhandler_function* user_handler(MPI_Errhandler h) {
+  if (h < kFirstUserHandler || static_cast<std::size_t>(h - kFirstUserHandler) >= g_user_handlers.size()) return nullptr;
+  return g_user_handlers[static_cast<std::size_t>(h - kFirstUserHandler)];
+}
+
+bool handler_is_valid(MPI_Errhandler h) {
+  return h == MPI_ERRORS_ARE_FATAL || h == MPI_ERRORS_RETURN || user_handler(h) != nullptr;
+}
 
 // The error classes' texts, one voice (MPI_Error_string).
 const char* class_text(int error_class) {
@@ -35,6 +46,11 @@ const char* class_text(int error_class) {
     case MPI_ERR_INTERN: return "internal error";
     case MPI_ERR_IN_STATUS: return "error code is in status";
     case MPI_ERR_PENDING: return "pending request";
+    case MPI_ERR_KEYVAL: return "invalid keyval";
+    case MPI_ERR_INFO_KEY: return "info key too long or empty";
+    case MPI_ERR_INFO_VALUE: return "info value too long";
+    case MPI_ERR_INFO_NOKEY: return "info key not defined";
+    case MPI_ERR_INFO: return "invalid info object";
     default: return nullptr;
   }
 }
@@ -56,11 +72,19 @@ void fatal_error(const char* call, int error_class, const std::string& detail) {
 }
 
 MPI_Errhandler errhandler_of(MPI_Comm comm) {
-  return comm == MPI_COMM_WORLD || comm == MPI_COMM_SELF ? g_errhandlers[comm] : MPI_ERRORS_ARE_FATAL;
+  const Communicator* c = find_comm(comm);
+  return c != nullptr ? c->errhandler : MPI_ERRORS_ARE_FATAL;
 }
 
 int comm_error(const char* call, MPI_Comm comm, int error_class, const std::string& detail) {
-  if (errhandler_of(comm) == MPI_ERRORS_RETURN) return error_class;
+  const MPI_Errhandler h = errhandler_of(comm);
+  if (h == MPI_ERRORS_RETURN) return error_class;
+  if (MPI_Comm_errhandler_function* f = user_handler(h)) {
+    MPI_Comm handle = comm;
+    int code = error_class;
+    f(&handle, &code, call, detail.c_str());
+    return error_class;
+  }
   fatal_error(call, error_class, detail);
 }
 
@@ -81,11 +105,11 @@ int MPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler) {
   if (!comm_is_valid(comm)) {
     return comm_error("MPI_Comm_set_errhandler", MPI_COMM_WORLD, MPI_ERR_COMM, describe_bad_comm(comm));
   }
-  if (errhandler != MPI_ERRORS_ARE_FATAL && errhandler != MPI_ERRORS_RETURN) {
+  if (!handler_is_valid(errhandler)) {
     return comm_error("MPI_Comm_set_errhandler", comm, MPI_ERR_ARG,
                       "invalid error handler " + std::to_string(errhandler));
   }
-  g_errhandlers[comm] = errhandler;
+  comm_of(comm).errhandler = errhandler;
   return MPI_SUCCESS;
 }
 
@@ -94,7 +118,26 @@ int MPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler* errhandler) {
   if (!comm_is_valid(comm)) {
     return comm_error("MPI_Comm_get_errhandler", MPI_COMM_WORLD, MPI_ERR_COMM, describe_bad_comm(comm));
   }
-  *errhandler = g_errhandlers[comm];
+  *errhandler = comm_of(comm).errhandler;
+  return MPI_SUCCESS;
+}
+
+int MPI_Comm_create_errhandler(MPI_Comm_errhandler_function* function, MPI_Errhandler* errhandler) {
+  require_initialized("MPI_Comm_create_errhandler");
+  if (function == nullptr || errhandler == nullptr) {
+    return comm_error("MPI_Comm_create_errhandler", MPI_COMM_WORLD, MPI_ERR_ARG, "function or errhandler is NULL");
+  }
+  g_user_handlers.push_back(function);
+  *errhandler = kFirstUserHandler + static_cast<MPI_Errhandler>(g_user_handlers.size() - 1);
+  return MPI_SUCCESS;
+}
+
+int MPI_Comm_call_errhandler(MPI_Comm comm, int errorcode) {
+  require_initialized("MPI_Comm_call_errhandler");
+  if (!comm_is_valid(comm)) {
+    return comm_error("MPI_Comm_call_errhandler", MPI_COMM_WORLD, MPI_ERR_COMM, describe_bad_comm(comm));
+  }
+  comm_error("MPI_Comm_call_errhandler", comm, errorcode, "error " + std::to_string(errorcode) + " raised by the program");
   return MPI_SUCCESS;
 }
 

@@ -434,6 +434,7 @@ void Engine::publish_blocked(const BlockedCall& call) {
     s.peer = call.peer;
     s.tag = call.tag;
     s.context = call.context;
+    s.root = call.root;
     s.blocked_since_ns = now;
   });
   blocked_published_ = true;

@@ -45,6 +45,7 @@ struct BlockedCall {
   std::int32_t peer = kAnySource;
   std::int32_t tag = kAnyTag;
   std::uint32_t context = 0;
+  std::int32_t root = -1;  // collectives with a root: its world rank
 };
 
 class Engine {

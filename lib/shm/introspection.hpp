@@ -33,7 +33,7 @@ struct RankSnapshot {
   std::int32_t peer;  // world rank, -1 for any
   std::int32_t tag;
   std::uint32_t context;
-  std::uint32_t reserved;
+  std::int32_t root;  // a collective's root (world rank), -1 when it has none
   std::int64_t blocked_since_ns;
   // Queues, as of published_ns.
   std::int64_t published_ns;

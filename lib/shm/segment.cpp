@@ -25,7 +25,7 @@ std::size_t round_up(std::size_t n, std::size_t to) { return (n + to - 1) / to *
 // Offsets of every region, derived from the geometry in one place.
 struct Regions {
   std::size_t control, inbox, inbox_stride, introspection, introspection_stride, credits, rings, ring_stride,
-      eager, eager_pool_stride, cell_stride, tunables, total;
+      eager, eager_pool_stride, cell_stride, coll, coll_stride, tunables, total;
 };
 
 Regions regions_for(const Segment::Geometry& g) {
@@ -42,7 +42,9 @@ Regions regions_for(const Segment::Geometry& g) {
   r.eager = round_up(r.rings + std::size_t{g.nranks} * g.nranks * r.ring_stride, page);
   r.cell_stride = sizeof(EagerCell) + round_up(g.eager_cell_bytes, kCacheLine);
   r.eager_pool_stride = g.eager_cells * r.cell_stride;
-  r.tunables = r.eager + g.nranks * r.eager_pool_stride;
+  r.coll = r.eager + g.nranks * r.eager_pool_stride;
+  r.coll_stride = sizeof(CollSlot) + round_up(g.coll_bytes, kCacheLine);
+  r.tunables = r.coll + g.nranks * r.coll_stride;
   r.total = round_up(r.tunables + g.tunables_json.size(), page);
   return r;
 }
@@ -59,6 +61,7 @@ Segment::Geometry Segment::geometry_for(std::uint32_t nranks, std::uint32_t ncpu
   g.ring_slots = static_cast<std::uint32_t>(t.integer(common::Tunable::ring_slots));
   g.eager_cells = static_cast<std::uint32_t>(t.integer(common::Tunable::eager_cells));
   g.eager_cell_bytes = static_cast<std::uint32_t>(t.integer(common::Tunable::eager_limit));
+  g.coll_bytes = static_cast<std::uint32_t>(t.integer(common::Tunable::coll_buffer));
   return g;
 }
 
@@ -117,6 +120,9 @@ Segment Segment::create(const Geometry& g) {
   header->introspection_offset = regions.introspection;
   header->introspection_stride = regions.introspection_stride;
   header->credits_offset = regions.credits;
+  header->coll_offset = regions.coll;
+  header->coll_stride = regions.coll_stride;
+  header->coll_bytes = g.coll_bytes;
   for (std::uint32_t r = 0; r < g.nranks; ++r) {
     new (segment.at(regions.control + r * sizeof(RankControl))) RankControl{};
     for (std::size_t w = 0; w < inbox_words(g.nranks); ++w) {
@@ -130,6 +136,7 @@ Segment Segment::create(const Geometry& g) {
       new (&segment.eager_cell(r, c)) EagerCell{};
     }
     new (&segment.introspection(r)) Introspection{};
+    new (&segment.coll_slot(r)) CollSlot{};
     for (std::uint32_t sender = 0; sender < g.nranks; ++sender) {
       new (&segment.matched(sender, r)) std::atomic<std::uint64_t>{0};
     }
@@ -184,7 +191,10 @@ Segment Segment::map_checked(int fd, bool writable, const std::string& what) {
       h.introspection_stride >= sizeof(Introspection) && h.introspection_stride <= bytes &&
       h.introspection_offset <= bytes && h.nranks <= (bytes - h.introspection_offset) / h.introspection_stride &&
       h.credits_offset <= bytes && h.credits_offset % sizeof(std::uint64_t) == 0 &&
-      std::uint64_t{h.nranks} * h.nranks <= (bytes - h.credits_offset) / sizeof(std::uint64_t);
+      std::uint64_t{h.nranks} * h.nranks <= (bytes - h.credits_offset) / sizeof(std::uint64_t) &&
+      h.coll_stride >= sizeof(CollSlot) + std::uint64_t{h.coll_bytes} && h.coll_stride <= bytes &&
+      h.coll_offset % kCacheLine == 0 && h.coll_offset <= bytes &&
+      h.nranks <= (bytes - h.coll_offset) / h.coll_stride;
   if (!consistent) throw SegmentError(what + " has an inconsistent header (sizes do not match)");
   return segment;
 }
@@ -267,6 +277,15 @@ std::atomic<std::uint64_t>& Segment::matched(std::uint32_t sender, std::uint32_t
   const SegmentHeader& h = header();
   return *reinterpret_cast<std::atomic<std::uint64_t>*>(
       at(h.credits_offset + (std::uint64_t{receiver} * h.nranks + sender) * sizeof(std::uint64_t)));
+}
+
+CollSlot& Segment::coll_slot(std::uint32_t r) const {
+  const SegmentHeader& h = header();
+  return *reinterpret_cast<CollSlot*>(at(h.coll_offset + r * h.coll_stride));
+}
+
+std::byte* Segment::coll_data(std::uint32_t r) const {
+  return reinterpret_cast<std::byte*>(&coll_slot(r)) + sizeof(CollSlot);
 }
 
 std::string_view Segment::tunables_json() const {

@@ -33,6 +33,7 @@ class Segment {
     std::uint32_t ring_slots = 2;
     std::uint32_t eager_cells = 2;
     std::uint32_t eager_cell_bytes = 64;
+    std::uint32_t coll_bytes = 4096;
   };
   // The geometry a job of `nranks` gets from the tunables in effect.
   static Geometry geometry_for(std::uint32_t nranks, std::uint32_t ncpus, std::string jobid,
@@ -70,6 +71,9 @@ class Segment {
   // Data messages of `sender` that `receiver` has matched (flow control).
   std::atomic<std::uint64_t>& matched(std::uint32_t sender, std::uint32_t receiver) const;
   std::byte* eager_data(std::uint32_t owner, std::uint32_t cell) const;
+  // Rank r's collective slot and its data area (header().coll_bytes).
+  CollSlot& coll_slot(std::uint32_t r) const;
+  std::byte* coll_data(std::uint32_t r) const;
   int fd() const { return fd_; }
   std::size_t bytes() const { return bytes_; }
 

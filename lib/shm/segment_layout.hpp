@@ -16,10 +16,12 @@
 //                              messages of s that r has matched (written by r)
 //   [rings nranks x nranks]    ring (s -> r) at rings_offset + (r*nranks + s)*ring_stride
 //   [eager pools x nranks]     per sender: eager_cells buffers of eager_cell_bytes
+//   [collective slots x nranks] per rank: the slot it publishes collective data in
 //   [tunables JSON text]       the job's resolved tunables (Tunables::to_json)
 //
 // Memory: at 64 ranks with the default tunables the rings take 17 MiB and the
-// eager pools 16 MiB; everything else is a few hundred KiB.
+// eager pools 16 MiB, the collective slots 2 MiB; everything else is a few
+// hundred KiB.
 #pragma once
 
 #include <atomic>
@@ -29,7 +31,7 @@
 namespace mpf::shm {
 
 inline constexpr std::uint32_t kSegmentMagic = 0x5346504d;  // "MPFS", little-endian
-inline constexpr std::uint32_t kLayoutVersion = 5;
+inline constexpr std::uint32_t kLayoutVersion = 6;
 inline constexpr std::size_t kCacheLine = 64;
 
 // Lifecycle of a rank as its own process records it; mpfrun reads it when the
@@ -80,10 +82,14 @@ struct alignas(kCacheLine) SegmentHeader {
   std::uint32_t eager_cells;
   std::uint32_t eager_cell_bytes;   // payload bytes of one eager cell
   std::uint32_t reserved2;
-  // Cache line 3: introspection.
+  // Cache line 3: introspection, flow control and collective slots.
   alignas(kCacheLine) std::uint64_t introspection_offset;
   std::uint64_t introspection_stride;
   std::uint64_t credits_offset;
+  std::uint64_t coll_offset;
+  std::uint64_t coll_stride;      // bytes of one rank's slot: CollSlot, then coll_bytes of data
+  std::uint32_t coll_bytes;       // data bytes of one slot (the coll_buffer tunable)
+  std::uint32_t reserved3;
   // Cache line 4: when ranks outnumber CPUs, at most yielders_per_cpu x
   // ncpus waiting ranks at a time keep yielding instead of sleeping (the
   // engine's yield slots): a CPU with yielding ranks is never idle, so a
@@ -166,5 +172,35 @@ static_assert(sizeof(EagerCell) == kCacheLine);
 static_assert(std::atomic<std::uint32_t>::is_always_lock_free &&
                   std::atomic<std::uint64_t>::is_always_lock_free,
               "segment atomics must be lock-free to work across processes");
+
+// A rank's collective slot (seed 002 §3.3: collectives over dedicated slots,
+// not over point-to-point messages). The owner publishes a step of a
+// collective in it: a table of pieces, each addressed to one consumer (or to
+// every consumer), and their data; consumers copy their pieces out and
+// count themselves in `consumed`. The owner rewrites the slot only when every
+// consumer of the previous step has done so, and readers validate what they
+// read with `version` (a seqlock: odd while the owner writes), because a rank
+// that is not a consumer may look at a step before it knows that.
+inline constexpr std::uint32_t kCollPieces = 64;
+
+struct CollPiece {
+  std::int32_t dest;      // the consumer's world rank, or -1 for every consumer
+  std::uint32_t bytes;
+  std::uint64_t offset;   // where the piece goes in the consumer's block
+  std::uint32_t data_at;  // where its data is in the slot's data area
+  std::uint32_t reserved;
+};
+
+struct alignas(kCacheLine) CollSlot {
+  std::atomic<std::uint32_t> version;
+  std::uint32_t context;  // which collective: the communicator's context id,
+  std::uint32_t seq;      // its collective call count,
+  std::uint32_t step;     // and the step within the call
+  std::uint32_t pieces;
+  alignas(kCacheLine) std::atomic<std::uint64_t> consumed;  // written by consumers
+  alignas(kCacheLine) CollPiece piece[kCollPieces];
+  // the data area follows (coll_bytes)
+};
+static_assert(sizeof(CollSlot) % kCacheLine == 0);
 
 }  // namespace mpf::shm

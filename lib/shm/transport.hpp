@@ -43,6 +43,7 @@ class Transport {
   bool oversubscribed() const { return segment_->header().oversubscribed != 0; }
   std::uint32_t ncpus() const { return segment_->header().ncpus; }
   const SegmentHeader& header() const { return segment_->header(); }
+  const Segment& segment() const { return *segment_; }
 
   // --- sending (inline) --------------------------------------------------
   // A free packet in the ring to `peer`, or null when the ring is full.

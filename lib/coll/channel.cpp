@@ -1,0 +1,91 @@
+#include "coll/channel.hpp"
+
+#include <cstring>
+#include <stdexcept>
+#include <string>
+
+namespace mpf::coll {
+
+void Channel::init(shm::Transport& transport, progress::Engine& engine) {
+  transport_ = &transport;
+  engine_ = &engine;
+  segment_ = &transport.segment();
+  me_ = transport.rank();
+  capacity_ = transport.header().coll_bytes;
+  expected_ = 0;
+}
+
+bool Channel::drained() const {
+  return segment_->coll_slot(me_).consumed.load(std::memory_order_acquire) >= expected_;
+}
+
+void Channel::drain(const progress::BlockedCall& call) {
+  if (!drained()) engine_->wait_until([this] { return drained(); }, call);
+}
+
+bool Channel::has_step(std::uint32_t publisher, Key key, std::uint32_t step) const {
+  std::uint32_t seen = 0;
+  std::uint32_t npieces = 0;
+  shm::CollPiece table[shm::kCollPieces];
+  return read_step(publisher, key, step, seen, npieces, table);
+}
+
+void Channel::publish(Key key, std::uint32_t step, std::span<const Piece> pieces,
+                      std::span<const std::uint32_t> consumers, const progress::BlockedCall& call) {
+  if (pieces.size() > shm::kCollPieces) {
+    throw std::logic_error("collective step with " + std::to_string(pieces.size()) + " pieces (at most " +
+                           std::to_string(shm::kCollPieces) + ")");
+  }
+  drain(call);
+  shm::CollSlot& slot = segment_->coll_slot(me_);
+  std::byte* data = segment_->coll_data(me_);
+  // Seqlock write: odd while the table and data change (readers that are
+  // not consumers of the previous step may be looking).
+  const std::uint32_t v = slot.version.load(std::memory_order_relaxed);
+  slot.version.store(v + 1, std::memory_order_relaxed);
+  std::atomic_thread_fence(std::memory_order_release);
+  std::uint32_t at = 0;
+  for (std::size_t i = 0; i < pieces.size(); ++i) {
+    const Piece& p = pieces[i];
+    if (p.bytes > capacity_ - at) {
+      throw std::logic_error("collective step of more than " + std::to_string(capacity_) + " bytes");
+    }
+    if (p.bytes > 0) std::memcpy(data + at, p.data, p.bytes);
+    slot.piece[i] = {p.dest, p.bytes, p.offset, at, 0};
+    at = std::min(capacity_, at + aligned(p.bytes));
+  }
+  slot.context = key.context;
+  slot.seq = key.seq;
+  slot.step = step;
+  slot.pieces = static_cast<std::uint32_t>(pieces.size());
+  slot.version.store(v + 2, std::memory_order_release);
+  expected_ += consumers.size();
+  for (std::uint32_t c : consumers) transport_->wake(c);
+}
+
+bool Channel::read_step(std::uint32_t publisher, Key key, std::uint32_t step, std::uint32_t& seen,
+                        std::uint32_t& npieces, shm::CollPiece* table) const {
+  const shm::CollSlot& slot = segment_->coll_slot(publisher);
+  const std::uint32_t before = slot.version.load(std::memory_order_acquire);
+  if (before % 2 != 0) return false;
+  // Plain reads under the seqlock, as in common::Seqlock: kept only when the
+  // version did not move.
+  const std::uint32_t context = const_cast<const volatile std::uint32_t&>(slot.context);
+  const std::uint32_t seq = const_cast<const volatile std::uint32_t&>(slot.seq);
+  const std::uint32_t at = const_cast<const volatile std::uint32_t&>(slot.step);
+  std::uint32_t n = const_cast<const volatile std::uint32_t&>(slot.pieces);
+  if (context != key.context || seq != key.seq || at < step) return false;
+  n = std::min(n, shm::kCollPieces);
+  std::memcpy(table, const_cast<const shm::CollPiece*>(slot.piece), n * sizeof(shm::CollPiece));
+  std::atomic_thread_fence(std::memory_order_acquire);
+  if (slot.version.load(std::memory_order_relaxed) != before) return false;
+  for (std::uint32_t i = 0; i < n; ++i) {
+    // A damaged table must never make us read outside the slot.
+    if (table[i].data_at > capacity_ || table[i].bytes > capacity_ - table[i].data_at) return false;
+  }
+  seen = at;
+  npieces = n;
+  return true;
+}
+
+}  // namespace mpf::coll

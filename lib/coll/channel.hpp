@@ -1,0 +1,139 @@
+// Collective data movement over the ranks' collective slots (seed 002 §3.3):
+// the layer every API's collectives stand on (MPI today; SHMEM and MPF
+// later). Each rank publishes steps in its own slot (shm::CollSlot); a step
+// is a table of pieces, each addressed to one consumer or to all of them,
+// and the pieces' data. Consumers copy their pieces out and count themselves
+// done; the owner waits for that before it rewrites the slot, and only then.
+//
+// A step is named by (context, seq, step): the communicator's context id,
+// how many collectives it has run, and the step within this one, so a rank
+// that belongs to several communicators never takes one's data for
+// another's. Waits go through the progress engine: a waiting rank keeps
+// point-to-point traffic moving and sleeps on its futex when it has nothing
+// to do; a publisher wakes its consumers and a consumer wakes the publisher.
+//
+// Slot data is copied in (one copy) and out (one copy); a publication is
+// never more than the slot's data area (the coll_buffer tunable), so larger
+// collectives move in several steps.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+
+#include "progress/engine.hpp"
+#include "shm/segment_layout.hpp"
+#include "shm/transport.hpp"
+
+namespace mpf::coll {
+
+inline constexpr std::int32_t kEveryConsumer = -1;
+
+// Which collective a step belongs to.
+struct Key {
+  std::uint32_t context;
+  std::uint32_t seq;
+};
+
+// A piece to publish: `bytes` at `data`, for consumer `dest` (a world rank,
+// or kEveryConsumer), to land at `offset` in that consumer's block.
+struct Piece {
+  std::int32_t dest;
+  std::uint64_t offset;
+  const void* data;
+  std::uint32_t bytes;
+};
+
+// A piece as a consumer receives it: valid until it returns from its take().
+struct Received {
+  std::uint64_t offset;
+  const std::byte* data;
+  std::uint32_t bytes;
+};
+
+class Channel {
+ public:
+  void init(shm::Transport& transport, progress::Engine& engine);
+
+  // Data bytes and pieces one step can carry. Pieces' data are laid out at
+  // 64-byte boundaries; bytes_fitting() says how much fits after `used`.
+  std::uint32_t capacity() const { return capacity_; }
+  static std::uint32_t aligned(std::uint32_t bytes) { return (bytes + 63u) & ~63u; }
+
+  // Publishes `pieces` as `step` of collective `key` for the world ranks in
+  // `consumers` (each must take the step exactly once if a piece is for it
+  // or for every consumer). Waits first until the previous step has been
+  // taken by all its consumers. Fails (std::logic_error) when the pieces do
+  // not fit: callers split their data with capacity().
+  void publish(Key key, std::uint32_t step, std::span<const Piece> pieces, std::span<const std::uint32_t> consumers,
+               const progress::BlockedCall& call);
+
+  // Waits until `publisher` (a world rank) has published a step >= `step` of
+  // `key`, then calls take(seen_step, pieces for this rank) while the data
+  // is valid, and counts this rank done if there was any piece for it.
+  // Returns the step seen. A step with no piece for this rank is returned
+  // with an empty span (the caller then asks for a later step).
+  template <class Take>
+  std::uint32_t take(std::uint32_t publisher, Key key, std::uint32_t step, Take&& take,
+                     const progress::BlockedCall& call);
+
+  // take() without waiting: false when the step is not there yet.
+  template <class Take>
+  bool try_take(std::uint32_t publisher, Key key, std::uint32_t step, Take&& take, std::uint32_t* seen);
+
+  // Waits until every consumer has taken this rank's last step.
+  void drain(const progress::BlockedCall& call);
+  // True when they have (publish() will not wait).
+  bool drained() const;
+  // True when `publisher` shows a step >= `step` of `key` (for wait predicates).
+  bool has_step(std::uint32_t publisher, Key key, std::uint32_t step) const;
+
+ private:
+  // The step `publisher` shows for `key` (consistent copy of its table), or
+  // false while it shows an earlier one or is writing.
+  bool read_step(std::uint32_t publisher, Key key, std::uint32_t step, std::uint32_t& seen, std::uint32_t& npieces,
+                 shm::CollPiece* table) const;
+
+  shm::Transport* transport_ = nullptr;
+  progress::Engine* engine_ = nullptr;
+  const shm::Segment* segment_ = nullptr;
+  std::uint32_t me_ = 0;
+  std::uint32_t capacity_ = 0;
+  std::uint64_t expected_ = 0;  // consumers of all this rank's steps so far
+};
+
+template <class Take>
+std::uint32_t Channel::take(std::uint32_t publisher, Key key, std::uint32_t step, Take&& take,
+                            const progress::BlockedCall& call) {
+  std::uint32_t seen = 0;
+  // The engine may ask a wait predicate more than once after it held: take
+  // only once.
+  bool taken = try_take(publisher, key, step, take, &seen);
+  if (!taken) engine_->wait_until([&] { return taken || (taken = try_take(publisher, key, step, take, &seen)); }, call);
+  return seen;
+}
+
+template <class Take>
+bool Channel::try_take(std::uint32_t publisher, Key key, std::uint32_t step, Take&& take, std::uint32_t* seen) {
+  std::uint32_t npieces = 0;
+  shm::CollPiece table[shm::kCollPieces];
+  if (!read_step(publisher, key, step, *seen, npieces, table)) return false;
+  // Our pieces, if any: the owner keeps them intact until we count ourselves
+  // done, so they need no further validation.
+  Received mine[shm::kCollPieces];
+  std::size_t n = 0;
+  const std::byte* data = segment_->coll_data(publisher);
+  for (std::uint32_t i = 0; i < npieces; ++i) {
+    if (table[i].dest == kEveryConsumer || table[i].dest == static_cast<std::int32_t>(me_)) {
+      mine[n++] = {table[i].offset, data + table[i].data_at, table[i].bytes};
+    }
+  }
+  take(*seen, std::span<const Received>(mine, n));
+  if (n > 0) {
+    segment_->coll_slot(publisher).consumed.fetch_add(1, std::memory_order_acq_rel);
+    transport_->wake(publisher);
+  }
+  return true;
+}
+
+}  // namespace mpf::coll

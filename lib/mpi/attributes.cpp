@@ -1,0 +1,199 @@
+#include "mpi/attributes.hpp"
+
+#include <climits>
+#include <string>
+#include <vector>
+
+#include "core/runtime.hpp"
+#include "mpi/comm.hpp"
+#include "mpi/errors.hpp"
+
+namespace mpf::mpi {
+namespace {
+
+struct Keyval {
+  MPI_Comm_copy_attr_function* copy = nullptr;
+  MPI_Comm_delete_attr_function* del = nullptr;
+  void* extra_state = nullptr;
+  bool live = false;
+};
+
+// Index = keyval. The predefined keyvals come first and have no entry here
+// that users may change.
+std::vector<Keyval>& keyvals() {
+  static std::vector<Keyval> table(kFirstUserKeyval);
+  return table;
+}
+
+bool is_predefined(int keyval) { return keyval >= MPI_TAG_UB && keyval <= MPI_APPNUM; }
+
+Keyval* find_keyval(int keyval) {
+  auto& t = keyvals();
+  if (keyval < kFirstUserKeyval || static_cast<std::size_t>(keyval) >= t.size()) return nullptr;
+  Keyval& k = t[static_cast<std::size_t>(keyval)];
+  return k.live ? &k : nullptr;
+}
+
+// Values of the predefined attributes (MPI 3.1 §8.1.2): pointers to these.
+int g_tag_ub = INT_MAX;
+int g_host = MPI_PROC_NULL;
+int g_io = MPI_ANY_SOURCE;        // every rank can do I/O
+int g_wtime_is_global = 1;        // one clock (CLOCK_MONOTONIC) for every rank of a node's job
+int g_universe_size = 0;
+int g_appnum = 0;
+
+void* predefined_value(int keyval) {
+  switch (keyval) {
+    case MPI_TAG_UB: return &g_tag_ub;
+    case MPI_HOST: return &g_host;
+    case MPI_IO: return &g_io;
+    case MPI_WTIME_IS_GLOBAL: return &g_wtime_is_global;
+    case MPI_UNIVERSE_SIZE:
+      g_universe_size = static_cast<int>(core::Runtime::instance().job().size);
+      return &g_universe_size;
+    default: return &g_appnum;
+  }
+}
+
+int check_comm(const char* call, MPI_Comm comm) {
+  require_initialized(call);
+  if (!comm_is_valid(comm)) return comm_error(call, MPI_COMM_WORLD, MPI_ERR_COMM, describe_bad_comm(comm));
+  return MPI_SUCCESS;
+}
+
+int bad_keyval(const char* call, MPI_Comm comm, int keyval) {
+  return comm_error(call, comm, MPI_ERR_KEYVAL,
+                    is_predefined(keyval) ? "keyval " + std::to_string(keyval) + " is predefined and read-only"
+                                          : "invalid keyval " + std::to_string(keyval));
+}
+
+}  // namespace
+
+int copy_attributes(MPI_Comm from, MPI_Comm to) {
+  Communicator& src = comm_of(from);
+  Communicator& dst = comm_of(to);
+  for (const auto& [keyval, value] : src.attributes) {
+    Keyval* k = find_keyval(keyval);
+    if (k == nullptr || k->copy == nullptr) continue;
+    void* copied = nullptr;
+    int flag = 0;
+    const int rc = k->copy(from, keyval, k->extra_state, value, &copied, &flag);
+    if (rc != MPI_SUCCESS) return rc;
+    if (flag) dst.attributes[keyval] = copied;
+  }
+  return MPI_SUCCESS;
+}
+
+int delete_attributes(MPI_Comm comm) {
+  Communicator& c = comm_of(comm);
+  for (const auto& [keyval, value] : c.attributes) {
+    Keyval* k = find_keyval(keyval);
+    if (k == nullptr || k->del == nullptr) continue;
+    const int rc = k->del(comm, keyval, value, k->extra_state);
+    if (rc != MPI_SUCCESS) return rc;
+  }
+  c.attributes.clear();
+  return MPI_SUCCESS;
+}
+
+}  // namespace mpf::mpi
+
+using namespace mpf::mpi;
+
+extern "C" {
+
+int MPI_Comm_create_keyval(MPI_Comm_copy_attr_function* copy_fn, MPI_Comm_delete_attr_function* delete_fn,
+                           int* keyval, void* extra_state) {
+  require_initialized("MPI_Comm_create_keyval");
+  if (keyval == nullptr) return comm_error("MPI_Comm_create_keyval", MPI_COMM_WORLD, MPI_ERR_ARG, "keyval is NULL");
+  keyvals().push_back({copy_fn, delete_fn, extra_state, true});
+  *keyval = static_cast<int>(keyvals().size() - 1);
+  return MPI_SUCCESS;
+}
+
+int MPI_Comm_free_keyval(int* keyval) {
+  require_initialized("MPI_Comm_free_keyval");
+  if (keyval == nullptr || find_keyval(*keyval) == nullptr) {
+    return bad_keyval("MPI_Comm_free_keyval", MPI_COMM_WORLD, keyval == nullptr ? MPI_KEYVAL_INVALID : *keyval);
+  }
+  // Attributes still set keep working until deleted (MPI 3.1 §6.7.2): the
+  // entry stays, only the handle is invalidated for new uses.
+  *keyval = MPI_KEYVAL_INVALID;
+  return MPI_SUCCESS;
+}
+
+int MPI_Comm_set_attr(MPI_Comm comm, int keyval, void* attribute_val) {
+  const char* call = "MPI_Comm_set_attr";
+  if (int rc = check_comm(call, comm)) return rc;
+  Keyval* k = find_keyval(keyval);
+  if (k == nullptr) return bad_keyval(call, comm, keyval);
+  Communicator& c = comm_of(comm);
+  const auto it = c.attributes.find(keyval);
+  if (it != c.attributes.end() && k->del != nullptr) {
+    if (int rc = k->del(comm, keyval, it->second, k->extra_state)) {
+      return comm_error(call, comm, rc, "the delete callback of the old value failed with error " + std::to_string(rc));
+    }
+  }
+  c.attributes[keyval] = attribute_val;
+  return MPI_SUCCESS;
+}
+
+int MPI_Comm_get_attr(MPI_Comm comm, int keyval, void* attribute_val, int* flag) {
+  const char* call = "MPI_Comm_get_attr";
+  if (int rc = check_comm(call, comm)) return rc;
+  if (flag == nullptr || attribute_val == nullptr) return comm_error(call, comm, MPI_ERR_ARG, "flag or value is NULL");
+  if (is_predefined(keyval)) {
+    *static_cast<void**>(attribute_val) = predefined_value(keyval);
+    *flag = 1;
+    return MPI_SUCCESS;
+  }
+  if (keyval < kFirstUserKeyval || static_cast<std::size_t>(keyval) >= keyvals().size()) {
+    return bad_keyval(call, comm, keyval);
+  }
+  const Communicator& c = comm_of(comm);
+  const auto it = c.attributes.find(keyval);
+  *flag = it != c.attributes.end() ? 1 : 0;
+  if (*flag) *static_cast<void**>(attribute_val) = it->second;
+  return MPI_SUCCESS;
+}
+
+int MPI_Comm_delete_attr(MPI_Comm comm, int keyval) {
+  const char* call = "MPI_Comm_delete_attr";
+  if (int rc = check_comm(call, comm)) return rc;
+  if (keyval < kFirstUserKeyval || static_cast<std::size_t>(keyval) >= keyvals().size()) {
+    return bad_keyval(call, comm, keyval);
+  }
+  Communicator& c = comm_of(comm);
+  const auto it = c.attributes.find(keyval);
+  if (it == c.attributes.end()) {
+    return comm_error(call, comm, MPI_ERR_KEYVAL, "keyval " + std::to_string(keyval) + " has no value here");
+  }
+  const Keyval& k = keyvals()[static_cast<std::size_t>(keyval)];
+  if (k.del != nullptr) {
+    if (int rc = k.del(comm, keyval, it->second, k.extra_state)) {
+      return comm_error(call, comm, rc, "the delete callback failed with error " + std::to_string(rc));
+    }
+  }
+  c.attributes.erase(it);
+  return MPI_SUCCESS;
+}
+
+// MPI-1 names, still used by older programs and test suites.
+int MPI_Attr_get(MPI_Comm comm, int keyval, void* attribute_val, int* flag) {
+  return MPI_Comm_get_attr(comm, keyval, attribute_val, flag);
+}
+int MPI_Attr_put(MPI_Comm comm, int keyval, void* attribute_val) { return MPI_Comm_set_attr(comm, keyval, attribute_val); }
+int MPI_Attr_delete(MPI_Comm comm, int keyval) { return MPI_Comm_delete_attr(comm, keyval); }
+
+int MPI_COMM_NULL_COPY_FN(MPI_Comm, int, void*, void*, void*, int* flag) {
+  *flag = 0;
+  return MPI_SUCCESS;
+}
+int MPI_COMM_DUP_FN(MPI_Comm, int, void*, void* in, void* out, int* flag) {
+  *static_cast<void**>(out) = in;
+  *flag = 1;
+  return MPI_SUCCESS;
+}
+int MPI_COMM_NULL_DELETE_FN(MPI_Comm, int, void*, void*) { return MPI_SUCCESS; }
+
+}  // extern "C"

@@ -1,0 +1,46 @@
+// The collective algorithms over the collective slots (lib/coll/channel.hpp),
+// on contiguous bytes: collectives.cpp checks the MPI arguments, resolves
+// MPI_IN_PLACE and datatypes, and calls these. Each takes the communicator's
+// next collective key first, so every member agrees on it even when the
+// call has nothing to move.
+//
+//   barrier, bcast, reduce   k-nomial trees (radix: the coll_radix tunable)
+//   allreduce                the reduce tree, then its bcast, chunk by chunk
+//   reductions               always rooted at rank 0 and combined in rank
+//                            order, so the result does not depend on the
+//                            root and non-commutative operations see
+//                            x0 op x1 op ... (seed 002 §3.3)
+//   gatherv, scatterv        straight to and from the root
+//   alltoallv                every rank publishes its blocks, staggered by
+//                            rank, and takes its own from every other
+//   scan, exscan             a chain in rank order
+#pragma once
+
+#include <mpi.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "mpi/comm.hpp"
+
+namespace mpf::mpi::coll {
+
+void barrier(Communicator& c, const char* call);
+void bcast(Communicator& c, void* buffer, std::uint64_t bytes, int root, const char* call);
+// `root` < 0: every rank gets the result (allreduce).
+void reduce(Communicator& c, const void* send, void* recv, int count, MPI_Datatype type, MPI_Op op, int root,
+            const char* call);
+void scan(Communicator& c, const void* send, void* recv, int count, MPI_Datatype type, MPI_Op op, bool exclusive,
+          const char* call);
+// Per rank: bytes and byte displacement of its block at the root.
+void gatherv(Communicator& c, const void* send, std::uint64_t send_bytes, void* recv,
+             const std::vector<std::uint64_t>& bytes, const std::vector<std::uint64_t>& displs, int root,
+             const char* call);
+void scatterv(Communicator& c, const void* send, const std::vector<std::uint64_t>& bytes,
+              const std::vector<std::uint64_t>& displs, void* recv, std::uint64_t recv_bytes, int root,
+              const char* call);
+void alltoallv(Communicator& c, const void* send, const std::vector<std::uint64_t>& send_bytes,
+               const std::vector<std::uint64_t>& send_displs, void* recv, const std::vector<std::uint64_t>& recv_bytes,
+               const std::vector<std::uint64_t>& recv_displs, const char* call);
+
+}  // namespace mpf::mpi::coll

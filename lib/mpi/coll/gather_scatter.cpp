@@ -1,0 +1,202 @@
+// Gather and scatter straight to and from the root, and all-to-all with
+// every rank publishing its blocks in turn (seed 002 §3.3: direct transfers
+// beat staged ones on shared memory, when ranks do not all pick the same
+// peer at once — so rank r serves r+1, r+2, ... and reads from r-1, r-2, ...).
+#include <algorithm>
+#include <cstring>
+#include <set>
+
+#include "mpi/coll/algorithms.hpp"
+#include "mpi/coll/context.hpp"
+
+namespace mpf::mpi::coll {
+
+using mpf::coll::Piece;
+using mpf::coll::Received;
+
+namespace {
+
+// A block for one consumer, cut into steps of at most a slot.
+struct Block {
+  int dest;  // comm rank
+  const std::byte* data;
+  std::uint64_t bytes;
+};
+
+// Cuts `blocks` into steps: each step's pieces fit one slot (with their
+// 64-byte alignment) and the slot's piece table.
+std::vector<std::vector<Piece>> plan_steps(const Communicator& c, const std::vector<Block>& blocks,
+                                           std::uint32_t capacity) {
+  std::vector<std::vector<Piece>> steps(1);
+  std::uint32_t used = 0;
+  for (const Block& block : blocks) {
+    std::uint64_t offset = 0;
+    do {
+      if (used >= capacity || steps.back().size() == shm::kCollPieces) {
+        steps.emplace_back();
+        used = 0;
+      }
+      const auto len = static_cast<std::uint32_t>(std::min<std::uint64_t>(capacity - used, block.bytes - offset));
+      steps.back().push_back(
+          {static_cast<std::int32_t>(world_of(c, block.dest)), offset, block.data + offset, len});
+      used += mpf::coll::Channel::aligned(len);
+      offset += len;
+    } while (offset < block.bytes);
+  }
+  if (steps.back().empty()) steps.pop_back();
+  return steps;
+}
+
+std::vector<std::uint32_t> consumers_of(const std::vector<Piece>& step) {
+  std::set<std::uint32_t> set;
+  for (const Piece& p : step) set.insert(static_cast<std::uint32_t>(p.dest));
+  return {set.begin(), set.end()};
+}
+
+// Receives `bytes` from comm rank `from` (steps >= 0 of `key`) at `out`.
+void take_block(Communicator& c, mpf::coll::Key key, int from, std::byte* out, std::uint64_t bytes,
+                const progress::BlockedCall& b) {
+  std::uint64_t got = 0;
+  for (std::uint32_t step = 0; got < bytes;) {
+    const std::uint32_t seen = channel().take(
+        world_of(c, from), key, step,
+        [&](std::uint32_t, std::span<const Received> pieces) {
+          for (const Received& p : pieces) {
+            std::memcpy(out + p.offset, p.data, p.bytes);
+            got += p.bytes;
+          }
+        },
+        waiting_for(b, c, from));
+    step = seen + 1;
+  }
+}
+
+}  // namespace
+
+void gatherv(Communicator& c, const void* send, std::uint64_t send_bytes, void* recv,
+             const std::vector<std::uint64_t>& bytes, const std::vector<std::uint64_t>& displs, int root,
+             const char* call) {
+  const mpf::coll::Key key = c.next_collective();
+  const progress::BlockedCall b = blocked(c, call, root);
+  auto* out = static_cast<std::byte*>(recv);
+  if (c.rank != root) {
+    if (send_bytes == 0) return;
+    const std::vector<Block> blocks{{root, static_cast<const std::byte*>(send), send_bytes}};
+    const std::uint32_t to = world_of(c, root);
+    const auto steps = plan_steps(c, blocks, channel().capacity());
+    for (std::uint32_t s = 0; s < steps.size(); ++s) channel().publish(key, s, steps[s], {&to, 1}, b);
+    return;
+  }
+  const auto me = static_cast<std::size_t>(c.rank);
+  if (send != nullptr && bytes[me] > 0) std::memcpy(out + displs[me], send, bytes[me]);
+  for (int j = 0; j < c.size(); ++j) {
+    if (j != root) take_block(c, key, j, out + displs[static_cast<std::size_t>(j)], bytes[static_cast<std::size_t>(j)], b);
+  }
+}
+
+void scatterv(Communicator& c, const void* send, const std::vector<std::uint64_t>& bytes,
+              const std::vector<std::uint64_t>& displs, void* recv, std::uint64_t recv_bytes, int root,
+              const char* call) {
+  const mpf::coll::Key key = c.next_collective();
+  const progress::BlockedCall b = blocked(c, call, root);
+  if (c.rank != root) {
+    take_block(c, key, root, static_cast<std::byte*>(recv), recv_bytes, b);
+    return;
+  }
+  const auto* in = static_cast<const std::byte*>(send);
+  std::vector<Block> blocks;
+  for (int k = 1; k < c.size(); ++k) {
+    const int j = (root + k) % c.size();
+    const auto ju = static_cast<std::size_t>(j);
+    if (bytes[ju] > 0) blocks.push_back({j, in + displs[ju], bytes[ju]});
+  }
+  const auto steps = plan_steps(c, blocks, channel().capacity());
+  for (std::uint32_t s = 0; s < steps.size(); ++s) channel().publish(key, s, steps[s], consumers_of(steps[s]), b);
+  const auto me = static_cast<std::size_t>(root);
+  if (recv != nullptr && bytes[me] > 0) std::memcpy(recv, in + displs[me], bytes[me]);
+}
+
+void alltoallv(Communicator& c, const void* send, const std::vector<std::uint64_t>& send_bytes,
+               const std::vector<std::uint64_t>& send_displs, void* recv, const std::vector<std::uint64_t>& recv_bytes,
+               const std::vector<std::uint64_t>& recv_displs, const char* call) {
+  const mpf::coll::Key key = c.next_collective();
+  const progress::BlockedCall b = blocked(c, call);
+  const int n = c.size();
+  const auto me = static_cast<std::size_t>(c.rank);
+  const auto* in = static_cast<const std::byte*>(send);
+  auto* out = static_cast<std::byte*>(recv);
+  if (send_bytes[me] > 0) std::memmove(out + recv_displs[me], in + send_displs[me], send_bytes[me]);
+  std::vector<Block> blocks;
+  for (int k = 1; k < n; ++k) {
+    const int j = (c.rank + k) % n;
+    const auto ju = static_cast<std::size_t>(j);
+    if (send_bytes[ju] > 0) blocks.push_back({j, in + send_displs[ju], send_bytes[ju]});
+  }
+  mpf::coll::Channel& ch = channel();
+  const auto steps = plan_steps(c, blocks, ch.capacity());
+  // What is still to come from each peer, and the next step to look for.
+  struct Incoming {
+    int from;
+    std::uint64_t got;
+    std::uint32_t step;
+  };
+  std::vector<Incoming> incoming;
+  for (int k = 1; k < n; ++k) {
+    const int j = (c.rank - k + n) % n;
+    if (recv_bytes[static_cast<std::size_t>(j)] > 0) incoming.push_back({j, 0, 0});
+  }
+  std::size_t next_step = 0;
+  // Publishing and taking interleave: a rank whose next step waits for its
+  // consumers keeps taking its own blocks meanwhile, so no two ranks wait on
+  // each other.
+  auto advance = [&] {
+    bool moved = false;
+    if (next_step < steps.size() && ch.drained()) {
+      ch.publish(key, static_cast<std::uint32_t>(next_step), steps[next_step], consumers_of(steps[next_step]), b);
+      ++next_step;
+      moved = true;
+    }
+    for (Incoming& i : incoming) {
+      const auto ju = static_cast<std::size_t>(i.from);
+      if (i.got >= recv_bytes[ju]) continue;
+      std::uint32_t seen = 0;
+      const bool took = ch.try_take(
+          world_of(c, i.from), key, i.step,
+          [&](std::uint32_t, std::span<const Received> pieces) {
+            for (const Received& p : pieces) {
+              std::memcpy(out + recv_displs[ju] + p.offset, p.data, p.bytes);
+              i.got += p.bytes;
+            }
+          },
+          &seen);
+      if (took) {
+        i.step = seen + 1;
+        moved = true;
+      }
+    }
+    return moved;
+  };
+  auto finished = [&] {
+    if (next_step < steps.size()) return false;
+    return std::all_of(incoming.begin(), incoming.end(),
+                       [&](const Incoming& i) { return i.got >= recv_bytes[static_cast<std::size_t>(i.from)]; });
+  };
+  while (!finished()) {
+    if (!advance()) {
+      core::Runtime::instance().engine().wait_until(
+          [&] {
+            if (next_step < steps.size() && ch.drained()) return true;
+            for (const Incoming& i : incoming) {
+              if (i.got < recv_bytes[static_cast<std::size_t>(i.from)] &&
+                  ch.has_step(world_of(c, i.from), key, i.step)) {
+                return true;
+              }
+            }
+            return false;
+          },
+          b);
+    }
+  }
+}
+
+}  // namespace mpf::mpi::coll

@@ -1,0 +1,228 @@
+#include "mpi/coll/ops.hpp"
+
+#include <complex.h>
+
+#include <complex>
+#include <cstdint>
+#include <cwchar>
+#include <vector>
+
+#include "mpi/datatype.hpp"
+#include "mpi/errors.hpp"
+
+namespace mpf::mpi::coll {
+namespace {
+
+// User operations from MPI_Op_create: handle = kFirstUserOp + index.
+struct UserOp {
+  MPI_User_function* function = nullptr;
+  bool commutative = true;
+};
+constexpr MPI_Op kFirstUserOp = 64;
+std::vector<UserOp> g_user_ops;
+
+const UserOp* user_op(MPI_Op op) {
+  if (op < kFirstUserOp || static_cast<std::size_t>(op - kFirstUserOp) >= g_user_ops.size()) return nullptr;
+  const UserOp& u = g_user_ops[static_cast<std::size_t>(op - kFirstUserOp)];
+  return u.function != nullptr ? &u : nullptr;
+}
+
+bool is_predefined(MPI_Op op) { return op >= MPI_MAX && op <= MPI_NO_OP; }
+
+// What kind of element a predefined datatype is, for the op rules.
+enum class Kind { integer, floating, logical, complex, byte, pair, none };
+
+Kind kind_of(MPI_Datatype t) {
+  switch (t) {
+    case MPI_CHAR: case MPI_SIGNED_CHAR: case MPI_UNSIGNED_CHAR: case MPI_WCHAR: case MPI_SHORT:
+    case MPI_UNSIGNED_SHORT: case MPI_INT: case MPI_UNSIGNED: case MPI_LONG: case MPI_UNSIGNED_LONG:
+    case MPI_LONG_LONG_INT: case MPI_UNSIGNED_LONG_LONG: case MPI_INT8_T: case MPI_INT16_T: case MPI_INT32_T:
+    case MPI_INT64_T: case MPI_UINT8_T: case MPI_UINT16_T: case MPI_UINT32_T: case MPI_UINT64_T: case MPI_AINT:
+    case MPI_OFFSET: case MPI_COUNT:
+      return Kind::integer;
+    case MPI_FLOAT: case MPI_DOUBLE: case MPI_LONG_DOUBLE: return Kind::floating;
+    case MPI_C_BOOL: return Kind::logical;
+    case MPI_C_FLOAT_COMPLEX: case MPI_C_DOUBLE_COMPLEX: case MPI_C_LONG_DOUBLE_COMPLEX: return Kind::complex;
+    case MPI_BYTE: return Kind::byte;
+    case MPI_FLOAT_INT: case MPI_DOUBLE_INT: case MPI_LONG_INT: case MPI_2INT: case MPI_SHORT_INT:
+    case MPI_LONG_DOUBLE_INT:
+      return Kind::pair;
+    default: return Kind::none;
+  }
+}
+
+bool op_allows(MPI_Op op, Kind k) {
+  switch (op) {
+    case MPI_MAX: case MPI_MIN: return k == Kind::integer || k == Kind::floating;
+    case MPI_SUM: case MPI_PROD: return k == Kind::integer || k == Kind::floating || k == Kind::complex;
+    case MPI_LAND: case MPI_LOR: case MPI_LXOR: return k == Kind::integer || k == Kind::logical;
+    case MPI_BAND: case MPI_BOR: case MPI_BXOR: return k == Kind::integer || k == Kind::byte;
+    case MPI_MINLOC: case MPI_MAXLOC: return k == Kind::pair;
+    case MPI_REPLACE: case MPI_NO_OP: return k != Kind::none;
+    default: return false;
+  }
+}
+
+template <class T>
+void combine(MPI_Op op, const T* in, T* io, int n) {
+  switch (op) {
+    case MPI_MAX: if constexpr (requires(T a) { a < a; }) for (int i = 0; i < n; ++i) io[i] = io[i] < in[i] ? in[i] : io[i]; break;
+    case MPI_MIN: if constexpr (requires(T a) { a < a; }) for (int i = 0; i < n; ++i) io[i] = in[i] < io[i] ? in[i] : io[i]; break;
+    case MPI_SUM: for (int i = 0; i < n; ++i) io[i] = static_cast<T>(in[i] + io[i]); break;
+    case MPI_PROD: for (int i = 0; i < n; ++i) io[i] = static_cast<T>(in[i] * io[i]); break;
+    case MPI_LAND: for (int i = 0; i < n; ++i) io[i] = static_cast<T>((in[i] != T{}) && (io[i] != T{})); break;
+    case MPI_LOR: for (int i = 0; i < n; ++i) io[i] = static_cast<T>((in[i] != T{}) || (io[i] != T{})); break;
+    case MPI_LXOR: for (int i = 0; i < n; ++i) io[i] = static_cast<T>((in[i] != T{}) != (io[i] != T{})); break;
+    case MPI_BAND: if constexpr (requires(T a) { a & a; }) for (int i = 0; i < n; ++i) io[i] = static_cast<T>(in[i] & io[i]); break;
+    case MPI_BOR: if constexpr (requires(T a) { a | a; }) for (int i = 0; i < n; ++i) io[i] = static_cast<T>(in[i] | io[i]); break;
+    case MPI_BXOR: if constexpr (requires(T a) { a ^ a; }) for (int i = 0; i < n; ++i) io[i] = static_cast<T>(in[i] ^ io[i]); break;
+    case MPI_REPLACE: for (int i = 0; i < n; ++i) io[i] = in[i]; break;
+    default: break;  // MPI_NO_OP
+  }
+}
+
+// MINLOC/MAXLOC on (value, index) pairs: the better value, and on a tie the
+// smaller index (MPI 3.1 §5.9.4).
+template <class V>
+struct Pair {
+  V value;
+  int index;
+};
+
+template <class V>
+void combine_pair(MPI_Op op, const Pair<V>* in, Pair<V>* io, int n) {
+  for (int i = 0; i < n; ++i) {
+    const bool better = op == MPI_MAXLOC ? in[i].value > io[i].value : in[i].value < io[i].value;
+    if (better || (in[i].value == io[i].value && in[i].index < io[i].index)) io[i] = in[i];
+  }
+}
+
+template <class T>
+void run(MPI_Op op, const void* in, void* io, int n) {
+  combine(op, static_cast<const T*>(in), static_cast<T*>(io), n);
+}
+
+template <class V>
+void run_pair(MPI_Op op, const void* in, void* io, int n) {
+  if (op == MPI_MAXLOC || op == MPI_MINLOC) {
+    combine_pair(op, static_cast<const Pair<V>*>(in), static_cast<Pair<V>*>(io), n);
+  } else if (op == MPI_REPLACE) {
+    const auto* a = static_cast<const Pair<V>*>(in);
+    auto* b = static_cast<Pair<V>*>(io);
+    for (int i = 0; i < n; ++i) b[i] = a[i];
+  }
+}
+
+void apply_predefined(MPI_Op op, const void* in, void* io, int n, MPI_Datatype t) {
+  switch (t) {
+    case MPI_CHAR: run<char>(op, in, io, n); break;
+    case MPI_SIGNED_CHAR: case MPI_INT8_T: run<std::int8_t>(op, in, io, n); break;
+    case MPI_UNSIGNED_CHAR: case MPI_UINT8_T: case MPI_BYTE: run<std::uint8_t>(op, in, io, n); break;
+    case MPI_WCHAR: run<wchar_t>(op, in, io, n); break;
+    case MPI_SHORT: case MPI_INT16_T: run<std::int16_t>(op, in, io, n); break;
+    case MPI_UNSIGNED_SHORT: case MPI_UINT16_T: run<std::uint16_t>(op, in, io, n); break;
+    case MPI_INT: case MPI_INT32_T: run<std::int32_t>(op, in, io, n); break;
+    case MPI_UNSIGNED: case MPI_UINT32_T: run<std::uint32_t>(op, in, io, n); break;
+    case MPI_LONG: case MPI_AINT: run<long>(op, in, io, n); break;
+    case MPI_UNSIGNED_LONG: run<unsigned long>(op, in, io, n); break;
+    case MPI_LONG_LONG_INT: case MPI_INT64_T: case MPI_OFFSET: case MPI_COUNT: run<long long>(op, in, io, n); break;
+    case MPI_UNSIGNED_LONG_LONG: case MPI_UINT64_T: run<unsigned long long>(op, in, io, n); break;
+    case MPI_FLOAT: run<float>(op, in, io, n); break;
+    case MPI_DOUBLE: run<double>(op, in, io, n); break;
+    case MPI_LONG_DOUBLE: run<long double>(op, in, io, n); break;
+    case MPI_C_BOOL: run<bool>(op, in, io, n); break;
+    case MPI_C_FLOAT_COMPLEX: run<std::complex<float>>(op, in, io, n); break;
+    case MPI_C_DOUBLE_COMPLEX: run<std::complex<double>>(op, in, io, n); break;
+    case MPI_C_LONG_DOUBLE_COMPLEX: run<std::complex<long double>>(op, in, io, n); break;
+    case MPI_FLOAT_INT: run_pair<float>(op, in, io, n); break;
+    case MPI_DOUBLE_INT: run_pair<double>(op, in, io, n); break;
+    case MPI_LONG_INT: run_pair<long>(op, in, io, n); break;
+    case MPI_2INT: run_pair<int>(op, in, io, n); break;
+    case MPI_SHORT_INT: run_pair<short>(op, in, io, n); break;
+    case MPI_LONG_DOUBLE_INT: run_pair<long double>(op, in, io, n); break;
+    default: break;
+  }
+}
+
+constexpr const char* kOpNames[] = {"MPI_OP_NULL", "MPI_MAX",  "MPI_MIN",  "MPI_SUM",    "MPI_PROD",
+                                    "MPI_LAND",    "MPI_BAND", "MPI_LOR",  "MPI_BOR",    "MPI_LXOR",
+                                    "MPI_BXOR",    "MPI_MINLOC", "MPI_MAXLOC", "MPI_REPLACE", "MPI_NO_OP"};
+static_assert(sizeof(kOpNames) / sizeof(kOpNames[0]) == MPI_NO_OP + 1);
+
+}  // namespace
+
+std::string op_name(MPI_Op op) {
+  if (op >= 0 && op <= MPI_NO_OP) return kOpNames[op];
+  return "operation " + std::to_string(op);
+}
+
+std::string op_problem(MPI_Op op, MPI_Datatype datatype) {
+  if (user_op(op) != nullptr) return {};
+  if (!is_predefined(op)) return "invalid operation " + std::to_string(op);
+  if (!op_allows(op, kind_of(datatype))) return op_name(op) + " is not defined for " + datatype_name(datatype);
+  return {};
+}
+
+bool op_is_commutative(MPI_Op op) {
+  const UserOp* u = user_op(op);
+  return u == nullptr || u->commutative;
+}
+
+void apply_op(MPI_Op op, const void* in, void* inout, int count, MPI_Datatype datatype) {
+  if (count == 0) return;
+  if (const UserOp* u = user_op(op)) {
+    int len = count;
+    MPI_Datatype type = datatype;
+    u->function(const_cast<void*>(in), inout, &len, &type);
+    return;
+  }
+  apply_predefined(op, in, inout, count, datatype);
+}
+
+}  // namespace mpf::mpi::coll
+
+using namespace mpf::mpi;
+
+extern "C" {
+
+int MPI_Op_create(MPI_User_function* function, int commute, MPI_Op* op) {
+  require_initialized("MPI_Op_create");
+  if (function == nullptr) return comm_error("MPI_Op_create", MPI_COMM_WORLD, MPI_ERR_ARG, "function is NULL");
+  if (op == nullptr) return comm_error("MPI_Op_create", MPI_COMM_WORLD, MPI_ERR_ARG, "op argument is NULL");
+  coll::g_user_ops.push_back({function, commute != 0});
+  *op = coll::kFirstUserOp + static_cast<MPI_Op>(coll::g_user_ops.size() - 1);
+  return MPI_SUCCESS;
+}
+
+int MPI_Op_free(MPI_Op* op) {
+  require_initialized("MPI_Op_free");
+  if (op == nullptr || coll::user_op(*op) == nullptr) {
+    return comm_error("MPI_Op_free", MPI_COMM_WORLD, MPI_ERR_OP,
+                      op == nullptr ? std::string("op argument is NULL")
+                                    : coll::is_predefined(*op) ? coll::op_name(*op) + " is predefined and cannot be freed"
+                                                               : "invalid operation " + std::to_string(*op));
+  }
+  coll::g_user_ops[static_cast<std::size_t>(*op - coll::kFirstUserOp)] = {};
+  *op = MPI_OP_NULL;
+  return MPI_SUCCESS;
+}
+
+int MPI_Op_commutative(MPI_Op op, int* commute) {
+  require_initialized("MPI_Op_commutative");
+  if (!coll::is_predefined(op) && coll::user_op(op) == nullptr) {
+    return comm_error("MPI_Op_commutative", MPI_COMM_WORLD, MPI_ERR_OP, "invalid operation " + std::to_string(op));
+  }
+  *commute = coll::op_is_commutative(op) ? 1 : 0;
+  return MPI_SUCCESS;
+}
+
+int MPI_Reduce_local(const void* inbuf, void* inoutbuf, int count, MPI_Datatype datatype, MPI_Op op) {
+  require_initialized("MPI_Reduce_local");
+  if (count < 0) return comm_error("MPI_Reduce_local", MPI_COMM_WORLD, MPI_ERR_COUNT, "negative count " + std::to_string(count));
+  const std::string problem = coll::op_problem(op, datatype);
+  if (!problem.empty()) return comm_error("MPI_Reduce_local", MPI_COMM_WORLD, MPI_ERR_OP, problem);
+  coll::apply_op(op, inbuf, inoutbuf, count, datatype);
+  return MPI_SUCCESS;
+}
+
+}  // extern "C"

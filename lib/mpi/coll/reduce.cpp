@@ -1,0 +1,143 @@
+// Reductions: reduce and allreduce on the k-nomial tree rooted at rank 0,
+// and the scans on a chain. Data moves in chunks of whole elements that fit
+// a collective slot, so a large reduction pipelines through the tree.
+#include <algorithm>
+#include <cstring>
+#include <utility>
+#include <vector>
+
+#include "mpi/coll/algorithms.hpp"
+#include "mpi/coll/context.hpp"
+#include "mpi/coll/ops.hpp"
+#include "mpi/coll/tree.hpp"
+#include "mpi/datatype.hpp"
+
+namespace mpf::mpi::coll {
+
+using mpf::coll::kEveryConsumer;
+using mpf::coll::Piece;
+using mpf::coll::Received;
+
+namespace {
+
+// Elements per step: as many whole elements as one slot holds.
+int chunk_elements(std::size_t element) {
+  return static_cast<int>(std::max<std::size_t>(1, channel().capacity() / element));
+}
+
+}  // namespace
+
+void reduce(Communicator& c, const void* send, void* recv, int count, MPI_Datatype type, MPI_Op op, int root,
+            const char* call) {
+  const mpf::coll::Key key = c.next_collective();
+  const std::size_t element = *datatype_size(type);
+  const bool all = root < 0;
+  auto* out = static_cast<std::byte*>(recv);
+  const auto* in = static_cast<const std::byte*>(send);
+  if (c.size() == 1) {
+    if (count > 0 && in != out) std::memcpy(out, in, static_cast<std::size_t>(count) * element);
+    return;
+  }
+  if (count == 0) return;
+  // The tree is rooted at rank 0 whatever the root: the same combination
+  // order, hence the same result, for every root.
+  const TreeNode node = knomial_node(c.rank, 0, c.size(), radix());
+  const std::vector<std::uint32_t> children = worlds_of(c, node.children);
+  const bool commutative = op_is_commutative(op);
+  mpf::coll::Channel& ch = channel();
+  const progress::BlockedCall b = blocked(c, call, all ? -1 : root);
+  const int per_step = chunk_elements(element);
+  std::vector<std::byte> acc(static_cast<std::size_t>(per_step) * element);
+  std::vector<std::byte> scratch(commutative ? 0 : acc.size());
+  const auto steps = static_cast<std::uint32_t>((count + per_step - 1) / per_step);
+  for (std::uint32_t s = 0; s < steps; ++s) {
+    const int first = static_cast<int>(s) * per_step;
+    const int n = std::min(per_step, count - first);
+    const std::size_t offset = static_cast<std::size_t>(first) * element;
+    const auto len = static_cast<std::uint32_t>(static_cast<std::size_t>(n) * element);
+    std::memcpy(acc.data(), in + offset, len);
+    // Up: this rank's subtree, in rank order: acc = acc op child.
+    for (std::size_t i = 0; i < node.children.size(); ++i) {
+      ch.take(
+          children[i], key, 2 * s,
+          [&](std::uint32_t, std::span<const Received> pieces) {
+            if (commutative) {
+              apply_op(op, pieces[0].data, acc.data(), n, type);
+            } else {
+              std::memcpy(scratch.data(), pieces[0].data, len);
+              apply_op(op, acc.data(), scratch.data(), n, type);
+              std::swap(acc, scratch);
+            }
+          },
+          waiting_for(b, c, node.children[i]));
+    }
+    if (node.parent >= 0) {
+      const std::uint32_t parent = world_of(c, node.parent);
+      const Piece piece{static_cast<std::int32_t>(parent), offset, acc.data(), len};
+      ch.publish(key, 2 * s, {&piece, 1}, {&parent, 1}, b);
+    }
+    auto copy_out = [&](std::uint32_t, std::span<const Received> pieces) {
+      for (const Received& p : pieces) std::memcpy(out + p.offset, p.data, p.bytes);
+    };
+    if (all) {
+      // Down: rank 0's result through the same tree.
+      if (node.parent >= 0) {
+        ch.take(world_of(c, node.parent), key, 2 * s + 1, copy_out, waiting_for(b, c, node.parent));
+      } else {
+        std::memcpy(out + offset, acc.data(), len);
+      }
+      if (!children.empty()) {
+        const Piece piece{kEveryConsumer, offset, out + offset, len};
+        ch.publish(key, 2 * s + 1, {&piece, 1}, children, b);
+      }
+    } else if (c.rank == 0 && root == 0) {
+      std::memcpy(out + offset, acc.data(), len);
+    } else if (c.rank == 0) {
+      const std::uint32_t to = world_of(c, root);
+      const Piece piece{static_cast<std::int32_t>(to), offset, acc.data(), len};
+      ch.publish(key, 2 * s + 1, {&piece, 1}, {&to, 1}, b);
+    } else if (c.rank == root) {
+      ch.take(world_of(c, 0), key, 2 * s + 1, copy_out, waiting_for(b, c, 0));
+    }
+  }
+}
+
+void scan(Communicator& c, const void* send, void* recv, int count, MPI_Datatype type, MPI_Op op, bool exclusive,
+          const char* call) {
+  const mpf::coll::Key key = c.next_collective();
+  const std::size_t element = *datatype_size(type);
+  auto* out = static_cast<std::byte*>(recv);
+  const auto* in = static_cast<const std::byte*>(send);
+  if (count == 0) return;
+  mpf::coll::Channel& ch = channel();
+  const progress::BlockedCall b = blocked(c, call);
+  const int per_step = chunk_elements(element);
+  std::vector<std::byte> mine(static_cast<std::size_t>(per_step) * element);
+  const auto steps = static_cast<std::uint32_t>((count + per_step - 1) / per_step);
+  for (std::uint32_t s = 0; s < steps; ++s) {
+    const int first = static_cast<int>(s) * per_step;
+    const int n = std::min(per_step, count - first);
+    const std::size_t offset = static_cast<std::size_t>(first) * element;
+    const auto len = static_cast<std::uint32_t>(static_cast<std::size_t>(n) * element);
+    // mine = prefix of the ranks below op this rank's contribution; the
+    // exclusive scan's result is that prefix alone.
+    std::memcpy(mine.data(), in + offset, len);
+    if (c.rank > 0) {
+      ch.take(
+          world_of(c, c.rank - 1), key, s,
+          [&](std::uint32_t, std::span<const Received> pieces) {
+            if (exclusive) std::memcpy(out + offset, pieces[0].data, len);
+            apply_op(op, pieces[0].data, mine.data(), n, type);
+          },
+          waiting_for(b, c, c.rank - 1));
+    }
+    if (!exclusive) std::memcpy(out + offset, mine.data(), len);
+    if (c.rank + 1 < c.size()) {
+      const std::uint32_t next = world_of(c, c.rank + 1);
+      const Piece piece{static_cast<std::int32_t>(next), offset, mine.data(), len};
+      ch.publish(key, s, {&piece, 1}, {&next, 1}, b);
+    }
+  }
+}
+
+}  // namespace mpf::mpi::coll

@@ -1,0 +1,231 @@
+// Cartesian process topologies (MPI 3.1 §7.5): a communicator with a grid
+// attached. Ranks are laid out in row-major order and never reordered (the
+// ranks of one node are all equally close).
+#include <mpi.h>
+
+#include <algorithm>
+#include <functional>
+#include <numeric>
+#include <string>
+#include <vector>
+
+#include "mpi/comm.hpp"
+#include "mpi/errors.hpp"
+
+using namespace mpf::mpi;
+
+namespace {
+
+int check_comm(const char* call, MPI_Comm comm) {
+  require_initialized(call);
+  if (!comm_is_valid(comm)) return comm_error(call, MPI_COMM_WORLD, MPI_ERR_COMM, describe_bad_comm(comm));
+  return MPI_SUCCESS;
+}
+
+int check_cart(const char* call, MPI_Comm comm) {
+  if (int rc = check_comm(call, comm)) return rc;
+  if (!comm_of(comm).cart) return comm_error(call, comm, MPI_ERR_TOPOLOGY, "the communicator has no Cartesian topology");
+  return MPI_SUCCESS;
+}
+
+std::vector<int> coords_of(const CartTopology& t, int rank) {
+  std::vector<int> coords(t.dims.size());
+  for (std::size_t i = t.dims.size(); i-- > 0;) {
+    coords[i] = rank % t.dims[i];
+    rank /= t.dims[i];
+  }
+  return coords;
+}
+
+// The rank at `coords` (periodic dimensions wrap), or MPI_PROC_NULL when a
+// non-periodic coordinate is outside the grid.
+int rank_at(const CartTopology& t, const std::vector<int>& coords) {
+  int rank = 0;
+  for (std::size_t i = 0; i < t.dims.size(); ++i) {
+    int c = coords[i];
+    if (t.periods[i]) {
+      c = ((c % t.dims[i]) + t.dims[i]) % t.dims[i];
+    } else if (c < 0 || c >= t.dims[i]) {
+      return MPI_PROC_NULL;
+    }
+    rank = rank * t.dims[i] + c;
+  }
+  return rank;
+}
+
+}  // namespace
+
+extern "C" {
+
+int MPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int periods[], int, MPI_Comm* comm_cart) {
+  const char* call = "MPI_Cart_create";
+  if (int rc = check_comm(call, comm_old)) return rc;
+  if (ndims < 0 || (ndims > 0 && (dims == nullptr || periods == nullptr)) || comm_cart == nullptr) {
+    return comm_error(call, comm_old, MPI_ERR_ARG, "invalid ndims " + std::to_string(ndims) + " or NULL array");
+  }
+  long cells = 1;
+  for (int i = 0; i < ndims; ++i) {
+    if (dims[i] <= 0) {
+      return comm_error(call, comm_old, MPI_ERR_DIMS, "dimension " + std::to_string(i) + " has size " + std::to_string(dims[i]));
+    }
+    cells *= dims[i];
+  }
+  const int size = comm_size(comm_old);
+  if (cells > size) {
+    return comm_error(call, comm_old, MPI_ERR_DIMS,
+                      "the grid has " + std::to_string(cells) + " cells but the communicator only " +
+                          std::to_string(size) + " ranks");
+  }
+  // Ranks beyond the grid get MPI_COMM_NULL (MPI_Comm_split does the agreeing).
+  const int rank = comm_rank(comm_old);
+  if (int rc = MPI_Comm_split(comm_old, rank < cells ? 0 : MPI_UNDEFINED, rank, comm_cart)) return rc;
+  if (*comm_cart != MPI_COMM_NULL) {
+    comm_of(*comm_cart).cart = CartTopology{{dims, dims + ndims}, std::vector<int>(ndims)};
+    for (int i = 0; i < ndims; ++i) comm_of(*comm_cart).cart->periods[static_cast<std::size_t>(i)] = periods[i] ? 1 : 0;
+  }
+  return MPI_SUCCESS;
+}
+
+int MPI_Dims_create(int nnodes, int ndims, int dims[]) {
+  const char* call = "MPI_Dims_create";
+  if (nnodes <= 0 || ndims < 0 || (ndims > 0 && dims == nullptr)) {
+    return comm_error(call, MPI_COMM_WORLD, MPI_ERR_ARG,
+                      "invalid nnodes " + std::to_string(nnodes) + " or ndims " + std::to_string(ndims));
+  }
+  int fixed = 1;
+  int free_dims = 0;
+  for (int i = 0; i < ndims; ++i) {
+    if (dims[i] < 0) return comm_error(call, MPI_COMM_WORLD, MPI_ERR_DIMS, "dims[" + std::to_string(i) + "] is negative");
+    if (dims[i] > 0) {
+      fixed *= dims[i];
+    } else {
+      ++free_dims;
+    }
+  }
+  if (nnodes % fixed != 0) {
+    return comm_error(call, MPI_COMM_WORLD, MPI_ERR_DIMS,
+                      std::to_string(nnodes) + " nodes cannot be divided by the fixed dimensions' product " +
+                          std::to_string(fixed));
+  }
+  if (free_dims == 0) {
+    if (fixed != nnodes) return comm_error(call, MPI_COMM_WORLD, MPI_ERR_DIMS, "the fixed dimensions do not multiply to nnodes");
+    return MPI_SUCCESS;
+  }
+  // Spread the prime factors, largest first, onto the smallest free
+  // dimension: dimensions as close to each other as possible, in
+  // non-increasing order (MPI 3.1 §7.5.2).
+  int rest = nnodes / fixed;
+  std::vector<int> factors;
+  for (int p = 2; p * p <= rest; ++p) {
+    while (rest % p == 0) {
+      factors.push_back(p);
+      rest /= p;
+    }
+  }
+  if (rest > 1) factors.push_back(rest);
+  std::vector<int> free_sizes(static_cast<std::size_t>(free_dims), 1);
+  std::sort(factors.begin(), factors.end(), std::greater<>());
+  for (int f : factors) *std::min_element(free_sizes.begin(), free_sizes.end()) *= f;
+  std::sort(free_sizes.begin(), free_sizes.end(), std::greater<>());
+  std::size_t next = 0;
+  for (int i = 0; i < ndims; ++i) {
+    if (dims[i] == 0) dims[i] = free_sizes[next++];
+  }
+  return MPI_SUCCESS;
+}
+
+int MPI_Topo_test(MPI_Comm comm, int* status) {
+  if (int rc = check_comm("MPI_Topo_test", comm)) return rc;
+  *status = comm_of(comm).cart ? MPI_CART : MPI_UNDEFINED;
+  return MPI_SUCCESS;
+}
+
+int MPI_Cartdim_get(MPI_Comm comm, int* ndims) {
+  if (int rc = check_cart("MPI_Cartdim_get", comm)) return rc;
+  *ndims = static_cast<int>(comm_of(comm).cart->dims.size());
+  return MPI_SUCCESS;
+}
+
+int MPI_Cart_get(MPI_Comm comm, int maxdims, int dims[], int periods[], int coords[]) {
+  if (int rc = check_cart("MPI_Cart_get", comm)) return rc;
+  const CartTopology& t = *comm_of(comm).cart;
+  const std::vector<int> mine = coords_of(t, comm_rank(comm));
+  for (std::size_t i = 0; i < t.dims.size() && static_cast<int>(i) < maxdims; ++i) {
+    dims[i] = t.dims[i];
+    periods[i] = t.periods[i];
+    coords[i] = mine[i];
+  }
+  return MPI_SUCCESS;
+}
+
+int MPI_Cart_rank(MPI_Comm comm, const int coords[], int* rank) {
+  const char* call = "MPI_Cart_rank";
+  if (int rc = check_cart(call, comm)) return rc;
+  const CartTopology& t = *comm_of(comm).cart;
+  std::vector<int> c(coords, coords + t.dims.size());
+  for (std::size_t i = 0; i < t.dims.size(); ++i) {
+    if (!t.periods[i] && (c[i] < 0 || c[i] >= t.dims[i])) {
+      return comm_error(call, comm, MPI_ERR_ARG,
+                        "coordinate " + std::to_string(c[i]) + " is outside non-periodic dimension " +
+                            std::to_string(i) + " of size " + std::to_string(t.dims[i]));
+    }
+  }
+  *rank = rank_at(t, c);
+  return MPI_SUCCESS;
+}
+
+int MPI_Cart_coords(MPI_Comm comm, int rank, int maxdims, int coords[]) {
+  const char* call = "MPI_Cart_coords";
+  if (int rc = check_cart(call, comm)) return rc;
+  if (rank < 0 || rank >= comm_size(comm)) {
+    return comm_error(call, comm, MPI_ERR_RANK,
+                      "invalid rank " + std::to_string(rank) + " in a communicator of size " + std::to_string(comm_size(comm)));
+  }
+  const std::vector<int> c = coords_of(*comm_of(comm).cart, rank);
+  for (std::size_t i = 0; i < c.size() && static_cast<int>(i) < maxdims; ++i) coords[i] = c[i];
+  return MPI_SUCCESS;
+}
+
+int MPI_Cart_shift(MPI_Comm comm, int direction, int disp, int* rank_source, int* rank_dest) {
+  const char* call = "MPI_Cart_shift";
+  if (int rc = check_cart(call, comm)) return rc;
+  const CartTopology& t = *comm_of(comm).cart;
+  if (direction < 0 || static_cast<std::size_t>(direction) >= t.dims.size()) {
+    return comm_error(call, comm, MPI_ERR_DIMS,
+                      "direction " + std::to_string(direction) + " in a grid of " + std::to_string(t.dims.size()) +
+                          " dimensions");
+  }
+  std::vector<int> c = coords_of(t, comm_rank(comm));
+  const auto d = static_cast<std::size_t>(direction);
+  const int here = c[d];
+  c[d] = here + disp;
+  *rank_dest = rank_at(t, c);
+  c[d] = here - disp;
+  *rank_source = rank_at(t, c);
+  return MPI_SUCCESS;
+}
+
+int MPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm* newcomm) {
+  const char* call = "MPI_Cart_sub";
+  if (int rc = check_cart(call, comm)) return rc;
+  const CartTopology t = *comm_of(comm).cart;
+  const std::vector<int> c = coords_of(t, comm_rank(comm));
+  // Ranks that agree on the dropped coordinates form one sub-grid.
+  int color = 0;
+  int key = 0;
+  CartTopology sub;
+  for (std::size_t i = 0; i < t.dims.size(); ++i) {
+    if (remain_dims[i]) {
+      key = key * t.dims[i] + c[i];
+      sub.dims.push_back(t.dims[i]);
+      sub.periods.push_back(t.periods[i]);
+    } else {
+      color = color * t.dims[i] + c[i];
+    }
+  }
+  if (int rc = MPI_Comm_split(comm, color, key, newcomm)) return rc;
+  comm_of(*newcomm).cart = std::move(sub);
+  return MPI_SUCCESS;
+}
+
+}  // extern "C"
