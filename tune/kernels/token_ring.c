@@ -1,57 +1,56 @@
 /*
- * Token-ring kernel: a token goes round all ranks ROUNDS times; prints the
- * time per hop (median of 5 timed laps of ROUNDS/5 rounds, after a warm-up
- * round). With more ranks than CPUs this measures how fast a waiting rank
- * is woken. Plain MPI.
- *   token_ring [ROUNDS]
- * Output: token_ring N ranks: median US us per hop (min US, max US)
+ * Token-ring kernel: a token (one int) goes round all ranks, rank 0 to 1 to
+ * ... to N-1 and back to 0; the figure is the time per hop, in us (lower is
+ * better). With more ranks than CPUs it measures how fast a waiting rank is
+ * woken. Every rank adds one to the token, so rank 0 checks after each batch
+ * that it went round every rank of every round (always, not only under
+ * --check). See kernel_util.h (the kernel has no sizes: bytes=-1). Plain MPI.
+ *   kernel_token_ring [--check] [--quick] [--reps N] [--rep-ms MS]
+ * Runs with 2 ranks or more.
  */
-#include <mpi.h>
-#include <stdio.h>
-#include <stdlib.h>
+#include "kernel_util.h"
 
-#define LAPS 5
+struct ring {
+  struct ku_kernel *k;
+  long token;
+};
 
-static int compare(const void *a, const void *b) {
-  const double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
+static double ring_step(void *ctx, long bytes, int iters) {
+  (void)bytes;
+  struct ring *r = ctx;
+  const int rank = r->k->rank, size = r->k->size;
+  const long start = r->token;
+  const double t0 = MPI_Wtime();
+  for (int i = 0; i < iters; ++i) {
+    if (rank == 0) {
+      ++r->token;
+      MPI_Send(&r->token, 1, MPI_LONG, 1, 0, MPI_COMM_WORLD);
+      MPI_Recv(&r->token, 1, MPI_LONG, size - 1, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    } else {
+      MPI_Recv(&r->token, 1, MPI_LONG, rank - 1, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      ++r->token;
+      MPI_Send(&r->token, 1, MPI_LONG, (rank + 1) % size, 0, MPI_COMM_WORLD);
+    }
+  }
+  const double seconds = MPI_Wtime() - t0;
+  if (rank == 0 && r->token != start + (long)iters * size) {
+    fprintf(stderr, "kernel_token_ring: the token is %ld after %d rounds of %d ranks, expected %ld\n", r->token, iters,
+            size, start + (long)iters * size);
+    MPI_Abort(MPI_COMM_WORLD, 1);
+  }
+  return seconds;
 }
 
-static void one_round(int rank, int size, int *token) {
-  if (rank == 0) {
-    ++*token;
-    MPI_Send(token, 1, MPI_INT, 1 % size, 0, MPI_COMM_WORLD);
-    MPI_Recv(token, 1, MPI_INT, size - 1, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-  } else {
-    MPI_Recv(token, 1, MPI_INT, rank - 1, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-    ++*token;
-    MPI_Send(token, 1, MPI_INT, (rank + 1) % size, 0, MPI_COMM_WORLD);
-  }
+static double ring_us_per_hop(void *ctx, long bytes, int iters, double seconds) {
+  (void)bytes;
+  return seconds / iters / ((struct ring *)ctx)->k->size * 1e6;
 }
 
 int main(int argc, char **argv) {
-  MPI_Init(&argc, &argv);
-  int rank, size, token = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
-  const int rounds = argc > 1 ? atoi(argv[1]) : 100;
-  const int per_lap = rounds / LAPS > 0 ? rounds / LAPS : 1;
-  one_round(rank, size, &token); /* warm-up: every rank has started */
-  double lap[LAPS];
-  for (int l = 0; l < LAPS; ++l) {
-    const double t0 = MPI_Wtime();
-    for (int r = 0; r < per_lap; ++r) one_round(rank, size, &token);
-    lap[l] = (MPI_Wtime() - t0) / per_lap / size * 1e6;
-  }
-  if (rank == 0) {
-    if (token != (1 + LAPS * per_lap) * size) {
-      fprintf(stderr, "token_ring: token is %d, expected %d\n", token, (1 + LAPS * per_lap) * size);
-      MPI_Abort(MPI_COMM_WORLD, 1);
-    }
-    qsort(lap, LAPS, sizeof lap[0], compare);
-    printf("token_ring %d ranks: median %.2f us per hop (min %.2f, max %.2f)\n", size, lap[LAPS / 2], lap[0],
-           lap[LAPS - 1]);
-  }
-  MPI_Finalize();
-  return 0;
+  struct ku_kernel k = {.name = "token_ring", .unit = "us", .better = KU_LOWER, .full_sizes = "", .quick_sizes = "",
+                        .min_ranks = 2};
+  ku_init(&argc, &argv, &k);
+  struct ring r = {.k = &k, .token = 0};
+  ku_measure(&k, "-", -1, ring_step, ring_us_per_hop, &r);
+  return ku_finish(&k);
 }

@@ -1,0 +1,176 @@
+"""mpftune bench end to end (tests/tune/CMakeLists.txt runs it with CTest).
+
+CTest passes the paths through the environment:
+  MPFTUNE       the mpftune binary under test
+  MPF_SCHEMAS   directory of the JSON schemas (share/schemas)
+
+Nothing here asserts on a measured figure: the tests check that the command
+refuses bad input, that what it writes follows its schema, and that
+--compare builds and runs the same kernels with every other MPI installed
+(and says so clearly when there is none).
+"""
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+import unittest
+
+import jsonschema
+
+MPFTUNE = os.environ["MPFTUNE"]
+SCHEMAS = os.environ["MPF_SCHEMAS"]
+TIMEOUT = 300
+PEERS = {"openmpi": ("mpicc.openmpi", "mpirun.openmpi"), "mpich": ("mpicc.mpich", "mpiexec.mpich")}
+
+
+def installed_peers():
+    return [peer for peer, tools in PEERS.items() if all(shutil.which(t) for t in tools)]
+
+
+class BenchTestCase(unittest.TestCase):
+    def setUp(self):
+        self.tmpdir = tempfile.mkdtemp(prefix="mpf-tune-test-")
+        self.env = {k: v for k, v in os.environ.items() if not k.startswith("MPF_")}
+        self.env["TMPDIR"] = self.tmpdir
+        self.env["XDG_CACHE_HOME"] = os.path.join(self.tmpdir, "cache")
+
+    def tearDown(self):
+        shutil.rmtree(self.tmpdir, ignore_errors=True)
+
+    def mpftune(self, *args):
+        result = subprocess.run([MPFTUNE, *args], stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                                env=self.env, timeout=TIMEOUT)
+        return result.returncode, result.stdout, result.stderr
+
+    def validate(self, path):
+        with open(os.path.join(SCHEMAS, "mpftune-bench.schema.json")) as f:
+            schema = json.load(f)
+        with open(path) as f:
+            report = json.load(f)
+        jsonschema.validate(report, schema, format_checker=jsonschema.FormatChecker())
+        return report
+
+
+class BadInput(BenchTestCase):
+    def assert_usage_error(self, args, names):
+        status, out, err = self.mpftune(*args)
+        self.assertEqual(status, 2, f"mpftune {' '.join(args)}: status {status}\n{err}")
+        lines = err.strip().splitlines()
+        self.assertEqual(len(lines), 1, f"mpftune {' '.join(args)}: expected one line, got:\n{err}")
+        self.assertTrue(lines[0].startswith("mpftune: "), lines[0])
+        self.assertIn(names, lines[0])
+        self.assertEqual(out, "")
+
+    def test_bad_options_name_the_option_and_exit_2(self):
+        cases = [
+            (["bench", "--np", "0"], "--np"),
+            (["bench", "--np", "two"], "--np"),
+            (["bench", "--kernels", "pingpong,nope"], "nope"),
+            (["bench", "--repeat", "0"], "--repeat"),
+            (["bench", "--reps", "x"], "--reps"),
+            (["bench", "--rep-ms", "-5"], "--rep-ms"),
+            (["bench", "--bind-to", "socket"], "--bind-to"),
+            (["bench", "--timeout", "0"], "--timeout"),
+            (["bench", "--frobnicate"], "--frobnicate"),
+            (["bench", "--json"], "--json"),
+            (["tune"], "tune"),
+            ([], "subcommand"),
+        ]
+        for args, names in cases:
+            with self.subTest(args=args):
+                self.assert_usage_error(args, names)
+
+    def test_unwritable_outputs_are_refused_before_running(self):
+        missing = os.path.join(self.tmpdir, "no", "such", "dir", "bench.json")
+        self.assert_usage_error(["bench", "--json", missing], "--json")
+        blocker = os.path.join(self.tmpdir, "file")
+        open(blocker, "w").close()
+        self.assert_usage_error(["bench", "--out", os.path.join(blocker, "sub")], "--out")
+
+    def test_nothing_to_run_is_a_usage_error(self):
+        self.assert_usage_error(["bench", "--kernels", "token_ring", "--np", "1"], "token_ring")
+
+
+class Bench(BenchTestCase):
+    def test_list_kernels(self):
+        status, out, _ = self.mpftune("bench", "--list-kernels")
+        self.assertEqual(status, 0)
+        for kernel in ("pingpong", "bw", "bibw", "msgrate", "flood", "collectives", "token_ring", "startup"):
+            self.assertRegex(out, rf"(?m)^{kernel} ")
+
+    def test_help_and_version(self):
+        status, out, _ = self.mpftune("bench", "--help")
+        self.assertEqual(status, 0)
+        self.assertIn("--compare", out)
+        status, out, _ = self.mpftune("--version")
+        self.assertEqual(status, 0)
+        self.assertIn("(MPF Toolkit)", out)
+
+    def test_toolkit_alone_writes_json_that_follows_the_schema(self):
+        path = os.path.join(self.tmpdir, "bench.json")
+        status, out, err = self.mpftune("bench", "--quick", "--kernels", "pingpong,token_ring,startup",
+                                        "--np", "2,3", "--repeat", "2", "--json", path)
+        self.assertEqual(status, 0, err)
+        report = self.validate(path)
+        self.assertEqual([i["id"] for i in report["implementations"]], ["mpf"])
+        self.assertEqual(report["settings"]["np"], [2, 3])
+        runs = {(r["kernel"], r["np"]) for r in report["runs"]}
+        self.assertEqual(runs, {("pingpong", 2), ("token_ring", 2), ("token_ring", 3), ("startup", 2), ("startup", 3)})
+        self.assertEqual(len(report["runs"]), 10, "two repetitions of each run")
+        self.assertTrue(all(r["status"] == "ok" for r in report["runs"]), report["runs"])
+        kernels = {(r["kernel"], r["np"], r["bytes"]) for r in report["results"]}
+        self.assertIn(("pingpong", 2, 0), kernels)
+        self.assertIn(("startup", 3, None), kernels)
+        self.assertEqual(report["comparison"], [])
+        self.assertIn("pingpong, 2 ranks (us, lower is better)", out)
+        self.assertIn("startup (ms, lower is better)", out)
+
+    def test_compare_quick_against_installed_peers(self):
+        peers = installed_peers()
+        if not peers:
+            self.skipTest("no other MPI installed (Debian: openmpi-bin libopenmpi-dev, mpich libmpich-dev): "
+                          "--compare has nothing to compare with")
+        out_dir = os.path.join(self.tmpdir, "perf")
+        status, out, err = self.mpftune("bench", "--compare", "--quick", "--out", out_dir)
+        self.assertEqual(status, 0, err)
+        report = self.validate(os.path.join(out_dir, "bench.json"))
+        ids = [i["id"] for i in report["implementations"]]
+        self.assertEqual(ids, ["mpf"] + peers)
+        for peer in report["implementations"][1:]:
+            self.assertEqual(peer["unavailable"], {}, f"{peer['id']} did not build every kernel")
+            self.assertTrue(peer["library"], f"{peer['id']} did not say which library it is")
+            for kernel in peer["kernels"].values():
+                self.assertTrue(kernel.startswith(os.path.join(out_dir, "build", peer["id"])), kernel)
+        self.assertTrue(report["comparison"], "no point measured by the toolkit and a peer")
+        for c in report["comparison"]:
+            self.assertIn(c["best_peer"], peers)
+        # Every implementation ran the kernels it has, in every repetition.
+        ran = {(r["implementation"], r["kernel"]) for r in report["runs"]}
+        for impl in report["implementations"]:
+            for kernel in impl["kernels"]:
+                self.assertIn((impl["id"], kernel), ran)
+        mpf = report["implementations"][0]
+        if "collectives" in mpf["unavailable"]:
+            self.assertIn("kernel collectives is not built for mpf", err)
+            self.assertTrue(any(r["kernel"] == "collectives" for r in report["results"]),
+                            "the peers did not run the collectives kernel")
+        with open(os.path.join(out_dir, "report.md")) as f:
+            markdown = f.read()
+        self.assertIn("| ratio | faster peer |", markdown)
+        if shutil.which("gnuplot"):
+            for plot in ("latency.png", "bandwidth.png", "startup.png"):
+                with open(os.path.join(out_dir, plot), "rb") as f:
+                    self.assertEqual(f.read(8), b"\x89PNG\r\n\x1a\n", plot)
+                self.assertIn(f"]({plot})", markdown)
+        else:
+            self.assertIn("gnuplot is not installed", markdown)
+        # A second run reuses the peers' kernels instead of building them again.
+        status, _, err = self.mpftune("bench", "--compare", "--quick", "--kernels", "pingpong", "--out", out_dir,
+                                      "--progress")
+        self.assertEqual(status, 0, err)
+        self.assertNotIn("built ", err)
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,38 @@
+#include "tune/bench/catalogue.hpp"
+
+namespace mpf::tune::bench {
+
+const std::vector<KernelInfo>& catalogue() {
+  static const std::vector<KernelInfo> kernels = {
+      {"pingpong", "ping-pong latency: half a blocking round trip (us)", Ranks::pair, 2, false},
+      {"bw", "streaming bandwidth: windows of nonblocking sends, each acknowledged (MB/s)", Ranks::pair, 2, false},
+      {"bibw", "bidirectional bandwidth: windows of nonblocking sends both ways at once (MB/s)", Ranks::pair, 2, false},
+      {"msgrate", "message rate: windows of small nonblocking messages (millions per second)", Ranks::pair, 2, false},
+      {"flood", "unexpected-message flood: a burst sent before its receives, time per message (us)", Ranks::pair, 2,
+       false},
+      {"collectives", "Barrier, Bcast, Reduce, Allreduce, Alltoall, Allgather over sizes (us)", Ranks::scaling, 1,
+       false},
+      {"token_ring", "token ring: time per hop round all ranks (us)", Ranks::scaling, 2, false},
+      {"startup", "job start-up: launch, MPI_Init, MPI_Finalize and exit of the whole job (ms)", Ranks::scaling, 1,
+       true},
+  };
+  return kernels;
+}
+
+const KernelInfo* find_kernel(std::string_view name) {
+  for (const KernelInfo& k : catalogue()) {
+    if (k.name == name) return &k;
+  }
+  return nullptr;
+}
+
+std::vector<int> process_counts(const KernelInfo& kernel, const std::vector<int>& np) {
+  if (kernel.ranks == Ranks::pair) return {2};
+  std::vector<int> counts;
+  for (const int n : np) {
+    if (n >= kernel.min_ranks) counts.push_back(n);
+  }
+  return counts;
+}
+
+}  // namespace mpf::tune::bench

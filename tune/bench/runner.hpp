@@ -1,0 +1,55 @@
+// The runs of a benchmark, interleaved: for each repetition, for each
+// (kernel, process count), every implementation once, in an order rotated
+// by one per repetition (A B C, then B C A, then C A B), so that no MPI
+// always runs first after a change of kernel and slow drifts of the machine
+// (another job, a warming CPU) fall on all of them alike.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "tune/bench/measurement.hpp"
+#include "tune/bench/options.hpp"
+#include "tune/bench/peers.hpp"
+
+namespace mpf::tune::bench {
+
+// One (kernel, process count) that every implementation runs.
+struct PlannedRun {
+  std::string kernel;
+  int np = 0;
+};
+
+struct RunRecord {
+  std::string implementation;
+  std::string kernel;
+  int np = 0;
+  int repetition = 0;
+  std::string binding;
+  std::string status;   // ok, failed, timeout
+  std::string message;  // for a run that is not ok: how it ended and its first lines of errors
+  double seconds = 0;
+  std::vector<std::string> command;
+};
+
+struct TaggedMeasurement {
+  std::string implementation;
+  int repetition = 0;
+  Measurement measurement;
+};
+
+struct Outcome {
+  std::vector<RunRecord> runs;
+  std::vector<TaggedMeasurement> measurements;
+};
+
+// What runs: each kernel of `kernels` at its process counts.
+std::vector<PlannedRun> plan_runs(const std::vector<std::string>& kernels, const std::vector<int>& np);
+
+// Runs the plan with every implementation that has the kernel, with the
+// progress display; a failed run is recorded (its finished sizes count) and
+// the rest goes on.
+Outcome run_interleaved(const Options& options, std::vector<Implementation>& implementations,
+                        const std::vector<PlannedRun>& plan);
+
+}  // namespace mpf::tune::bench
