@@ -14,6 +14,8 @@ packages=(
   libgtest-dev libgmock-dev                      # unit tests
   python3 python3-jsonschema                     # test harness, report schema checks
   man-db groff-base                              # man pages and their checks
+  openmpi-bin libopenmpi-dev mpich libmpich-dev  # other MPIs for mpftune bench --compare
+  gnuplot-nox                                    # mpftune bench's plots
 )
 
 missing=()
