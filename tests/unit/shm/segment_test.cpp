@@ -128,14 +128,18 @@ TEST(Segment, CreateFillsTheHeader) {
   EXPECT_LE(h.start_unix_ns, after);
 
   // The layout of the comment in segment_layout.hpp: header, rank blocks,
-  // inboxes, rings, eager pools, tunables, each after the one before.
+  // inboxes, rings, eager pools, collective slots, tunables, each after the
+  // one before.
   EXPECT_EQ(h.rank_control_offset, sizeof(SegmentHeader));
   EXPECT_EQ(h.rank_control_offset % kCacheLine, 0u);
   EXPECT_EQ(h.rank_control_stride, sizeof(RankControl));
   EXPECT_EQ(h.inbox_offset, h.rank_control_offset + 4 * h.rank_control_stride);
   EXPECT_GE(h.rings_offset, h.inbox_offset + 4 * h.inbox_stride);
   EXPECT_GE(h.eager_offset, h.rings_offset + 16 * h.ring_stride);
-  EXPECT_EQ(h.tunables_offset, h.eager_offset + 4 * h.eager_pool_stride);
+  EXPECT_EQ(h.coll_offset, h.eager_offset + 4 * h.eager_pool_stride);
+  EXPECT_EQ(h.coll_offset % kCacheLine, 0u);
+  EXPECT_GE(h.coll_stride, sizeof(CollSlot) + h.coll_bytes);
+  EXPECT_EQ(h.tunables_offset, h.coll_offset + 4 * h.coll_stride);
   EXPECT_EQ(h.ring_slots, 2u);
   EXPECT_EQ(h.eager_cells, 2u);
   EXPECT_EQ(h.tunables_bytes, std::string_view(R"({"unit":"test"})").size());
