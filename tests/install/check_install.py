@@ -4,8 +4,9 @@
     check_install.py BUILD_DIR
 
 Checks the prefix layout, compiles the installed example with the installed
-pkg-config file, runs it under the installed mpfrun, and reads the installed
-man pages. Removes the prefix afterwards.
+pkg-config file, runs it under the installed mpfrun, measures ping-pong with
+the installed mpftune (which must find the installed mpfrun and kernels), and
+reads the installed man pages. Removes the prefix afterwards.
 """
 import os
 import shutil
@@ -26,12 +27,13 @@ def main():
         run(["cmake", "--install", build, "--prefix", prefix])
         libdir = next(d for d in ("lib", "lib64") if os.path.isdir(os.path.join(prefix, d)))
         expected = [
-            "bin/mpfrun", "bin/mpfinspect", "bin/mpicc", "bin/mpicxx",
+            "bin/mpfrun", "bin/mpfinspect", "bin/mpftune", "bin/mpicc", "bin/mpicxx",
+            "libexec/mpf/kernel_pingpong", "share/mpf/kernels/pingpong.c", "share/mpf/kernels/kernel_util.h",
             f"{libdir}/libmpi.so", f"{libdir}/libmpfrt.so",
             "include/mpi.h",
             f"{libdir}/pkgconfig/mpf-mpi.pc",
-            "share/man/man1/mpfrun.1", "share/man/man1/mpfinspect.1", "share/man/man1/mpicc.1", "share/man/man3/mpi.3", "share/man/man7/mpf.7",
-            "share/mpf/schemas/mpfrun-report.schema.json",
+            "share/man/man1/mpfrun.1", "share/man/man1/mpfinspect.1", "share/man/man1/mpftune.1", "share/man/man1/mpicc.1", "share/man/man3/mpi.3", "share/man/man7/mpf.7",
+            "share/mpf/schemas/mpfrun-report.schema.json", "share/mpf/schemas/mpftune-bench.schema.json",
             "share/mpf/examples/hello.c",
         ]
         missing = [p for p in expected if not os.path.exists(os.path.join(prefix, p))]
@@ -62,6 +64,12 @@ def main():
         out = run([os.path.join(prefix, "bin/mpfrun"), "--timeout", "60", "-n", "2", wrapped], env=env).stdout
         if "Hello from rank 1 of 2" not in out:
             print(f"check_install: FAIL: the program built by the installed mpicc did not run:\n{out}")
+            return 1
+
+        # The installed mpftune finds the installed mpfrun and kernels.
+        out = run([os.path.join(prefix, "bin/mpftune"), "bench", "--quick", "--kernels", "pingpong"], env=env).stdout
+        if "pingpong, 2 ranks" not in out:
+            print(f"check_install: FAIL: the installed mpftune did not measure ping-pong:\n{out}")
             return 1
 
         page = run(["man", "-l", "-P", "cat", os.path.join(prefix, "share/man/man1/mpfrun.1")]).stdout

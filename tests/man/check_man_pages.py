@@ -6,8 +6,9 @@ Used by tests/man/CMakeLists.txt:
     check_man_pages.py render PAGE...
         Each PAGE renders with `man --warnings -l -E UTF-8 PAGE` and with
         `groff -k -man -ww -z PAGE` without a single line on standard error.
-    check_man_pages.py options --mpfrun PATH PAGE
-        Every long option that `mpfrun --help` prints appears in PAGE.
+    check_man_pages.py options --mpfrun PATH [--subcommand NAME] PAGE
+        Every long option that `PATH --help` (or `PATH NAME --help`) prints
+        appears in PAGE; PATH is mpfrun, or another command such as mpftune.
     check_man_pages.py tunables --mpfrun PATH PAGE
         Every tunable that `mpfrun --list-params` prints has an entry in PAGE
         (the generated mpf.7) with its MPF_ variable, its description and,
@@ -98,8 +99,8 @@ def check_render(pages):
     return failures
 
 
-def check_options(mpfrun, page):
-    status, out, err = run([mpfrun, "--help"])
+def check_options(mpfrun, page, subcommand=None):
+    status, out, err = run([mpfrun, *([subcommand] if subcommand else []), "--help"])
     if status != 0:
         raise CheckFailed(f"{mpfrun} --help: exit status {status}: {err.strip()}")
     options = []
@@ -185,13 +186,15 @@ def main():
     for name, text in (("options", "mpfrun's options are documented"), ("tunables", "tunables are documented")):
         sub = commands.add_parser(name, help=text)
         sub.add_argument("--mpfrun", required=True)
+        if name == "options":
+            sub.add_argument("--subcommand")
         sub.add_argument("page")
     args = parser.parse_args()
     try:
         if args.check == "render":
             failures = check_render(args.pages)
         elif args.check == "options":
-            failures = check_options(args.mpfrun, args.page)
+            failures = check_options(args.mpfrun, args.page, args.subcommand)
         else:
             failures = check_tunables(args.mpfrun, args.page)
     except CheckFailed as e:

@@ -1,6 +1,7 @@
 #include "tune/bench/results.hpp"
 
 #include <algorithm>
+#include <tuple>
 
 #include "tune/bench/catalogue.hpp"
 
