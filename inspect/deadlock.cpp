@@ -1,5 +1,6 @@
 #include "inspect/deadlock.hpp"
 
+#include <algorithm>
 #include <map>
 #include <set>
 #include <string>
@@ -17,8 +18,33 @@ struct Node {
   std::string function;
   int peer = -1;              // -1: any
   int tag = -1;
+  bool collective = false;
+  int context = 0;
+  int root = -1;              // collectives with a root
   std::vector<int> waits_for;  // ranks whose action would release it
 };
+
+bool is_collective(const std::string& f) {
+  static const std::set<std::string> names{
+      "MPI_Barrier",   "MPI_Bcast",     "MPI_Reduce",        "MPI_Allreduce", "MPI_Reduce_scatter",
+      "MPI_Reduce_scatter_block", "MPI_Scan", "MPI_Exscan",  "MPI_Gather",    "MPI_Gatherv",
+      "MPI_Scatter",   "MPI_Scatterv",  "MPI_Allgather",     "MPI_Allgatherv", "MPI_Alltoall",
+      "MPI_Alltoallv", "MPI_Alltoallw", "MPI_Comm_dup",      "MPI_Comm_split", "MPI_Comm_create",
+      "MPI_Comm_create_group"};
+  return names.contains(f);
+}
+
+std::string comm_label(int context) {
+  if (context == 0) return "MPI_COMM_WORLD";
+  if (context == 1) return "MPI_COMM_SELF";
+  return "the communicator with context " + std::to_string(context);
+}
+
+// "MPI_Bcast(root 0) on MPI_COMM_WORLD": what every rank in the same
+// collective call shows alike.
+std::string describe_collective(const Node& n) {
+  return n.function + (n.root >= 0 ? "(root " + std::to_string(n.root) + ")" : "") + " on " + comm_label(n.context);
+}
 
 bool is_receive(const std::string& f) {
   return f == "MPI_Recv" || f == "MPI_Probe" || f == "MPI_Mprobe" || f == "MPI_Sendrecv" || f == "MPI_Wait" ||
@@ -31,6 +57,24 @@ std::string describe_call(const std::string& function, int peer, int tag) {
   std::string text = function + "(" + (recv ? "source " : "destination ") + (peer < 0 ? "any" : std::to_string(peer));
   text += ", tag " + (tag < 0 ? std::string("any") : std::to_string(tag)) + ")";
   return text;
+}
+
+// The ranks of `blocked` in collectives, grouped by call (same call,
+// communicator and root), groups in the order of their lowest rank.
+std::vector<std::pair<std::string, std::vector<int>>> collective_groups(const std::vector<Node>& nodes,
+                                                                        const std::vector<int>& blocked) {
+  std::vector<std::pair<std::string, std::vector<int>>> groups;
+  for (int r : blocked) {
+    const Node& node = nodes[static_cast<std::size_t>(r)];
+    if (!node.collective) continue;
+    auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == node.call; });
+    if (it == groups.end()) {
+      groups.emplace_back(node.call, std::vector<int>{r});
+    } else {
+      it->second.push_back(r);
+    }
+  }
+  return groups;
 }
 
 std::string rank_range(const std::vector<int>& ranks) {
@@ -65,13 +109,30 @@ nlohmann::json analyse_deadlock(const nlohmann::json& job) {
     node.function = b.at("function");
     node.peer = b.at("peer");
     node.tag = b.at("tag");
-    node.call = describe_call(node.function, node.peer, node.tag);
-    if (node.function == "MPI_Finalize" || node.peer < 0) {
+    node.context = b.at("context");
+    node.root = b.value("root", -1);
+    node.collective = is_collective(node.function);
+    node.call = node.collective ? describe_collective(node) : describe_call(node.function, node.peer, node.tag);
+    if (node.collective) {
+      // Filled below, once every rank's call is known.
+    } else if (node.function == "MPI_Finalize" || node.peer < 0) {
       for (int other = 0; other < n; ++other) {
         if (other != r) node.waits_for.push_back(other);
       }
     } else {
       node.waits_for.push_back(node.peer);
+    }
+  }
+
+  // A rank in a collective waits for the ranks that are not in the same
+  // collective call (same call, communicator and root): until they arrive,
+  // it cannot finish.
+  for (int r = 0; r < n; ++r) {
+    Node& node = nodes[static_cast<std::size_t>(r)];
+    if (node.kind != Node::Kind::blocked || !node.collective) continue;
+    for (int other = 0; other < n; ++other) {
+      const Node& o = nodes[static_cast<std::size_t>(other)];
+      if (other != r && (o.kind != Node::Kind::blocked || o.call != node.call)) node.waits_for.push_back(other);
     }
   }
 
@@ -99,8 +160,13 @@ nlohmann::json analyse_deadlock(const nlohmann::json& job) {
       line = rank_range(running) + (running.size() == 1 ? " is" : " are") + " computing";
       // The blocked ranks that wait for one of them, and on what.
       int shown = 0;
+      for (const auto& [call, members] : collective_groups(nodes, blocked)) {
+        line += "; " + rank_range(members) + (members.size() == 1 ? " waits" : " wait") + " for " +
+                (running.size() == 1 ? "it" : "them") + " in " + call;
+      }
       for (int r : blocked) {
         const Node& node = nodes[static_cast<std::size_t>(r)];
+        if (node.collective) continue;
         for (int w : node.waits_for) {
           if (nodes[static_cast<std::size_t>(w)].kind != Node::Kind::running) continue;
           if (shown++ < 4) {
@@ -118,8 +184,26 @@ nlohmann::json analyse_deadlock(const nlohmann::json& job) {
     return {{"deadlocked", false}, {"explanation", lines}, {"waits_for", waits}};
   }
 
-  // Every unfinished rank is blocked: explain each wait that cannot end.
+  // Every unfinished rank is blocked. Ranks in collectives: every rank of
+  // a communicator must make the same collective call; name who is where.
+  const auto in_collective = collective_groups(nodes, blocked);
+  std::vector<int> elsewhere;
   for (int r : blocked) {
+    if (!nodes[static_cast<std::size_t>(r)].collective) elsewhere.push_back(r);
+  }
+  if (!in_collective.empty()) {
+    std::string line;
+    for (const auto& [call, members] : in_collective) {
+      line += (line.empty() ? "" : " while ") + rank_range(members) + (members.size() == 1 ? " is" : " are") +
+              " in " + call;
+    }
+    for (int r : elsewhere) {
+      line += " while rank " + std::to_string(r) + " waits in " + nodes[static_cast<std::size_t>(r)].call;
+    }
+    lines.push_back(line);
+  }
+  // Explain each point-to-point wait that cannot end.
+  for (int r : elsewhere) {
     const Node& node = nodes[static_cast<std::size_t>(r)];
     // A message from the awaited peer sits unexpected with another tag.
     if (node.peer >= 0 && is_receive(node.function) && node.tag >= 0) {
@@ -144,12 +228,12 @@ nlohmann::json analyse_deadlock(const nlohmann::json& job) {
   }
   // Cycles through specific peers, each reported once.
   std::set<std::set<int>> cycles;
-  for (int start : blocked) {
+  for (int start : elsewhere) {
     std::vector<int> path{start};
     int at = start;
     while (path.size() <= blocked.size()) {
       const Node& node = nodes[static_cast<std::size_t>(at)];
-      if (node.kind != Node::Kind::blocked || node.peer < 0 || node.function == "MPI_Finalize") break;
+      if (node.kind != Node::Kind::blocked || node.collective || node.peer < 0 || node.function == "MPI_Finalize") break;
       const int next = node.peer;
       if (next == start) {
         if (cycles.insert(std::set<int>(path.begin(), path.end())).second) {
@@ -166,7 +250,7 @@ nlohmann::json analyse_deadlock(const nlohmann::json& job) {
       at = next;
     }
   }
-  for (int r : blocked) {
+  for (int r : elsewhere) {
     const Node& node = nodes[static_cast<std::size_t>(r)];
     if (node.peer < 0 && node.function != "MPI_Finalize") {
       lines.push_back("rank " + std::to_string(r) + " waits in " + node.call +

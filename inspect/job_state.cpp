@@ -79,6 +79,7 @@ nlohmann::json rank_json(const shm::Segment& segment, std::uint32_t r, std::int6
                           {"peer", s.peer},
                           {"tag", s.tag},
                           {"context", s.context},
+                          {"root", s.root},
                           {"seconds", static_cast<double>(now - s.blocked_since_ns) * 1e-9}};
   } else {
     rank["blocked_in"] = nullptr;

@@ -36,8 +36,9 @@ void render_rank(std::ostringstream& out, const nlohmann::json& r, bool full) {
     out << "running user code\n";
   } else {
     const auto& b = r["blocked_in"];
-    out << "blocked in " << b["function"].get<std::string>() << "(peer " << who(b["peer"], "any") << ", tag "
-        << who(b["tag"], "any") << ", context " << b["context"] << ") for " << seconds(b["seconds"]) << "\n";
+    out << "blocked in " << b["function"].get<std::string>() << "(peer " << who(b["peer"], "any");
+    if (b.value("root", -1) >= 0) out << ", root " << b["root"];
+    out << ", tag " << who(b["tag"], "any") << ", context " << b["context"] << ") for " << seconds(b["seconds"]) << "\n";
   }
   if (full && r.contains("transport")) {
     out << "  transport: " << r["transport"].get<std::string>() << "; large messages: "

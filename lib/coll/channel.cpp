@@ -56,6 +56,8 @@ void Channel::publish(Key key, std::uint32_t step, std::span<const Piece> pieces
   }
   slot.context = key.context;
   slot.seq = key.seq;
+  slot.kind = key.kind;
+  slot.root = key.root;
   slot.step = step;
   slot.pieces = static_cast<std::uint32_t>(pieces.size());
   slot.version.store(v + 2, std::memory_order_release);
@@ -73,8 +75,10 @@ bool Channel::read_step(std::uint32_t publisher, Key key, std::uint32_t step, st
   const std::uint32_t context = const_cast<const volatile std::uint32_t&>(slot.context);
   const std::uint32_t seq = const_cast<const volatile std::uint32_t&>(slot.seq);
   const std::uint32_t at = const_cast<const volatile std::uint32_t&>(slot.step);
+  const std::uint32_t kind = const_cast<const volatile std::uint32_t&>(slot.kind);
+  const std::int32_t root = const_cast<const volatile std::int32_t&>(slot.root);
   std::uint32_t n = const_cast<const volatile std::uint32_t&>(slot.pieces);
-  if (context != key.context || seq != key.seq || at < step) return false;
+  if (context != key.context || seq != key.seq || kind != key.kind || root != key.root || at < step) return false;
   n = std::min(n, shm::kCollPieces);
   std::memcpy(table, const_cast<const shm::CollPiece*>(slot.piece), n * sizeof(shm::CollPiece));
   std::atomic_thread_fence(std::memory_order_acquire);

@@ -29,10 +29,16 @@ namespace mpf::coll {
 
 inline constexpr std::int32_t kEveryConsumer = -1;
 
-// Which collective a step belongs to.
+// Which collective a step belongs to: the communicator's context, its
+// collective count, and what the call is (an algorithm id of the API's
+// choosing and the root). Ranks that disagree on the last two (a program
+// that calls MPI_Bcast on one rank and MPI_Barrier on another) never take
+// each other's steps: they wait, and mpfinspect names the mismatch.
 struct Key {
   std::uint32_t context;
   std::uint32_t seq;
+  std::uint32_t kind = 0;
+  std::int32_t root = -1;
 };
 
 // A piece to publish: `bytes` at `data`, for consumer `dest` (a world rank,

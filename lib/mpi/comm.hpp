@@ -39,7 +39,9 @@ struct Communicator {
   int size() const { return static_cast<int>(world.size()); }
   // The key of the next collective on this communicator (every member runs
   // the same collectives in the same order, so they agree on it).
-  coll::Key next_collective() { return {context, ++coll_seq}; }
+  coll::Key next_collective(std::uint32_t kind, int root) {
+    return {context, ++coll_seq, kind, static_cast<std::int32_t>(root)};
+  }
 };
 
 // The table: index = handle. Freed communicators leave a null entry.

@@ -195,7 +195,9 @@ struct alignas(kCacheLine) CollSlot {
   std::atomic<std::uint32_t> version;
   std::uint32_t context;  // which collective: the communicator's context id,
   std::uint32_t seq;      // its collective call count,
-  std::uint32_t step;     // and the step within the call
+  std::uint32_t step;     // and the step within the call;
+  std::uint32_t kind;     // what the call is (coll::Key)
+  std::int32_t root;
   std::uint32_t pieces;
   alignas(kCacheLine) std::atomic<std::uint64_t> consumed;  // written by consumers
   alignas(kCacheLine) CollPiece piece[kCollPieces];

@@ -183,6 +183,29 @@ class Inspect(JobTestCase):
         self.assertEqual(views[0]["job"]["ranks"], 64)
         self.assert_clean()
 
+    def test_ranks_in_different_collectives_are_named(self):
+        status, _, err = self.mpfrun("--timeout", "2", "-n", "4", ACTIONS, "coll-mismatch")
+        self.assertEqual(status, 124)
+        self.assertIn("deadlocked:", err)
+        self.assertIn("rank 0 is in MPI_Bcast(root 1) on MPI_COMM_WORLD while ranks 1-3 are in MPI_Barrier on "
+                      "MPI_COMM_WORLD", err)
+        self.assert_clean()
+
+    def test_same_collective_on_another_communicator_is_named(self):
+        status, _, err = self.mpfrun("--timeout", "2", "-n", "4", ACTIONS, "coll-comm-mismatch")
+        self.assertEqual(status, 124)
+        self.assertIn("deadlocked:", err)
+        self.assertRegex(err, r"rank 0 is in MPI_Barrier on the communicator with context \d+ while ranks 1-3 are "
+                              r"in MPI_Barrier on MPI_COMM_WORLD")
+        self.assert_clean()
+
+    def test_ranks_waiting_in_a_collective_for_a_computing_rank_are_not_deadlocked(self):
+        status, _, err = self.mpfrun("--timeout", "3", "-n", "4", ACTIONS, "coll-computing", "30")
+        self.assertEqual(status, 124)
+        self.assertIn("not deadlocked:", err)
+        self.assertIn("rank 0 is computing; ranks 1-3 wait for it in MPI_Bcast(root 0) on MPI_COMM_WORLD", err)
+        self.assert_clean()
+
     def test_timeout_prints_the_inspectors_view(self):
         status, _, err = self.mpfrun("--timeout", "2", "-n", "3", ACTIONS, "stuck-recv")
         self.assertEqual(status, 124)

@@ -21,6 +21,11 @@
  *   job_actions any-source            rank 0 waits for a message from any rank, the others for one from
  *                                     rank 0 (deadlock)
  *   job_actions missing-send          rank 0 waits for tag 4 from rank 1, which finalizes instead (deadlock)
+ *   job_actions coll-mismatch         rank 0 calls MPI_Bcast(root 1), the others MPI_Barrier (deadlock)
+ *   job_actions coll-comm-mismatch    rank 0 calls MPI_Barrier on a duplicate of MPI_COMM_WORLD, the others
+ *                                     on MPI_COMM_WORLD (deadlock)
+ *   job_actions coll-computing        rank 0 computes for SECONDS (default 60) before MPI_Bcast(root 0);
+ *                                     the others wait in that MPI_Bcast (not a deadlock)
  * Written in C99 against mpi.h, so it also checks that the header is C.
  */
 #include <mpi.h>
@@ -125,6 +130,25 @@ int main(int argc, char **argv) {
   } else if (strcmp(action, "missing-send") == 0) {
     int value = 0;
     if (rank == 0) MPI_Recv(&value, 1, MPI_INT, 1, 4, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  } else if (strcmp(action, "coll-mismatch") == 0) {
+    int value = 0;
+    if (rank == 0) {
+      MPI_Bcast(&value, 1, MPI_INT, 1, MPI_COMM_WORLD);
+    } else {
+      MPI_Barrier(MPI_COMM_WORLD);
+    }
+  } else if (strcmp(action, "coll-comm-mismatch") == 0) {
+    MPI_Comm dup;
+    MPI_Comm_dup(MPI_COMM_WORLD, &dup);
+    MPI_Barrier(rank == 0 ? dup : MPI_COMM_WORLD);
+  } else if (strcmp(action, "coll-computing") == 0) {
+    int value = 0;
+    if (rank == 0) {
+      const double until = MPI_Wtime() + (arg1 > 0 ? arg1 : 60);
+      while (MPI_Wtime() < until) {
+      }
+    }
+    MPI_Bcast(&value, 1, MPI_INT, 0, MPI_COMM_WORLD);
   } else if (strcmp(action, "bad-comm") == 0) {
     MPI_Comm_rank((MPI_Comm)12345, &rank);
   } else {

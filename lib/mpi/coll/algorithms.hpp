@@ -25,6 +25,9 @@
 
 namespace mpf::mpi::coll {
 
+// Which algorithm a collective step belongs to (coll::Key::kind).
+enum Kind : std::uint32_t { kBarrier = 1, kBcast, kReduce, kAllreduce, kScan, kExscan, kGatherv, kScatterv, kAlltoallv };
+
 void barrier(Communicator& c, const char* call);
 void bcast(Communicator& c, void* buffer, std::uint64_t bytes, int root, const char* call);
 // `root` < 0: every rank gets the result (allreduce).

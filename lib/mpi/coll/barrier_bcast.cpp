@@ -13,7 +13,7 @@ using mpf::coll::Piece;
 using mpf::coll::Received;
 
 void barrier(Communicator& c, const char* call) {
-  const mpf::coll::Key key = c.next_collective();
+  const mpf::coll::Key key = c.next_collective(kBarrier, -1);
   if (c.size() == 1) return;
   const TreeNode node = knomial_node(c.rank, 0, c.size(), radix());
   mpf::coll::Channel& ch = channel();
@@ -36,7 +36,7 @@ void barrier(Communicator& c, const char* call) {
 }
 
 void bcast(Communicator& c, void* buffer, std::uint64_t bytes, int root, const char* call) {
-  const mpf::coll::Key key = c.next_collective();
+  const mpf::coll::Key key = c.next_collective(kBcast, root);
   if (c.size() == 1 || bytes == 0) return;
   const TreeNode node = knomial_node(c.rank, root, c.size(), radix());
   const std::vector<std::uint32_t> children = worlds_of(c, node.children);

@@ -76,7 +76,7 @@ void take_block(Communicator& c, mpf::coll::Key key, int from, std::byte* out, s
 void gatherv(Communicator& c, const void* send, std::uint64_t send_bytes, void* recv,
              const std::vector<std::uint64_t>& bytes, const std::vector<std::uint64_t>& displs, int root,
              const char* call) {
-  const mpf::coll::Key key = c.next_collective();
+  const mpf::coll::Key key = c.next_collective(kGatherv, root);
   const progress::BlockedCall b = blocked(c, call, root);
   auto* out = static_cast<std::byte*>(recv);
   if (c.rank != root) {
@@ -97,7 +97,7 @@ void gatherv(Communicator& c, const void* send, std::uint64_t send_bytes, void* 
 void scatterv(Communicator& c, const void* send, const std::vector<std::uint64_t>& bytes,
               const std::vector<std::uint64_t>& displs, void* recv, std::uint64_t recv_bytes, int root,
               const char* call) {
-  const mpf::coll::Key key = c.next_collective();
+  const mpf::coll::Key key = c.next_collective(kScatterv, root);
   const progress::BlockedCall b = blocked(c, call, root);
   if (c.rank != root) {
     take_block(c, key, root, static_cast<std::byte*>(recv), recv_bytes, b);
@@ -119,7 +119,7 @@ void scatterv(Communicator& c, const void* send, const std::vector<std::uint64_t
 void alltoallv(Communicator& c, const void* send, const std::vector<std::uint64_t>& send_bytes,
                const std::vector<std::uint64_t>& send_displs, void* recv, const std::vector<std::uint64_t>& recv_bytes,
                const std::vector<std::uint64_t>& recv_displs, const char* call) {
-  const mpf::coll::Key key = c.next_collective();
+  const mpf::coll::Key key = c.next_collective(kAlltoallv, -1);
   const progress::BlockedCall b = blocked(c, call);
   const int n = c.size();
   const auto me = static_cast<std::size_t>(c.rank);

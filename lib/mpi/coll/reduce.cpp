@@ -29,7 +29,7 @@ int chunk_elements(std::size_t element) {
 
 void reduce(Communicator& c, const void* send, void* recv, int count, MPI_Datatype type, MPI_Op op, int root,
             const char* call) {
-  const mpf::coll::Key key = c.next_collective();
+  const mpf::coll::Key key = c.next_collective(root < 0 ? kAllreduce : kReduce, root);
   const std::size_t element = *datatype_size(type);
   const bool all = root < 0;
   auto* out = static_cast<std::byte*>(recv);
@@ -104,7 +104,7 @@ void reduce(Communicator& c, const void* send, void* recv, int count, MPI_Dataty
 
 void scan(Communicator& c, const void* send, void* recv, int count, MPI_Datatype type, MPI_Op op, bool exclusive,
           const char* call) {
-  const mpf::coll::Key key = c.next_collective();
+  const mpf::coll::Key key = c.next_collective(exclusive ? kExscan : kScan, -1);
   const std::size_t element = *datatype_size(type);
   auto* out = static_cast<std::byte*>(recv);
   const auto* in = static_cast<const std::byte*>(send);
