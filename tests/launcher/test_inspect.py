@@ -191,6 +191,30 @@ class Inspect(JobTestCase):
                       "MPI_COMM_WORLD", err)
         self.assert_clean()
 
+    def test_collective_mismatch_in_json(self):
+        proc = self.start("--timeout", "60", "-n", "4", ACTIONS, "coll-mismatch")
+        deadline = time.monotonic() + 60
+        verdict = None
+        while time.monotonic() < deadline:
+            status, out, _ = self.inspect("--deadlock", "--json", str(proc.pid))
+            if status == 3:
+                verdict = json.loads(out)
+                break
+            time.sleep(0.05)
+        self.assertIsNotNone(verdict, "the job never showed as deadlocked")
+        self.assertTrue(verdict["deadlocked"])
+        self.assertIn("rank 0 is in MPI_Bcast(root 1) on MPI_COMM_WORLD while ranks 1-3 are in MPI_Barrier on "
+                      "MPI_COMM_WORLD", verdict["explanation"])
+        # Rank 0 waits for the ranks outside its call, and they for rank 0.
+        self.assertEqual(verdict["waits_for"]["0"], [1, 2, 3])
+        self.assertEqual(verdict["waits_for"]["1"], [0])
+        status, out, _ = self.inspect("--json", str(proc.pid))
+        rank0 = json.loads(out)["ranks"][0]["blocked_in"]
+        self.assertEqual((rank0["function"], rank0["root"], rank0["context"]), ("MPI_Bcast", 1, 0))
+        proc.terminate()
+        self.finish(proc)
+        self.assert_clean()
+
     def test_same_collective_on_another_communicator_is_named(self):
         status, _, err = self.mpfrun("--timeout", "2", "-n", "4", ACTIONS, "coll-comm-mismatch")
         self.assertEqual(status, 124)
