@@ -77,6 +77,18 @@ int check_op(const char* call, MPI_Comm comm, MPI_Op op, MPI_Datatype type) {
   return problem.empty() ? MPI_SUCCESS : comm_error(call, comm, MPI_ERR_OP, problem);
 }
 
+// The checks of the reductions every rank gets a result of (Allreduce,
+// Scan, Exscan); *send is the data to combine (the receive buffer when in place).
+int check_all_reduction(const char* call, MPI_Comm comm, const void* sendbuf, void* recvbuf, int count,
+                        MPI_Datatype datatype, MPI_Op op, const void** send) {
+  std::uint64_t bytes = 0;
+  if (int rc = check_comm(call, comm)) return rc;
+  if (int rc = check_op(call, comm, op, datatype)) return rc;
+  *send = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
+  if (int rc = check_buffer(call, comm, "send", *send, count, datatype, &bytes)) return rc;
+  return check_buffer(call, comm, "receive", recvbuf, count, datatype, &bytes);
+}
+
 int in_place_error(const char* call, MPI_Comm comm, const char* detail) {
   return comm_error(call, comm, MPI_ERR_BUFFER, std::string("MPI_IN_PLACE ") + detail);
 }
@@ -150,14 +162,9 @@ int MPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datat
 }
 
 int MPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
-  const char* call = "MPI_Allreduce";
-  std::uint64_t bytes = 0;
-  if (int rc = check_comm(call, comm)) return rc;
-  if (int rc = check_op(call, comm, op, datatype)) return rc;
-  const void* send = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
-  if (int rc = check_buffer(call, comm, "send", send, count, datatype, &bytes)) return rc;
-  if (int rc = check_buffer(call, comm, "receive", recvbuf, count, datatype, &bytes)) return rc;
-  coll::reduce(comm_of(comm), send, recvbuf, count, datatype, op, -1, call);
+  const void* send = nullptr;
+  if (int rc = check_all_reduction("MPI_Allreduce", comm, sendbuf, recvbuf, count, datatype, op, &send)) return rc;
+  coll::reduce(comm_of(comm), send, recvbuf, count, datatype, op, -1, "MPI_Allreduce");
   return MPI_SUCCESS;
 }
 
@@ -205,26 +212,16 @@ int MPI_Reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[
 }
 
 int MPI_Scan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
-  const char* call = "MPI_Scan";
-  std::uint64_t bytes = 0;
-  if (int rc = check_comm(call, comm)) return rc;
-  if (int rc = check_op(call, comm, op, datatype)) return rc;
-  const void* send = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
-  if (int rc = check_buffer(call, comm, "send", send, count, datatype, &bytes)) return rc;
-  if (int rc = check_buffer(call, comm, "receive", recvbuf, count, datatype, &bytes)) return rc;
-  coll::scan(comm_of(comm), send, recvbuf, count, datatype, op, false, call);
+  const void* send = nullptr;
+  if (int rc = check_all_reduction("MPI_Scan", comm, sendbuf, recvbuf, count, datatype, op, &send)) return rc;
+  coll::scan(comm_of(comm), send, recvbuf, count, datatype, op, false, "MPI_Scan");
   return MPI_SUCCESS;
 }
 
 int MPI_Exscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
-  const char* call = "MPI_Exscan";
-  std::uint64_t bytes = 0;
-  if (int rc = check_comm(call, comm)) return rc;
-  if (int rc = check_op(call, comm, op, datatype)) return rc;
-  const void* send = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
-  if (int rc = check_buffer(call, comm, "send", send, count, datatype, &bytes)) return rc;
-  if (int rc = check_buffer(call, comm, "receive", recvbuf, count, datatype, &bytes)) return rc;
-  coll::scan(comm_of(comm), send, recvbuf, count, datatype, op, true, call);
+  const void* send = nullptr;
+  if (int rc = check_all_reduction("MPI_Exscan", comm, sendbuf, recvbuf, count, datatype, op, &send)) return rc;
+  coll::scan(comm_of(comm), send, recvbuf, count, datatype, op, true, "MPI_Exscan");
   return MPI_SUCCESS;
 }
 

@@ -20,9 +20,22 @@ using mpf::coll::Received;
 
 namespace {
 
-// Elements per step: as many whole elements as one slot holds.
+// Step s of a reduction of `count` elements: as many whole elements as one
+// slot holds.
+struct Chunk {
+  int elements;        // in this step
+  std::size_t offset;  // bytes from the start of the buffers
+  std::uint32_t bytes;
+};
+
 int chunk_elements(std::size_t element) {
   return static_cast<int>(std::max<std::size_t>(1, channel().capacity() / element));
+}
+
+Chunk chunk_of(std::uint32_t s, int per_step, int count, std::size_t element) {
+  const int first = static_cast<int>(s) * per_step;
+  const int n = std::min(per_step, count - first);
+  return {n, static_cast<std::size_t>(first) * element, static_cast<std::uint32_t>(static_cast<std::size_t>(n) * element)};
 }
 
 }  // namespace
@@ -51,10 +64,7 @@ void reduce(Communicator& c, const void* send, void* recv, int count, MPI_Dataty
   std::vector<std::byte> scratch(commutative ? 0 : acc.size());
   const auto steps = static_cast<std::uint32_t>((count + per_step - 1) / per_step);
   for (std::uint32_t s = 0; s < steps; ++s) {
-    const int first = static_cast<int>(s) * per_step;
-    const int n = std::min(per_step, count - first);
-    const std::size_t offset = static_cast<std::size_t>(first) * element;
-    const auto len = static_cast<std::uint32_t>(static_cast<std::size_t>(n) * element);
+    const auto [n, offset, len] = chunk_of(s, per_step, count, element);
     std::memcpy(acc.data(), in + offset, len);
     // Up: this rank's subtree, in rank order: acc = acc op child.
     for (std::size_t i = 0; i < node.children.size(); ++i) {
@@ -115,10 +125,7 @@ void scan(Communicator& c, const void* send, void* recv, int count, MPI_Datatype
   std::vector<std::byte> mine(static_cast<std::size_t>(per_step) * element);
   const auto steps = static_cast<std::uint32_t>((count + per_step - 1) / per_step);
   for (std::uint32_t s = 0; s < steps; ++s) {
-    const int first = static_cast<int>(s) * per_step;
-    const int n = std::min(per_step, count - first);
-    const std::size_t offset = static_cast<std::size_t>(first) * element;
-    const auto len = static_cast<std::uint32_t>(static_cast<std::size_t>(n) * element);
+    const auto [n, offset, len] = chunk_of(s, per_step, count, element);
     // mine = prefix of the ranks below op this rank's contribution; the
     // exclusive scan's result is that prefix alone.
     std::memcpy(mine.data(), in + offset, len);
