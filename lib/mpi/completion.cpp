@@ -104,6 +104,9 @@ int finish_operation(MpiRequest& r, MPI_Status* status, const char* call, bool s
   progress::Request* e = r.engine;
   r.engine = nullptr;
   r.active = false;
+  if (e != nullptr && !r.is_send && r.layout && e->status.bytes > 0) {
+    unpack(*r.layout, r.staging.data(), e->status.bytes, const_cast<void*>(r.buffer));
+  }
   if (e == nullptr || e->status.error != progress::kErrorTruncated) {
     if (e != nullptr) engine().free_request(e);
     if (status != MPI_STATUS_IGNORE && set_error_field) status->MPI_ERROR = MPI_SUCCESS;
@@ -329,8 +332,9 @@ int MPI_Request_get_status(MPI_Request request, int* flag, MPI_Status* status) {
 }
 
 int MPI_Get_count(const MPI_Status* status, MPI_Datatype datatype, int* count) {
+  const std::string problem = datatype_problem(datatype);
+  if (!problem.empty()) return comm_error("MPI_Get_count", MPI_COMM_WORLD, MPI_ERR_TYPE, problem);
   const auto size = datatype_size(datatype);
-  if (!size) return comm_error("MPI_Get_count", MPI_COMM_WORLD, MPI_ERR_TYPE, "invalid datatype " + datatype_name(datatype));
   if (*size == 0) {
     *count = 0;
     return MPI_SUCCESS;
@@ -341,8 +345,17 @@ int MPI_Get_count(const MPI_Status* status, MPI_Datatype datatype, int* count) {
 }
 
 int MPI_Get_elements(const MPI_Status* status, MPI_Datatype datatype, int* count) {
-  // For predefined datatypes elements and counts are the same thing.
-  return MPI_Get_count(status, datatype, count);
+  const std::string problem = datatype_problem(datatype);
+  if (!problem.empty()) return comm_error("MPI_Get_elements", MPI_COMM_WORLD, MPI_ERR_TYPE, problem);
+  *count = static_cast<int>(basic_elements(*find_type(datatype), static_cast<std::uint64_t>(status->mpf_bytes)));
+  return MPI_SUCCESS;
+}
+
+int MPI_Get_elements_x(const MPI_Status* status, MPI_Datatype datatype, MPI_Count* count) {
+  const std::string problem = datatype_problem(datatype);
+  if (!problem.empty()) return comm_error("MPI_Get_elements_x", MPI_COMM_WORLD, MPI_ERR_TYPE, problem);
+  *count = static_cast<MPI_Count>(basic_elements(*find_type(datatype), static_cast<std::uint64_t>(status->mpf_bytes)));
+  return MPI_SUCCESS;
 }
 
 }  // extern "C"

@@ -1,18 +1,19 @@
+// The datatype table, the predefined types, and the copy engine that packs
+// and unpacks flattened layouts.
 #include "mpi/datatype.hpp"
 
+#include <algorithm>
 #include <complex.h>
 #include <cstdint>
+#include <cstring>
 #include <cwchar>
+#include <memory>
 
+#include "mpi/datatype_table.hpp"
 #include "mpi/errors.hpp"
 
 namespace mpf::mpi {
 namespace {
-
-struct Predefined {
-  const char* name;
-  std::size_t size;
-};
 
 struct FloatInt { float v; int i; };
 struct DoubleInt { double v; int i; };
@@ -20,71 +21,181 @@ struct LongInt { long v; int i; };
 struct ShortInt { short v; int i; };
 struct LongDoubleInt { long double v; int i; };
 
-// Indexed by handle (mpi.h); entry 0 is MPI_DATATYPE_NULL.
+struct Predefined {
+  const char* name;
+  std::uint32_t size;
+  std::uint32_t alignment;
+  std::uint32_t swap;  // external32: the scalar size to byte-swap, 0 when it has no external32 form here
+};
+
+// Indexed by handle (mpi.h); entry 0 is MPI_DATATYPE_NULL. The (value,
+// index) pair types are opaque elements of their C struct's size, so that
+// MPI_MINLOC and MPI_MAXLOC work on them in place.
 constexpr Predefined kPredefined[] = {
-    {"MPI_DATATYPE_NULL", 0},
-    {"MPI_CHAR", sizeof(char)},
-    {"MPI_SIGNED_CHAR", sizeof(signed char)},
-    {"MPI_UNSIGNED_CHAR", sizeof(unsigned char)},
-    {"MPI_BYTE", 1},
-    {"MPI_WCHAR", sizeof(wchar_t)},
-    {"MPI_SHORT", sizeof(short)},
-    {"MPI_UNSIGNED_SHORT", sizeof(unsigned short)},
-    {"MPI_INT", sizeof(int)},
-    {"MPI_UNSIGNED", sizeof(unsigned)},
-    {"MPI_LONG", sizeof(long)},
-    {"MPI_UNSIGNED_LONG", sizeof(unsigned long)},
-    {"MPI_LONG_LONG_INT", sizeof(long long)},
-    {"MPI_UNSIGNED_LONG_LONG", sizeof(unsigned long long)},
-    {"MPI_FLOAT", sizeof(float)},
-    {"MPI_DOUBLE", sizeof(double)},
-    {"MPI_LONG_DOUBLE", sizeof(long double)},
-    {"MPI_INT8_T", sizeof(std::int8_t)},
-    {"MPI_INT16_T", sizeof(std::int16_t)},
-    {"MPI_INT32_T", sizeof(std::int32_t)},
-    {"MPI_INT64_T", sizeof(std::int64_t)},
-    {"MPI_UINT8_T", sizeof(std::uint8_t)},
-    {"MPI_UINT16_T", sizeof(std::uint16_t)},
-    {"MPI_UINT32_T", sizeof(std::uint32_t)},
-    {"MPI_UINT64_T", sizeof(std::uint64_t)},
-    {"MPI_C_BOOL", sizeof(bool)},
-    {"MPI_C_FLOAT_COMPLEX", 2 * sizeof(float)},
-    {"MPI_C_DOUBLE_COMPLEX", 2 * sizeof(double)},
-    {"MPI_C_LONG_DOUBLE_COMPLEX", 2 * sizeof(long double)},
-    {"MPI_AINT", sizeof(MPI_Aint)},
-    {"MPI_OFFSET", sizeof(MPI_Offset)},
-    {"MPI_COUNT", sizeof(MPI_Count)},
-    {"MPI_PACKED", 1},
-    {"MPI_FLOAT_INT", sizeof(FloatInt)},
-    {"MPI_DOUBLE_INT", sizeof(DoubleInt)},
-    {"MPI_LONG_INT", sizeof(LongInt)},
-    {"MPI_2INT", 2 * sizeof(int)},
-    {"MPI_SHORT_INT", sizeof(ShortInt)},
-    {"MPI_LONG_DOUBLE_INT", sizeof(LongDoubleInt)},
+    {"MPI_DATATYPE_NULL", 0, 1, 0},
+    {"MPI_CHAR", sizeof(char), 1, 1},
+    {"MPI_SIGNED_CHAR", sizeof(signed char), 1, 1},
+    {"MPI_UNSIGNED_CHAR", sizeof(unsigned char), 1, 1},
+    {"MPI_BYTE", 1, 1, 1},
+    {"MPI_WCHAR", sizeof(wchar_t), alignof(wchar_t), sizeof(wchar_t)},
+    {"MPI_SHORT", sizeof(short), alignof(short), sizeof(short)},
+    {"MPI_UNSIGNED_SHORT", sizeof(unsigned short), alignof(unsigned short), sizeof(unsigned short)},
+    {"MPI_INT", sizeof(int), alignof(int), sizeof(int)},
+    {"MPI_UNSIGNED", sizeof(unsigned), alignof(unsigned), sizeof(unsigned)},
+    // external32 longs are 4 bytes, these are 8: no byte-swap-only form.
+    {"MPI_LONG", sizeof(long), alignof(long), sizeof(long) == 4 ? 4 : 0},
+    {"MPI_UNSIGNED_LONG", sizeof(unsigned long), alignof(unsigned long), sizeof(unsigned long) == 4 ? 4 : 0},
+    {"MPI_LONG_LONG_INT", sizeof(long long), alignof(long long), sizeof(long long)},
+    {"MPI_UNSIGNED_LONG_LONG", sizeof(unsigned long long), alignof(unsigned long long), sizeof(unsigned long long)},
+    {"MPI_FLOAT", sizeof(float), alignof(float), sizeof(float)},
+    {"MPI_DOUBLE", sizeof(double), alignof(double), sizeof(double)},
+    {"MPI_LONG_DOUBLE", sizeof(long double), alignof(long double), 0},
+    {"MPI_INT8_T", 1, 1, 1},
+    {"MPI_INT16_T", 2, 2, 2},
+    {"MPI_INT32_T", 4, 4, 4},
+    {"MPI_INT64_T", 8, 8, 8},
+    {"MPI_UINT8_T", 1, 1, 1},
+    {"MPI_UINT16_T", 2, 2, 2},
+    {"MPI_UINT32_T", 4, 4, 4},
+    {"MPI_UINT64_T", 8, 8, 8},
+    {"MPI_C_BOOL", sizeof(bool), alignof(bool), 1},
+    {"MPI_C_FLOAT_COMPLEX", 2 * sizeof(float), alignof(float), sizeof(float)},
+    {"MPI_C_DOUBLE_COMPLEX", 2 * sizeof(double), alignof(double), sizeof(double)},
+    {"MPI_C_LONG_DOUBLE_COMPLEX", 2 * sizeof(long double), alignof(long double), 0},
+    {"MPI_AINT", sizeof(MPI_Aint), alignof(MPI_Aint), sizeof(MPI_Aint)},
+    {"MPI_OFFSET", sizeof(MPI_Offset), alignof(MPI_Offset), sizeof(MPI_Offset)},
+    {"MPI_COUNT", sizeof(MPI_Count), alignof(MPI_Count), sizeof(MPI_Count)},
+    {"MPI_PACKED", 1, 1, 1},
+    {"MPI_FLOAT_INT", sizeof(FloatInt), alignof(FloatInt), 0},
+    {"MPI_DOUBLE_INT", sizeof(DoubleInt), alignof(DoubleInt), 0},
+    {"MPI_LONG_INT", sizeof(LongInt), alignof(LongInt), 0},
+    {"MPI_2INT", 2 * sizeof(int), alignof(int), sizeof(int)},
+    {"MPI_SHORT_INT", sizeof(ShortInt), alignof(ShortInt), 0},
+    {"MPI_LONG_DOUBLE_INT", sizeof(LongDoubleInt), alignof(LongDoubleInt), 0},
 };
 static_assert(sizeof(kPredefined) / sizeof(kPredefined[0]) == MPI_LONG_DOUBLE_INT + 1,
               "one entry per predefined datatype handle in mpi.h");
 
+std::vector<std::shared_ptr<TypeInfo>> make_table() {
+  std::vector<std::shared_ptr<TypeInfo>> t(kFirstDerivedType);
+  for (MPI_Datatype h = 1; h <= MPI_LONG_DOUBLE_INT; ++h) {
+    const Predefined& p = kPredefined[h];
+    auto info = std::make_shared<TypeInfo>();
+    info->name = p.name;
+    info->size = p.size;
+    info->ub = info->true_ub = p.size;
+    info->alignment = p.alignment;
+    info->blocks = {{0, p.size, 1, p.size, p.size, p.swap}};
+    info->basic = h;
+    info->basic_count = 1;
+    info->predefined = info->committed = info->contiguous = true;
+    t[static_cast<std::size_t>(h)] = std::move(info);
+  }
+  return t;
+}
+
+// Calls copy(at, bytes) for each piece of `count` elements in layout order,
+// `at` being the piece's byte offset from the buffer's start; stops once
+// `limit` bytes have been visited (the last piece may be cut short).
+template <class Copy>
+void for_each_piece(const TypeInfo& type, std::uint64_t count, std::uint64_t limit, Copy&& copy) {
+  std::uint64_t done = 0;
+  for (std::uint64_t e = 0; e < count && done < limit; ++e) {
+    const std::int64_t base = static_cast<std::int64_t>(e) * type.extent();
+    for (const Block& b : type.blocks) {
+      for (std::uint64_t k = 0; k < b.count && done < limit; ++k) {
+        const std::uint64_t n = std::min(b.bytes, limit - done);
+        copy(base + b.offset + static_cast<std::int64_t>(k) * b.stride, n);
+        done += n;
+      }
+    }
+  }
+}
+
 }  // namespace
 
+std::vector<std::shared_ptr<TypeInfo>>& type_table() {
+  static std::vector<std::shared_ptr<TypeInfo>> table = make_table();
+  return table;
+}
+
+std::shared_ptr<const TypeInfo> share_type(MPI_Datatype datatype) {
+  return find_type(datatype) != nullptr ? type_table()[static_cast<std::size_t>(datatype)] : nullptr;
+}
+
+const TypeInfo* find_type(MPI_Datatype datatype) {
+  auto& t = type_table();
+  return datatype > 0 && static_cast<std::size_t>(datatype) < t.size() ? t[static_cast<std::size_t>(datatype)].get()
+                                                                         : nullptr;
+}
+
 std::optional<std::size_t> datatype_size(MPI_Datatype datatype) {
-  if (datatype <= MPI_DATATYPE_NULL || datatype > MPI_LONG_DOUBLE_INT) return std::nullopt;
-  return kPredefined[datatype].size;
+  const TypeInfo* t = find_type(datatype);
+  if (t == nullptr || !t->committed) return std::nullopt;
+  return t->size;
 }
 
 std::string datatype_name(MPI_Datatype datatype) {
-  if (datatype < 0 || datatype > MPI_LONG_DOUBLE_INT) return "datatype " + std::to_string(datatype);
-  return kPredefined[datatype].name;
+  const TypeInfo* t = find_type(datatype);
+  if (t != nullptr && t->predefined) return t->name;
+  if (t != nullptr) return t->name.empty() ? "derived datatype " + std::to_string(datatype) : t->name;
+  return datatype == MPI_DATATYPE_NULL ? "MPI_DATATYPE_NULL" : "datatype " + std::to_string(datatype);
+}
+
+std::string datatype_problem(MPI_Datatype datatype) {
+  const TypeInfo* t = find_type(datatype);
+  if (t == nullptr) return "invalid datatype " + datatype_name(datatype);
+  if (!t->committed) return datatype_name(datatype) + " is not committed (call MPI_Type_commit first)";
+  return {};
+}
+
+void pack(const TypeInfo& type, const void* buf, std::uint64_t count, std::byte* out) {
+  const auto* base = static_cast<const std::byte*>(buf);
+  if (type.contiguous) {
+    if (count > 0) std::memcpy(out, base, count * type.size);
+    return;
+  }
+  for_each_piece(type, count, count * type.size, [&](std::int64_t at, std::uint64_t n) {
+    std::memcpy(out, base + at, n);
+    out += n;
+  });
+}
+
+void unpack(const TypeInfo& type, const std::byte* in, std::uint64_t bytes, void* buf) {
+  auto* base = static_cast<std::byte*>(buf);
+  if (type.contiguous) {
+    if (bytes > 0) std::memcpy(base, in, bytes);
+    return;
+  }
+  const std::uint64_t count = type.size == 0 ? 0 : (bytes + type.size - 1) / type.size;
+  for_each_piece(type, count, bytes, [&](std::int64_t at, std::uint64_t n) {
+    std::memcpy(base + at, in, n);
+    in += n;
+  });
+}
+
+std::uint64_t basic_elements(const TypeInfo& type, std::uint64_t bytes) {
+  if (type.size == 0) return 0;
+  std::uint64_t per_element = 0;
+  for (const Block& b : type.blocks) per_element += b.count * (b.bytes / std::max<std::uint32_t>(b.basic_size, 1));
+  std::uint64_t elements = bytes / type.size * per_element;
+  std::uint64_t rest = bytes % type.size;
+  for (const Block& b : type.blocks) {
+    for (std::uint64_t k = 0; k < b.count && rest > 0; ++k) {
+      const std::uint64_t n = std::min(b.bytes, rest);
+      elements += n / std::max<std::uint32_t>(b.basic_size, 1);
+      rest -= n;
+    }
+  }
+  return elements;
+}
+
+const std::byte* contiguous_source(const TypeInfo& type, const void* buf, std::uint64_t count,
+                                   std::vector<std::byte>& staging) {
+  if (type.contiguous) return static_cast<const std::byte*>(buf);
+  staging.resize(count * type.size);
+  pack(type, buf, count, staging.data());
+  return staging.data();
 }
 
 }  // namespace mpf::mpi
-
-extern "C" int MPI_Type_size(MPI_Datatype datatype, int* size) {
-  const auto bytes = mpf::mpi::datatype_size(datatype);
-  if (!bytes) {
-    return mpf::mpi::comm_error("MPI_Type_size", MPI_COMM_WORLD, MPI_ERR_TYPE,
-                                "invalid datatype " + mpf::mpi::datatype_name(datatype));
-  }
-  *size = static_cast<int>(*bytes);
-  return MPI_SUCCESS;
-}

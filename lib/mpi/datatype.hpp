@@ -1,19 +1,73 @@
-// Datatypes as the data path sees them. Today only the predefined types
-// exist, and every message is `count` contiguous elements; derived datatypes
-// (the breadth issue) plug in here, where a message's bytes are located.
+// Datatypes as the data path sees them (MPI 3.1 §4.1): every handle, the
+// predefined ones included, names a TypeInfo whose layout is flattened once,
+// when the type is built, into blocks of bytes — each a run of `count`
+// equal pieces `stride` apart — so that contiguous and strided layouts move
+// with straight copies and no per-element interpretation (seed 002 §3.2:
+// contiguous, strided and irregular classes). A type whose data is one
+// block from its start (`contiguous`) is used in place; any other is packed
+// into (or unpacked from) a staging buffer around the transfer.
 #pragma once
 
 #include <mpi.h>
 
 #include <cstddef>
+#include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace mpf::mpi {
 
-// Size in bytes of a predefined datatype, or nothing for an invalid handle.
+struct Block {
+  std::int64_t offset;       // of the first piece, from the element's start (may be negative)
+  std::uint64_t bytes;       // of each piece
+  std::uint64_t count;       // pieces
+  std::int64_t stride;       // between pieces
+  std::uint32_t basic_size;  // size of the basic elements the piece holds (for MPI_Get_elements)
+  std::uint32_t swap;        // external32: size of the scalars to byte-swap; 0: no external32 form
+};
+
+struct TypeInfo {
+  std::string name;             // MPI_Type_set_name, or the predefined name
+  std::uint64_t size = 0;       // data bytes of one element
+  std::int64_t lb = 0, ub = 0;  // extent = ub - lb
+  std::int64_t true_lb = 0, true_ub = 0;
+  std::uint32_t alignment = 1;  // the largest basic alignment inside (struct padding)
+  std::vector<Block> blocks;    // one element's data, in typemap order
+  MPI_Datatype basic = MPI_DATATYPE_NULL;  // the one predefined type all data is made of, if any
+  std::uint64_t basic_count = 0;           // such elements per element (0 when mixed)
+  bool predefined = false;
+  bool committed = false;
+  bool contiguous = false;      // one block at offset 0 and extent == size: usable in place
+
+  std::int64_t extent() const { return ub - lb; }
+};
+
+// The type a handle names, or null for MPI_DATATYPE_NULL and bad handles.
+const TypeInfo* find_type(MPI_Datatype datatype);
+// The type a handle names, kept alive for an operation in flight even if
+// the program frees the handle (MPI_Type_free); null for bad handles.
+std::shared_ptr<const TypeInfo> share_type(MPI_Datatype datatype);
+// Size in bytes of one element of a usable type (valid and, if derived,
+// committed), or nothing.
 std::optional<std::size_t> datatype_size(MPI_Datatype datatype);
-// "MPI_INT", or "datatype 77".
+// "MPI_INT", "derived datatype 70", or "datatype 77".
 std::string datatype_name(MPI_Datatype datatype);
+// Why `datatype` cannot carry data ("invalid datatype 77", "datatype 70 is
+// not committed"), or empty.
+std::string datatype_problem(MPI_Datatype datatype);
+
+// Packs `count` elements at `buf` into `out` (count * size bytes).
+void pack(const TypeInfo& type, const void* buf, std::uint64_t count, std::byte* out);
+// Unpacks `bytes` packed bytes (whole and partial elements) into `buf`.
+void unpack(const TypeInfo& type, const std::byte* in, std::uint64_t bytes, void* buf);
+// Basic elements in `bytes` packed bytes of `type` (MPI_Get_elements).
+std::uint64_t basic_elements(const TypeInfo& type, std::uint64_t bytes);
+
+// Data of `count` elements of `type` as contiguous bytes: `buf` itself when
+// the type is contiguous, else a packed copy kept in `staging`.
+const std::byte* contiguous_source(const TypeInfo& type, const void* buf, std::uint64_t count,
+                                   std::vector<std::byte>& staging);
 
 }  // namespace mpf::mpi

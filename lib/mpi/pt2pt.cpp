@@ -35,10 +35,11 @@ int check_data(const char* call, MPI_Comm comm, const void* buf, int count, MPI_
                std::uint64_t* bytes) {
   if (!comm_is_valid(comm)) return comm_error(call, MPI_COMM_WORLD, MPI_ERR_COMM, describe_bad_comm(comm));
   if (count < 0) return comm_error(call, comm, MPI_ERR_COUNT, "negative count " + std::to_string(count));
-  const auto size = datatype_size(datatype);
-  if (!size) return comm_error(call, comm, MPI_ERR_TYPE, "invalid datatype " + datatype_name(datatype));
-  *bytes = static_cast<std::uint64_t>(count) * *size;
-  if (*bytes > 0 && buf == nullptr) {
+  const std::string problem = datatype_problem(datatype);
+  if (!problem.empty()) return comm_error(call, comm, MPI_ERR_TYPE, problem);
+  *bytes = static_cast<std::uint64_t>(count) * *datatype_size(datatype);
+  // NULL is MPI_BOTTOM for a derived type with absolute addresses.
+  if (*bytes > 0 && buf == nullptr && find_type(datatype)->predefined) {
     return comm_error(call, comm, MPI_ERR_BUFFER, "buffer is NULL for " + std::to_string(count) + " elements");
   }
   return MPI_SUCCESS;
@@ -75,7 +76,7 @@ void start(MpiRequest& r) {
     r.fixed_status.tag = MPI_ANY_TAG;
     return;
   }
-  const std::uint64_t bytes = static_cast<std::uint64_t>(r.count) * *datatype_size(r.datatype);
+  const std::uint64_t bytes = r.bytes;
   if (r.buffered) {
     // The message is copied into the attached buffer and sent from there;
     // the request itself is complete once the copy is made.
@@ -87,6 +88,14 @@ void start(MpiRequest& r) {
   e->tag = r.tag;
   e->context = comm_context(r.comm);
   e->buffer = static_cast<std::byte*>(const_cast<void*>(r.buffer));
+  if (r.layout) {
+    // Sends take a packed copy now (the standard lets the program reuse
+    // nothing until completion, but packing at start keeps the engine to
+    // contiguous bytes); receives land packed and are unpacked at completion.
+    r.staging.resize(bytes);
+    if (r.is_send) pack(*r.layout, r.buffer, static_cast<std::uint64_t>(r.count), r.staging.data());
+    e->buffer = r.staging.data();
+  }
   e->bytes = bytes;
   e->mode = r.mode;
   r.engine = e;
@@ -106,8 +115,11 @@ int prepare(const char* call, bool is_send, const void* buf, int count, MPI_Data
   if (int rc = check_data(call, comm, buf, count, datatype, &bytes)) return rc;
   if (int rc = check_peer(call, comm, peer, !is_send)) return rc;
   if (int rc = check_tag(call, comm, tag, !is_send)) return rc;
+  const TypeInfo& type = *find_type(datatype);
   if (buffered && !persistent && peer != MPI_PROC_NULL) {
-    if (int rc = buffered_send(call, buf, bytes, to_world(comm, peer), tag, comm)) return rc;
+    std::vector<std::byte> packed;
+    const std::byte* data = contiguous_source(type, buf, static_cast<std::uint64_t>(count), packed);
+    if (int rc = buffered_send(call, data, bytes, to_world(comm, peer), tag, comm)) return rc;
   }
   r.in_use = true;
   r.is_send = is_send;
@@ -122,6 +134,8 @@ int prepare(const char* call, bool is_send, const void* buf, int count, MPI_Data
   r.peer = peer;
   r.tag = tag;
   r.mode = mode;
+  r.bytes = bytes;
+  if (!type.contiguous) r.layout = share_type(datatype);
   return MPI_SUCCESS;
 }
 
@@ -146,9 +160,8 @@ int blocking(const char* call, bool is_send, const void* buf, int count, MPI_Dat
   MpiRequest r;
   if (int rc = prepare(call, is_send, buf, count, datatype, peer, tag, comm, mode, buffered, false, r)) return rc;
   // A small standard send needs no request: into the ring and done.
-  if (is_send && mode != SendMode::synchronous && !buffered && peer != MPI_PROC_NULL &&
-      engine().try_send_now(static_cast<std::uint32_t>(to_world(comm, peer)), tag, comm_context(comm), buf,
-                            static_cast<std::uint64_t>(count) * *datatype_size(datatype))) {
+  if (is_send && mode != SendMode::synchronous && !buffered && peer != MPI_PROC_NULL && !r.layout &&
+      engine().try_send_now(static_cast<std::uint32_t>(to_world(comm, peer)), tag, comm_context(comm), buf, r.bytes)) {
     return MPI_SUCCESS;
   }
   start(r);
@@ -254,8 +267,14 @@ int do_mrecv(const char* call, void* buf, int count, MPI_Datatype datatype, MPI_
   r.peer = from_world(claimed.comm, static_cast<std::int32_t>(claimed.message->source));
   r.tag = claimed.message->tag;
   r.active = true;
+  r.bytes = bytes;
   progress::Request* e = engine().new_request();
   e->buffer = static_cast<std::byte*>(buf);
+  if (!find_type(datatype)->contiguous) {
+    r.layout = share_type(datatype);
+    r.staging.resize(bytes);
+    e->buffer = r.staging.data();
+  }
   e->bytes = bytes;
   e->context = comm_context(claimed.comm);
   r.engine = e;
@@ -375,10 +394,11 @@ int MPI_Sendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest, 
   require_initialized("MPI_Sendrecv_replace");
   std::uint64_t bytes = 0;
   if (int rc = check_data("MPI_Sendrecv_replace", comm, buf, count, datatype, &bytes)) return rc;
-  // The outgoing message is copied aside so the same buffer can receive.
-  std::vector<std::byte> outgoing(static_cast<const std::byte*>(buf), static_cast<const std::byte*>(buf) + bytes);
-  return MPI_Sendrecv(outgoing.data(), count, datatype, dest, sendtag, buf, count, datatype, source, recvtag, comm,
-                      status);
+  // The outgoing message is packed aside so the same buffer can receive.
+  std::vector<std::byte> outgoing(bytes);
+  pack(*find_type(datatype), buf, static_cast<std::uint64_t>(count), outgoing.data());
+  return MPI_Sendrecv(outgoing.data(), static_cast<int>(bytes), MPI_BYTE, dest, sendtag, buf, count, datatype, source,
+                      recvtag, comm, status);
 }
 
 int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status* status) {
@@ -439,8 +459,10 @@ int MPI_Start(MPI_Request* request) {
     return comm_error("MPI_Start", r->comm, MPI_ERR_REQUEST, "persistent request is already active");
   }
   if (r->buffered && !r->proc_null) {
-    const std::uint64_t bytes = static_cast<std::uint64_t>(r->count) * *datatype_size(r->datatype);
-    if (int rc = buffered_send("MPI_Start", r->buffer, bytes, to_world(r->comm, r->peer), r->tag, r->comm)) {
+    std::vector<std::byte> packed;
+    const std::byte* data = r->layout ? contiguous_source(*r->layout, r->buffer, static_cast<std::uint64_t>(r->count), packed)
+                                      : static_cast<const std::byte*>(r->buffer);
+    if (int rc = buffered_send("MPI_Start", data, r->bytes, to_world(r->comm, r->peer), r->tag, r->comm)) {
       return rc;
     }
   }

@@ -9,6 +9,9 @@
 #include <cstdint>
 #include <vector>
 
+#include <memory>
+
+#include "mpi/datatype.hpp"
 #include "progress/request.hpp"
 
 namespace mpf::mpi {
@@ -32,6 +35,11 @@ struct MpiRequest {
   int peer = 0;  // rank in comm, MPI_ANY_SOURCE or MPI_PROC_NULL
   int tag = 0;
   progress::SendMode mode = progress::SendMode::standard;
+  // A non-contiguous datatype's layout: the data moves packed, through
+  // `staging` (packed at start for sends, unpacked at completion for receives).
+  std::shared_ptr<const TypeInfo> layout;
+  std::vector<std::byte> staging;
+  std::uint64_t bytes = 0;  // count * the datatype's size
 };
 
 class RequestTable {
