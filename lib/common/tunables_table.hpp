@@ -41,6 +41,7 @@ enum class Tunable : std::size_t {
   yielders_per_cpu,
   coll_buffer,
   coll_radix,
+  datatype_check,
   debug,
   count,  // not a tunable: the number of tunables; keep it last
 };
@@ -256,6 +257,14 @@ inline constexpr std::array<TunableSpec, kTunableCount> kTunableTable{{
         .max = 65536,
         .doc = "Radix of the k-nomial trees of Barrier, Bcast and Reduce (2: binomial; at least the "
                "number of ranks: flat, every rank reads the root's slot)",
+    },
+    {
+        .id = Tunable::datatype_check,
+        .name = "datatype_check",
+        .kind = TunableKind::boolean,
+        .default_value = "0",
+        .doc = "Check that each point-to-point receive's datatype has the sender's type signature (a "
+               "mismatch is MPI_ERR_TYPE; one compare per message)",
     },
     {
         .id = Tunable::debug,

@@ -30,6 +30,7 @@ UnexpectedMessage* UnexpectedQueue::add(const shm::Packet& p, std::uint32_t sour
   free_.pop_back();
   m->kind = p.header.kind;
   m->flags = p.header.flags;
+  m->signature = p.header.signature;
   m->context = p.header.context;
   m->tag = p.header.tag;
   m->source = source;

@@ -97,6 +97,7 @@ class PostedQueue {
 struct UnexpectedMessage {
   shm::PacketKind kind;
   std::uint8_t flags;
+  std::uint16_t signature;
   std::uint32_t context;
   std::int32_t tag;
   std::uint32_t source;

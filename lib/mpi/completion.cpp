@@ -107,7 +107,7 @@ int finish_operation(MpiRequest& r, MPI_Status* status, const char* call, bool s
   if (e != nullptr && !r.is_send && r.layout && e->status.bytes > 0) {
     unpack(*r.layout, r.staging.data(), e->status.bytes, const_cast<void*>(r.buffer));
   }
-  if (e == nullptr || e->status.error != progress::kErrorTruncated) {
+  if (e == nullptr || e->status.error == 0) {
     if (e != nullptr) engine().free_request(e);
     if (status != MPI_STATUS_IGNORE && set_error_field) status->MPI_ERROR = MPI_SUCCESS;
     return MPI_SUCCESS;
@@ -115,6 +115,13 @@ int finish_operation(MpiRequest& r, MPI_Status* status, const char* call, bool s
   const progress::Status st = e->status;
   const std::uint64_t capacity = e->bytes;
   engine().free_request(e);
+  if (st.error == progress::kErrorSignature) {
+    if (status != MPI_STATUS_IGNORE && set_error_field) status->MPI_ERROR = MPI_ERR_TYPE;
+    return comm_error(call, r.comm, MPI_ERR_TYPE,
+                      "datatype mismatch: the message from rank " + std::to_string(from_world(r.comm, st.source)) +
+                          " (tag " + std::to_string(st.tag) + ") was sent with another type signature than " +
+                          datatype_name(r.datatype) + " (checked because datatype_check is on)");
+  }
   if (status != MPI_STATUS_IGNORE && set_error_field) status->MPI_ERROR = MPI_ERR_TRUNCATE;
   return comm_error(call, r.comm, MPI_ERR_TRUNCATE,
                     "message truncated: " + std::to_string(st.message_bytes) + " bytes arrived from rank " +

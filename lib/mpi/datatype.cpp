@@ -9,6 +9,7 @@
 #include <cwchar>
 #include <memory>
 
+#include "core/runtime.hpp"
 #include "mpi/datatype_table.hpp"
 #include "mpi/errors.hpp"
 
@@ -89,6 +90,7 @@ std::vector<std::shared_ptr<TypeInfo>> make_table() {
     info->basic = h;
     info->basic_count = 1;
     info->predefined = info->committed = info->contiguous = true;
+    info->signature = h == MPI_BYTE || h == MPI_PACKED ? 0 : static_cast<std::uint16_t>(h);
     t[static_cast<std::size_t>(h)] = std::move(info);
   }
   return t;
@@ -188,6 +190,11 @@ std::uint64_t basic_elements(const TypeInfo& type, std::uint64_t bytes) {
     }
   }
   return elements;
+}
+
+std::uint16_t checked_signature(const TypeInfo& type) {
+  static const bool check = core::Runtime::instance().tunables().boolean(common::Tunable::datatype_check);
+  return check ? type.signature : 0;
 }
 
 const std::byte* contiguous_source(const TypeInfo& type, const void* buf, std::uint64_t count,

@@ -40,6 +40,10 @@ struct TypeInfo {
   bool predefined = false;
   bool committed = false;
   bool contiguous = false;      // one block at offset 0 and extent == size: usable in place
+  // Type signature for the datatype_check tunable (seed 002 §5): the basic
+  // type when there is one (0 for MPI_BYTE and MPI_PACKED, which match any
+  // data), else 0x8000 and a hash of one element's layout.
+  std::uint16_t signature = 0;
 
   std::int64_t extent() const { return ub - lb; }
 };
@@ -57,6 +61,10 @@ std::string datatype_name(MPI_Datatype datatype);
 // Why `datatype` cannot carry data ("invalid datatype 77", "datatype 70 is
 // not committed"), or empty.
 std::string datatype_problem(MPI_Datatype datatype);
+
+// The signature an operation with `type` carries: 0 unless the
+// datatype_check tunable is on.
+std::uint16_t checked_signature(const TypeInfo& type);
 
 // Packs `count` elements at `buf` into `out` (count * size bytes).
 void pack(const TypeInfo& type, const void* buf, std::uint64_t count, std::byte* out);

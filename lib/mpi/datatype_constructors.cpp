@@ -92,6 +92,17 @@ TypeInfo build(const std::vector<Entry>& entries, bool is_struct) {
   }
   t.contiguous = t.size == 0 || (t.blocks.size() == 1 && t.blocks[0].count == 1 && t.blocks[0].offset == 0 &&
                                  t.blocks[0].bytes == t.size && t.extent() == static_cast<std::int64_t>(t.size));
+  if (t.basic != MPI_DATATYPE_NULL) {
+    t.signature = find_type(t.basic)->signature;
+  } else {
+    std::uint32_t hash = 2166136261u;  // FNV-1a over the element's pieces in order
+    for (const Block& b : t.blocks) {
+      for (std::uint64_t v : {std::uint64_t{b.basic_size}, b.bytes, b.count}) {
+        for (int i = 0; i < 8; ++i, v >>= 8) hash = (hash ^ (v & 0xffu)) * 16777619u;
+      }
+    }
+    t.signature = static_cast<std::uint16_t>(0x8000u | (hash & 0x7fffu));
+  }
   return t;
 }
 

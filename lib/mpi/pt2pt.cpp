@@ -97,6 +97,7 @@ void start(MpiRequest& r) {
     e->buffer = r.staging.data();
   }
   e->bytes = bytes;
+  e->signature = r.signature;
   e->mode = r.mode;
   r.engine = e;
   if (r.is_send) {
@@ -135,6 +136,7 @@ int prepare(const char* call, bool is_send, const void* buf, int count, MPI_Data
   r.tag = tag;
   r.mode = mode;
   r.bytes = bytes;
+  r.signature = checked_signature(type);
   if (!type.contiguous) r.layout = share_type(datatype);
   return MPI_SUCCESS;
 }
@@ -161,7 +163,8 @@ int blocking(const char* call, bool is_send, const void* buf, int count, MPI_Dat
   if (int rc = prepare(call, is_send, buf, count, datatype, peer, tag, comm, mode, buffered, false, r)) return rc;
   // A small standard send needs no request: into the ring and done.
   if (is_send && mode != SendMode::synchronous && !buffered && peer != MPI_PROC_NULL && !r.layout &&
-      engine().try_send_now(static_cast<std::uint32_t>(to_world(comm, peer)), tag, comm_context(comm), buf, r.bytes)) {
+      engine().try_send_now(static_cast<std::uint32_t>(to_world(comm, peer)), tag, comm_context(comm), buf, r.bytes,
+                            r.signature)) {
     return MPI_SUCCESS;
   }
   start(r);
@@ -276,6 +279,7 @@ int do_mrecv(const char* call, void* buf, int count, MPI_Datatype datatype, MPI_
     e->buffer = r.staging.data();
   }
   e->bytes = bytes;
+  e->signature = checked_signature(*find_type(datatype));
   e->context = comm_context(claimed.comm);
   r.engine = e;
   engine().receive_claimed(e, claimed.message);

@@ -40,6 +40,7 @@ struct MpiRequest {
   std::shared_ptr<const TypeInfo> layout;
   std::vector<std::byte> staging;
   std::uint64_t bytes = 0;  // count * the datatype's size
+  std::uint16_t signature = 0;  // checked_signature() of the datatype
 };
 
 class RequestTable {

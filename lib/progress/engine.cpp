@@ -80,12 +80,12 @@ void Engine::start_send(Request* r) {
 }
 
 bool Engine::try_send_now(std::uint32_t peer, std::int32_t tag, std::uint32_t context, const void* buffer,
-                          std::uint64_t bytes) {
+                          std::uint64_t bytes, std::uint16_t signature) {
   if (bytes > short_limit_ || !backlog_[peer].empty() || debug_.protocol) return false;
   if (data_sent_[peer] - matched_seen_[peer] >= credit_limit_) return false;
   Packet* p = transport_->try_claim(peer);
   if (p == nullptr) return false;
-  p->header = {PacketKind::short_msg, 0, 0, context, tag, transport_->rank(), bytes, 0};
+  p->header = {PacketKind::short_msg, 0, signature, context, tag, transport_->rank(), bytes, 0};
   std::memcpy(p->inline_data, buffer, bytes);
   ++data_sent_[peer];
   transport_->publish(peer);
@@ -100,7 +100,7 @@ bool Engine::try_start_send(Request* r) {
   if (p == nullptr) return false;
   PacketHeader& h = p->header;
   h.flags = r->mode == SendMode::synchronous ? shm::kSynchronous : 0;
-  h.reserved = 0;
+  h.signature = r->signature;
   h.context = r->context;
   h.tag = r->tag;
   h.source = transport_->rank();
@@ -279,7 +279,7 @@ match::UnexpectedMessage* Engine::claim(std::int32_t source, std::int32_t tag, s
 
 void Engine::receive_claimed(Request* r, match::UnexpectedMessage* m) {
   r->is_send = false;
-  const Message msg{m->kind, m->flags, m->source, m->tag, m->bytes, m->cookie, m->data, m->cell, m->address};
+  const Message msg{m->kind, m->flags, m->signature, m->source, m->tag, m->bytes, m->cookie, m->data, m->cell, m->address};
   deliver(r, msg);
   unexpected_->free(m);
   transport_->retry_deferred();  // room in the pool: look at held-back senders again
@@ -297,7 +297,11 @@ void Engine::deliver(Request* r, const Message& m) {
   r->peer_rank = m.source;
   const std::uint64_t accepted = std::min(m.bytes, r->bytes);
   r->status.message_bytes = m.bytes;
-  if (m.bytes > r->bytes) r->status.error = kErrorTruncated;
+  if (m.bytes > r->bytes) {
+    r->status.error = kErrorTruncated;
+  } else if (r->signature != 0 && m.signature != 0 && r->signature != m.signature) [[unlikely]] {
+    r->status.error = kErrorSignature;  // the data still moves: the protocol completes as usual
+  }
   shm::count(counters_->received);
   shm::count(counters_->received_bytes, accepted);
   const bool sync = (m.flags & shm::kSynchronous) != 0;
@@ -382,7 +386,7 @@ bool Engine::on_packet(std::uint32_t source, const Packet& p) {
     case PacketKind::eager:
     case PacketKind::rts: {
       if (Request* r = posted_.take_match(source, h.tag, h.context)) [[likely]] {
-        deliver(r, {h.kind, h.flags, source, h.tag, h.bytes, h.cookie, p.inline_data, p.chunk.cell,
+        deliver(r, {h.kind, h.flags, h.signature, source, h.tag, h.bytes, h.cookie, p.inline_data, p.chunk.cell,
                     p.rendezvous.address});
         return true;
       }

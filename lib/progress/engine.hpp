@@ -38,6 +38,7 @@ namespace mpf::progress {
 
 // Status.error values the engine produces.
 inline constexpr std::int32_t kErrorTruncated = 1;
+inline constexpr std::int32_t kErrorSignature = 2;  // the sender's datatype signature is not the receive's
 
 // What a rank is blocked in, for introspection.
 struct BlockedCall {
@@ -62,7 +63,7 @@ class Engine {
   // right now (no ring space, no credit, an earlier send still waiting):
   // then the caller starts a request as usual.
   bool try_send_now(std::uint32_t peer, std::int32_t tag, std::uint32_t context, const void* buffer,
-                    std::uint64_t bytes);
+                    std::uint64_t bytes, std::uint16_t signature);
   // Starts a filled-in receive (peer may be kAnySource, tag kAnyTag).
   void start_recv(Request* r);
   // Cancels a receive that has not matched yet; false if it already has.
@@ -104,6 +105,7 @@ class Engine {
   struct Message {
     shm::PacketKind kind;
     std::uint8_t flags;
+    std::uint16_t signature;
     std::uint32_t source;
     std::int32_t tag;
     std::uint64_t bytes;

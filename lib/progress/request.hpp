@@ -53,6 +53,7 @@ struct Request {
   std::uint32_t context = 0;
   std::byte* buffer = nullptr;  // contiguous bytes (the datatype layer packs)
   std::uint64_t bytes = 0;      // send: message size; receive: capacity
+  std::uint16_t signature = 0;  // the datatype's signature; 0: not checked
 
   // Protocol state.
   std::uint64_t offset = 0;          // bytes moved so far (two-copy path)

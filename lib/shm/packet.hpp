@@ -35,7 +35,7 @@ enum PacketFlags : std::uint8_t {
 struct PacketHeader {
   PacketKind kind;
   std::uint8_t flags;
-  std::uint16_t reserved;
+  std::uint16_t signature;  // the data's type signature, 0: not checked (datatype_check)
   std::uint32_t context;  // communicator context id
   std::int32_t tag;
   std::uint32_t source;   // sender's rank in MPI_COMM_WORLD

@@ -5,6 +5,8 @@
  * buffered, probe + Get_count/Get_elements) and collectives; MPI_BOTTOM with
  * absolute addresses; errors for uncommitted and freed types.
  *   datatypes        (2 or more ranks)
+ *   datatypes check  (run with --set datatype_check=1): receives whose type
+ *                    signature differs from the sender's fail with MPI_ERR_TYPE
  */
 #include <stddef.h>
 
@@ -386,10 +388,71 @@ static void test_errors(void) {
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
 }
 
+/* Under datatype_check=1: int data received as float is MPI_ERR_TYPE in
+   every protocol, and so is a struct received as another struct; ints
+   received as a contiguous type of ints, or as bytes, are fine. */
+static void test_signature_check(void) {
+  const int peer = rank ^ 1;
+  if (peer >= size) return;
+  enum { BIG = 100000 };
+  int *data = (int *)mt_alloc(BIG * sizeof(int));
+  for (int i = 0; i < BIG; ++i) data[i] = i;
+  const int sizes[] = {1, 1000, BIG};
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  for (int k = 0; k < 3; ++k) {
+    if (rank % 2 == 0) {
+      CHECK_RC(MPI_Send(data, sizes[k], MPI_INT, peer, 10 + k, MPI_COMM_WORLD));
+      CHECK_RC(MPI_Send(data, sizes[k], MPI_INT, peer, 20 + k, MPI_COMM_WORLD));
+      CHECK_RC(MPI_Send(data, sizes[k], MPI_INT, peer, 30 + k, MPI_COMM_WORLD));
+    } else {
+      float *f = (float *)mt_alloc(BIG * sizeof(float));
+      MPI_Status st;
+      CHECK_CLASS(MPI_Recv(f, sizes[k], MPI_FLOAT, peer, 10 + k, MPI_COMM_WORLD, &st), MPI_ERR_TYPE);
+      MPI_Datatype four;
+      MPI_Type_contiguous(1, MPI_INT, &four);
+      MPI_Type_commit(&four);
+      CHECK_RC(MPI_Recv(f, sizes[k], four, peer, 20 + k, MPI_COMM_WORLD, &st));
+      MPI_Type_free(&four);
+      CHECK_RC(MPI_Recv(f, sizes[k] * (int)sizeof(int), MPI_BYTE, peer, 30 + k, MPI_COMM_WORLD, &st));
+      free(f);
+    }
+  }
+  /* Two structs of the same size but other layouts. */
+  MPI_Datatype a, b;
+  const int lens[] = {1, 1};
+  const MPI_Aint displs[] = {0, 8};
+  const MPI_Datatype ta[] = {MPI_DOUBLE, MPI_INT}, tb[] = {MPI_INT, MPI_DOUBLE};
+  const MPI_Aint displs_b[] = {0, 4};
+  MPI_Type_create_struct(2, lens, displs, ta, &a);
+  MPI_Type_create_struct(2, lens, displs_b, tb, &b);
+  MPI_Type_commit(&a);
+  MPI_Type_commit(&b);
+  char buf[64];
+  memset(buf, 0, sizeof buf);
+  if (rank % 2 == 0) {
+    CHECK_RC(MPI_Send(buf, 1, a, peer, 40, MPI_COMM_WORLD));
+    CHECK_RC(MPI_Send(buf, 1, a, peer, 41, MPI_COMM_WORLD));
+  } else {
+    CHECK_CLASS(MPI_Recv(buf, 1, b, peer, 40, MPI_COMM_WORLD, MPI_STATUS_IGNORE), MPI_ERR_TYPE);
+    CHECK_RC(MPI_Recv(buf, 1, a, peer, 41, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+  }
+  MPI_Type_free(&a);
+  MPI_Type_free(&b);
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+  free(data);
+}
+
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
+  if (argc > 1 && strcmp(argv[1], "check") == 0) {
+    test_signature_check();
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank == 0) printf("datatypes ok: signature check, %d ranks\n", size);
+    MPI_Finalize();
+    return 0;
+  }
   test_constructors();
   test_external32();
   test_point_to_point();
