@@ -51,7 +51,7 @@ std::vector<RatioSummary> ratio_summaries(const Results& results);
 std::string format_bytes(long bytes);
 // Three significant digits, never an exponent.
 std::string format_value(double value);
-std::string point_label(const PointKey& key);  // "64K", "np 16"
+std::string point_label(const PointKey& key);  // "64K", "64K np 16" (collectives), "np 16"
 std::string implementation_name(const BenchReport& report, const std::string& id);
 
 std::string text_report(const BenchReport& report);

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <map>
 
+#include "tune/bench/catalogue.hpp"
 #include "tune/bench/report.hpp"
 
 namespace mpf::tune::bench {
@@ -23,7 +24,10 @@ std::string format_value(double v) {
 }
 
 std::string point_label(const PointKey& key) {
-  return key.bytes ? format_bytes(*key.bytes) : "np " + std::to_string(key.np);
+  const KernelInfo* kernel = find_kernel(key.kernel);
+  const bool scaling = kernel != nullptr && kernel->ranks == Ranks::scaling;
+  if (!key.bytes) return "np " + std::to_string(key.np);
+  return format_bytes(*key.bytes) + (scaling ? " np " + std::to_string(key.np) : "");
 }
 
 std::string implementation_name(const BenchReport& report, const std::string& id) {

@@ -4,9 +4,12 @@
  * sizes, at whatever number of ranks it is started with (more ranks than
  * cores included). Each batch starts after an MPI_Barrier, and counts as
  * long as its slowest rank took (an MPI_Allreduce of the ranks' times); the
- * figure is the time per operation in us (lower is better). Sizes are
+ * figure is the time per operation in us (lower is better). The root of
+ * Bcast and Reduce moves to the next rank at every call (as in the Intel MPI
+ * Benchmarks), so that a root cannot run ahead of the others call after call
+ * and a batch measures operations, not a pipeline from one root. Sizes are
  * bytes per rank: the message of Bcast, the vector of Reduce and Allreduce
- * (MPI_INT, MPI_SUM, root 0), what each rank sends to each other in
+ * (MPI_INT, MPI_SUM), what each rank sends to each other in
  * Alltoall and contributes in Allgather. A size whose buffer would exceed
  * 16 MiB at this number of ranks is skipped (with a comment line).
  * See kernel_util.h. Plain MPI.
@@ -63,13 +66,18 @@ static void check_sum(struct coll *c, const int *result, long count) {
   }
 }
 
+/* The root of call `seq` of Bcast and Reduce. */
+static int root_of(const struct coll *c) {
+  return (int)(c->seq % c->k->size);
+}
+
 /* Fill the inputs of call `seq` (under --check). */
 static void prepare(struct coll *c, long bytes) {
   const int rank = c->k->rank, size = c->k->size;
   int *ints = (int *)(void *)c->send;
   switch (c->op) {
     case OP_BCAST:
-      if (rank == 0) ku_fill(c->send, bytes, c->seq, 0);
+      if (rank == root_of(c)) ku_fill(c->send, bytes, c->seq, rank);
       break;
     case OP_REDUCE:
     case OP_ALLREDUCE:
@@ -90,10 +98,10 @@ static void verify(struct coll *c, long bytes) {
   const int rank = c->k->rank, size = c->k->size;
   switch (c->op) {
     case OP_BCAST:
-      ku_verify(c->k, "bcast", c->send, bytes, c->seq, 0);
+      ku_verify(c->k, "bcast", c->send, bytes, c->seq, root_of(c));
       break;
     case OP_REDUCE:
-      if (rank == 0) check_sum(c, (const int *)(void *)c->recv, bytes / 4);
+      if (rank == root_of(c)) check_sum(c, (const int *)(void *)c->recv, bytes / 4);
       break;
     case OP_ALLREDUCE:
       check_sum(c, (const int *)(void *)c->recv, bytes / 4);
@@ -115,10 +123,10 @@ static void run_op(struct coll *c, long bytes) {
       MPI_Barrier(MPI_COMM_WORLD);
       break;
     case OP_BCAST:
-      MPI_Bcast(c->send, (int)bytes, MPI_BYTE, 0, MPI_COMM_WORLD);
+      MPI_Bcast(c->send, (int)bytes, MPI_BYTE, root_of(c), MPI_COMM_WORLD);
       break;
     case OP_REDUCE:
-      MPI_Reduce(c->send, c->recv, (int)(bytes / 4), MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
+      MPI_Reduce(c->send, c->recv, (int)(bytes / 4), MPI_INT, MPI_SUM, root_of(c), MPI_COMM_WORLD);
       break;
     case OP_ALLREDUCE:
       MPI_Allreduce(c->send, c->recv, (int)(bytes / 4), MPI_INT, MPI_SUM, MPI_COMM_WORLD);

@@ -58,8 +58,8 @@ struct ku_kernel {
   int even_ranks;          /* non-zero: an even number of ranks */
   /* The kernel's own options: `extra` is called for each argument the
    * common parser does not know, with the argument and its value (NULL at
-   * the end of the command line); it returns how many it used (1 or 2), or
-   * 0 when the option is not the kernel's. */
+   * the end of the command line); it returns how many it used (1 or 2), 0
+   * when the option is not the kernel's, or -1 when its value is bad. */
   int (*extra)(void *ctx, const char *arg, const char *value);
   void *extra_ctx;
   const char *extra_usage; /* e.g. "[--window W]" */
