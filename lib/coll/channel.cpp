@@ -6,9 +6,8 @@
 
 namespace mpf::coll {
 
-void Channel::init(shm::Transport& transport, progress::Engine& engine) {
+void Channel::init(shm::Transport& transport) {
   transport_ = &transport;
-  engine_ = &engine;
   segment_ = &transport.segment();
   me_ = transport.rank();
   capacity_ = transport.header().coll_bytes;
@@ -19,10 +18,6 @@ bool Channel::drained() const {
   return segment_->coll_slot(me_).consumed.load(std::memory_order_acquire) >= expected_;
 }
 
-void Channel::drain(const progress::BlockedCall& call) {
-  if (!drained()) engine_->wait_until([this] { return drained(); }, call);
-}
-
 bool Channel::has_step(std::uint32_t publisher, Key key, std::uint32_t step) const {
   std::uint32_t seen = 0;
   std::uint32_t npieces = 0;
@@ -31,12 +26,12 @@ bool Channel::has_step(std::uint32_t publisher, Key key, std::uint32_t step) con
 }
 
 void Channel::publish(Key key, std::uint32_t step, std::span<const Piece> pieces,
-                      std::span<const std::uint32_t> consumers, const progress::BlockedCall& call) {
+                      std::span<const std::uint32_t> consumers) {
   if (pieces.size() > shm::kCollPieces) {
     throw std::logic_error("collective step with " + std::to_string(pieces.size()) + " pieces (at most " +
                            std::to_string(shm::kCollPieces) + ")");
   }
-  drain(call);
+  if (!drained()) throw std::logic_error("collective step published before the previous one was taken");
   shm::CollSlot& slot = segment_->coll_slot(me_);
   std::byte* data = segment_->coll_data(me_);
   // Seqlock write: odd while the table and data change (readers that are

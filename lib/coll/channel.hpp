@@ -11,6 +11,8 @@
 // another's. Waits go through the progress engine: a waiting rank keeps
 // point-to-point traffic moving and sleeps on its futex when it has nothing
 // to do; a publisher wakes its consumers and a consumer wakes the publisher.
+// The collectives themselves are coroutines (coll/task.hpp) that wait for
+// try_take() and drained().
 //
 // Slot data is copied in (one copy) and out (one copy); a publication is
 // never more than the slot's data area (the coll_buffer tunable), so larger
@@ -21,7 +23,6 @@
 #include <cstdint>
 #include <span>
 
-#include "progress/engine.hpp"
 #include "shm/segment_layout.hpp"
 #include "shm/transport.hpp"
 
@@ -59,7 +60,7 @@ struct Received {
 
 class Channel {
  public:
-  void init(shm::Transport& transport, progress::Engine& engine);
+  void init(shm::Transport& transport);
 
   // Data bytes and pieces one step can carry. Pieces' data are laid out at
   // 64-byte boundaries; bytes_fitting() says how much fits after `used`.
@@ -68,28 +69,23 @@ class Channel {
 
   // Publishes `pieces` as `step` of collective `key` for the world ranks in
   // `consumers` (each must take the step exactly once if a piece is for it
-  // or for every consumer). Waits first until the previous step has been
-  // taken by all its consumers. Fails (std::logic_error) when the pieces do
-  // not fit: callers split their data with capacity().
-  void publish(Key key, std::uint32_t step, std::span<const Piece> pieces, std::span<const std::uint32_t> consumers,
-               const progress::BlockedCall& call);
+  // or for every consumer), and wakes them. The previous step must have
+  // been taken by all its consumers (drained()): collectives wait for that
+  // first (coll/task.hpp). Fails (std::logic_error) when the pieces do not
+  // fit: callers split their data with capacity().
+  void publish(Key key, std::uint32_t step, std::span<const Piece> pieces, std::span<const std::uint32_t> consumers);
 
-  // Waits until `publisher` (a world rank) has published a step >= `step` of
-  // `key`, then calls take(seen_step, pieces for this rank) while the data
-  // is valid, and counts this rank done if there was any piece for it.
-  // Returns the step seen. A step with no piece for this rank is returned
-  // with an empty span (the caller then asks for a later step).
-  template <class Take>
-  std::uint32_t take(std::uint32_t publisher, Key key, std::uint32_t step, Take&& take,
-                     const progress::BlockedCall& call);
-
-  // take() without waiting: false when the step is not there yet.
+  // Takes step >= `step` of `key` from `publisher` (a world rank) if it is
+  // there: calls take(seen_step, pieces for this rank) while the data is
+  // valid, counts this rank done if there was any piece for it, and
+  // returns true with the step seen in *seen. A step with no piece for this
+  // rank comes with an empty span (the caller then asks for a later step).
+  // False when the publisher has not got that far.
   template <class Take>
   bool try_take(std::uint32_t publisher, Key key, std::uint32_t step, Take&& take, std::uint32_t* seen);
 
-  // Waits until every consumer has taken this rank's last step.
-  void drain(const progress::BlockedCall& call);
-  // True when they have (publish() will not wait).
+  // True when every consumer has taken this rank's last step, so the slot
+  // may be written again.
   bool drained() const;
   // True when `publisher` shows a step >= `step` of `key` (for wait predicates).
   bool has_step(std::uint32_t publisher, Key key, std::uint32_t step) const;
@@ -101,23 +97,11 @@ class Channel {
                  shm::CollPiece* table) const;
 
   shm::Transport* transport_ = nullptr;
-  progress::Engine* engine_ = nullptr;
   const shm::Segment* segment_ = nullptr;
   std::uint32_t me_ = 0;
   std::uint32_t capacity_ = 0;
   std::uint64_t expected_ = 0;  // consumers of all this rank's steps so far
 };
-
-template <class Take>
-std::uint32_t Channel::take(std::uint32_t publisher, Key key, std::uint32_t step, Take&& take,
-                            const progress::BlockedCall& call) {
-  std::uint32_t seen = 0;
-  // The engine may ask a wait predicate more than once after it held: take
-  // only once.
-  bool taken = try_take(publisher, key, step, take, &seen);
-  if (!taken) engine_->wait_until([&] { return taken || (taken = try_take(publisher, key, step, take, &seen)); }, call);
-  return seen;
-}
 
 template <class Take>
 bool Channel::try_take(std::uint32_t publisher, Key key, std::uint32_t step, Take&& take, std::uint32_t* seen) {

@@ -11,10 +11,13 @@
 #include <vector>
 
 #include "mpi/coll/algorithms.hpp"
+#include "mpi/coll/context.hpp"
 #include "mpi/coll/ops.hpp"
+#include "mpi/coll/pending.hpp"
 #include "mpi/comm.hpp"
 #include "mpi/datatype.hpp"
 #include "mpi/errors.hpp"
+#include "mpi/requests.hpp"
 
 namespace mpf::mpi {
 namespace {
@@ -60,6 +63,8 @@ int check_buffer(const char* call, MPI_Comm comm, const std::string& what, const
 // unpacks a packed copy back (a receive buffer).
 class Staged {
  public:
+  Staged(Staged&&) = default;
+  Staged(const Staged&) = delete;
   Staged(const void* buf, std::uint64_t count, MPI_Datatype type, bool load)
       : user_(const_cast<void*>(buf)), type_(find_type(type)) {
     if (type_->contiguous) {
@@ -180,9 +185,163 @@ int in_place_error(const char* call, MPI_Comm comm, const char* detail) {
   return comm_error(call, comm, MPI_ERR_BUFFER, std::string("MPI_IN_PLACE ") + detail);
 }
 
-// The reductions every rank gets a result of (Allreduce, Scan, Exscan).
+using mpf::coll::Key;
+using mpf::coll::Task;
+using coll::finished;
+
+// Runs `op` to its end (request == nullptr: the blocking call) or starts it
+// as the nonblocking request *request.
+int launch(const char* call, MPI_Comm comm, int root, Task op, MPI_Request* request) {
+  if (request == nullptr) {
+    coll::run(std::move(op), comm_of(comm), call, root);
+    return MPI_SUCCESS;
+  }
+  auto pending = std::make_shared<coll::PendingCollective>();
+  pending->task = std::move(op);
+  pending->comm = share_comm(comm);
+  const MPI_Request handle = requests().add();
+  MpiRequest& r = *requests().get(handle);
+  r.call = call;
+  r.comm = comm;
+  r.active = true;
+  r.coll = pending;
+  coll::start_pending(pending);
+  *request = handle;
+  return MPI_SUCCESS;
+}
+
+// The nonblocking forms' request argument.
+int null_request(const char* call, MPI_Comm comm) {
+  require_initialized(call);
+  return comm_error(call, comm_is_valid(comm) ? comm : MPI_COMM_WORLD, MPI_ERR_REQUEST, "request argument is NULL");
+}
+
+// The operations: an algorithm's task with the staging around it. Each
+// owns its staging buffers, so a nonblocking call can return at once.
+Task bcast_op(const Communicator& c, Key key, Staged data, std::uint64_t bytes, int root) {
+  Task t = coll::bcast_task(c, key, data.data(), bytes, root);
+  co_await finished(t);
+  if (c.rank != root) data.finish();
+}
+
+Task reduce_op(const Communicator& c, Key key, Staged in, Staged out, bool in_place, int elements, MPI_Datatype element,
+               MPI_Op op, int root) {
+  Task t = coll::reduce_task(c, key, in_place ? out.data() : in.data(), out.data(), elements, element, op, root);
+  co_await finished(t);
+  if (root < 0 || c.rank == root) out.finish();
+}
+
+Task scan_op(const Communicator& c, Key key, Staged in, Staged out, bool in_place, int elements, MPI_Datatype element,
+             MPI_Op op, bool exclusive) {
+  Task t = coll::scan_task(c, key, in_place ? out.data() : in.data(), out.data(), elements, element, op, exclusive);
+  co_await finished(t);
+  out.finish();
+}
+
+Task reduce_scatter_op(const Communicator& c, Key reduce_key, Key scatter_key, Staged in, Staged out, int elements,
+                       MPI_Datatype element, MPI_Op op, std::uint64_t total, std::vector<std::uint64_t> bytes,
+                       std::vector<std::uint64_t> offsets) {
+  std::vector<std::byte> full(c.rank == 0 ? total : 0);
+  Task r = coll::reduce_task(c, reduce_key, in.data(), full.data(), elements, element, op, 0);
+  co_await finished(r);
+  const std::uint64_t mine = bytes[static_cast<std::size_t>(c.rank)];
+  Task s = coll::scatterv_task(c, scatter_key, full.data(), std::move(bytes), std::move(offsets), out.data(), mine, 0);
+  co_await finished(s);
+  out.finish();
+}
+
+Task gatherv_op(const Communicator& c, Key key, Staged send, bool in_place, std::uint64_t send_bytes, void* recvbuf,
+                Blocks recv, std::vector<std::int64_t> displs, MPI_Datatype recvtype, int root) {
+  Task t = coll::gatherv_task(c, key, in_place ? nullptr : send.data(), send_bytes, recv.base(recvbuf), recv.bytes,
+                              recv.offsets, root);
+  co_await finished(t);
+  if (c.rank == root) unpack_blocks(recv, recvbuf, displs, std::vector<MPI_Datatype>(displs.size(), recvtype));
+}
+
+Task scatterv_op(const Communicator& c, Key key, const void* sendbuf, Blocks send, Staged recv, bool in_place,
+                 std::uint64_t recv_bytes, int root) {
+  Task t = coll::scatterv_task(c, key, send.base(sendbuf), send.bytes, send.offsets, in_place ? nullptr : recv.data(),
+                               recv_bytes, root);
+  co_await finished(t);
+  if (!in_place) recv.finish();
+}
+
+// Allgatherv: the blocks gathered at rank 0, packed in rank order, then
+// broadcast and placed.
+Task allgatherv_op(const Communicator& c, Key gather_key, Key bcast_key, std::vector<std::byte> mine_copy,
+                   const std::byte* mine, std::uint64_t send_bytes, void* recvbuf, std::vector<std::uint64_t> bytes,
+                   std::vector<std::int64_t> displs, MPI_Datatype recvtype) {
+  if (mine_copy.size() > 0) mine = mine_copy.data();
+  std::vector<std::uint64_t> packed_displs(bytes.size());
+  std::exclusive_scan(bytes.begin(), bytes.end(), packed_displs.begin(), std::uint64_t{0});
+  const std::uint64_t total = packed_displs.empty() ? 0 : packed_displs.back() + bytes.back();
+  std::vector<std::byte> packed(total);
+  Task g = coll::gatherv_task(c, gather_key, mine, send_bytes, packed.data(), bytes, packed_displs, 0);
+  co_await finished(g);
+  Task b = coll::bcast_task(c, bcast_key, packed.data(), total, 0);
+  co_await finished(b);
+  const TypeInfo& type = *find_type(recvtype);
+  for (std::size_t i = 0; i < bytes.size(); ++i) {
+    unpack(type, packed.data() + packed_displs[i], bytes[i], static_cast<std::byte*>(recvbuf) + displs[i]);
+  }
+}
+
+Task alltoallw_op(const Communicator& c, Key key, const void* sendbuf, Blocks send, void* recvbuf, Blocks recv,
+                  std::vector<std::int64_t> rdispls, std::vector<MPI_Datatype> recvtypes) {
+  Task t = coll::alltoallv_task(c, key, send.base(sendbuf), send.bytes, send.offsets, recv.base(recvbuf), recv.bytes,
+                                recv.offsets);
+  co_await finished(t);
+  unpack_blocks(recv, recvbuf, rdispls, recvtypes);
+}
+
+// ---- argument checks, then launch -----------------------------------------
+
+int barrier_impl(const char* call, MPI_Comm comm, MPI_Request* request) {
+  if (int rc = check_comm(call, comm)) return rc;
+  Communicator& c = comm_of(comm);
+  return launch(call, comm, -1, coll::barrier_task(c, c.next_collective(coll::kBarrier, -1)), request);
+}
+
+int bcast_impl(const char* call, void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
+               MPI_Request* request) {
+  std::uint64_t bytes = 0;
+  if (int rc = check_comm(call, comm)) return rc;
+  if (int rc = check_root(call, comm, root)) return rc;
+  if (int rc = check_buffer(call, comm, "", buffer, count, datatype, &bytes)) return rc;
+  Communicator& c = comm_of(comm);
+  Staged data(buffer, static_cast<std::uint64_t>(count), datatype, c.rank == root);
+  const Key key = c.next_collective(coll::kBcast, root);
+  return launch(call, comm, root, bcast_op(c, key, std::move(data), bytes, root), request);
+}
+
+int reduce_impl(const char* call, const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                int root, MPI_Comm comm, MPI_Request* request) {
+  std::uint64_t bytes = 0;
+  if (int rc = check_comm(call, comm)) return rc;
+  if (int rc = check_root(call, comm, root)) return rc;
+  MPI_Datatype element = datatype;
+  int elements = count;
+  if (int rc = check_op(call, comm, op, datatype, count, &element, &elements)) return rc;
+  Communicator& c = comm_of(comm);
+  const bool is_root = c.rank == root;
+  const bool in_place = sendbuf == MPI_IN_PLACE;
+  if (in_place && !is_root) return in_place_error(call, comm, "is for the root only");
+  if (int rc = check_buffer(call, comm, "send", in_place ? recvbuf : sendbuf, count, datatype, &bytes)) return rc;
+  if (is_root) {
+    if (int rc = check_buffer(call, comm, "receive", recvbuf, count, datatype, &bytes)) return rc;
+  }
+  Staged in(in_place ? nullptr : sendbuf, static_cast<std::uint64_t>(in_place ? 0 : count), in_place ? MPI_BYTE : datatype,
+            true);
+  Staged out(is_root ? recvbuf : nullptr, static_cast<std::uint64_t>(is_root ? count : 0), is_root ? datatype : MPI_BYTE,
+             in_place);
+  const Key key = c.next_collective(coll::kReduce, root);
+  return launch(call, comm, root, reduce_op(c, key, std::move(in), std::move(out), in_place, elements, element, op, root),
+                request);
+}
+
+// The reductions every rank gets a result of: kind 0 Allreduce, 1 Scan, 2 Exscan.
 int all_reduction(const char* call, const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
-                  MPI_Comm comm, int kind) {
+                  MPI_Comm comm, int kind, MPI_Request* request) {
   std::uint64_t bytes = 0;
   if (int rc = check_comm(call, comm)) return rc;
   MPI_Datatype element = datatype;
@@ -198,17 +357,18 @@ int all_reduction(const char* call, const void* sendbuf, void* recvbuf, int coun
             true);
   Communicator& c = comm_of(comm);
   if (kind == 0) {
-    coll::reduce(c, in_place ? out.data() : in.data(), out.data(), elements, element, op, -1, call);
-  } else {
-    coll::scan(c, in_place ? out.data() : in.data(), out.data(), elements, element, op, kind == 2, call);
+    const Key key = c.next_collective(coll::kAllreduce, -1);
+    return launch(call, comm, -1, reduce_op(c, key, std::move(in), std::move(out), in_place, elements, element, op, -1),
+                  request);
   }
-  out.finish();
-  return MPI_SUCCESS;
+  const Key key = c.next_collective(kind == 2 ? coll::kExscan : coll::kScan, -1);
+  return launch(call, comm, -1,
+                scan_op(c, key, std::move(in), std::move(out), in_place, elements, element, op, kind == 2), request);
 }
 
-// A reduction of `count` elements to rank 0, then their blocks scattered.
+// A reduction of every rank's blocks to rank 0, then the blocks scattered.
 int reduce_scatter(const char* call, const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype datatype,
-                   MPI_Op op, MPI_Comm comm) {
+                   MPI_Op op, MPI_Comm comm, MPI_Request* request) {
   Communicator& c = comm_of(comm);
   const int n = c.size();
   std::int64_t total_count = 0;
@@ -228,8 +388,6 @@ int reduce_scatter(const char* call, const void* sendbuf, void* recvbuf, const i
   if (int rc = check_buffer(call, comm, "receive", recvbuf, recvcounts[c.rank], datatype, &mine)) return rc;
   const std::size_t size = find_type(datatype)->size;
   Staged in(in_place ? recvbuf : sendbuf, static_cast<std::uint64_t>(total_count), datatype, true);
-  std::vector<std::byte> full(c.rank == 0 ? total : 0);
-  coll::reduce(c, in.data(), full.data(), elements, element, op, 0, call);
   std::vector<std::uint64_t> bytes(static_cast<std::size_t>(n)), offsets(static_cast<std::size_t>(n));
   std::uint64_t at = 0;
   for (int i = 0; i < n; ++i) {
@@ -238,15 +396,17 @@ int reduce_scatter(const char* call, const void* sendbuf, void* recvbuf, const i
     at += bytes[static_cast<std::size_t>(i)];
   }
   Staged out(recvbuf, static_cast<std::uint64_t>(recvcounts[c.rank]), datatype, false);
-  coll::scatterv(c, full.data(), bytes, offsets, out.data(), mine, 0, call);
-  out.finish();
-  return MPI_SUCCESS;
+  const Key reduce_key = c.next_collective(coll::kReduce, 0);
+  const Key scatter_key = c.next_collective(coll::kScatterv, 0);
+  return launch(call, comm, -1,
+                reduce_scatter_op(c, reduce_key, scatter_key, std::move(in), std::move(out), elements, element, op,
+                                  total, std::move(bytes), std::move(offsets)),
+                request);
 }
 
 int gatherv_impl(const char* call, const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                  const int recvcounts[], const std::vector<std::int64_t>& displs, MPI_Datatype recvtype, int root,
-                 MPI_Comm comm) {
-  if (int rc = check_comm(call, comm)) return rc;
+                 MPI_Comm comm, MPI_Request* request) {
   if (int rc = check_root(call, comm, root)) return rc;
   Communicator& c = comm_of(comm);
   const bool is_root = c.rank == root;
@@ -274,14 +434,15 @@ int gatherv_impl(const char* call, const void* sendbuf, int sendcount, MPI_Datat
     pack(*find_type(recvtype), static_cast<std::byte*>(recvbuf) + displs[r], static_cast<std::uint64_t>(recvcounts[root]),
          recv.staging.data() + recv.offsets[r]);
   }
-  coll::gatherv(c, in_place ? nullptr : send.data(), send_bytes, recv.base(recvbuf), recv.bytes, recv.offsets, root, call);
-  if (is_root) unpack_blocks(recv, recvbuf, displs, types);
-  return MPI_SUCCESS;
+  const Key key = c.next_collective(coll::kGatherv, root);
+  return launch(call, comm, root,
+                gatherv_op(c, key, std::move(send), in_place, send_bytes, recvbuf, std::move(recv), displs, recvtype, root),
+                request);
 }
 
 int scatterv_impl(const char* call, const void* sendbuf, const int sendcounts[], const std::vector<std::int64_t>& displs,
-                  MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
-  if (int rc = check_comm(call, comm)) return rc;
+                  MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                  MPI_Request* request) {
   if (int rc = check_root(call, comm, root)) return rc;
   Communicator& c = comm_of(comm);
   const bool is_root = c.rank == root;
@@ -305,17 +466,14 @@ int scatterv_impl(const char* call, const void* sendbuf, const int sendcounts[],
   }
   Staged recv(in_place ? nullptr : recvbuf, static_cast<std::uint64_t>(in_place ? 0 : recvcount),
               in_place ? MPI_BYTE : recvtype, false);
-  coll::scatterv(c, send.base(sendbuf), send.bytes, send.offsets, in_place ? nullptr : recv.data(), recv_bytes, root, call);
-  if (!in_place) recv.finish();
-  return MPI_SUCCESS;
+  const Key key = c.next_collective(coll::kScatterv, root);
+  return launch(call, comm, root, scatterv_op(c, key, sendbuf, std::move(send), std::move(recv), in_place, recv_bytes, root),
+                request);
 }
 
-// Allgatherv: the blocks gathered at rank 0, packed in rank order, then
-// broadcast and placed.
 int allgatherv_impl(const char* call, const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                     const int recvcounts[], const std::vector<std::int64_t>& displs, MPI_Datatype recvtype,
-                    MPI_Comm comm) {
-  if (int rc = check_comm(call, comm)) return rc;
+                    MPI_Comm comm, MPI_Request* request) {
   Communicator& c = comm_of(comm);
   const int n = c.size();
   if (recvcounts == nullptr) return comm_error(call, comm, MPI_ERR_ARG, "receive counts array is NULL");
@@ -327,8 +485,10 @@ int allgatherv_impl(const char* call, const void* sendbuf, int sendcount, MPI_Da
   const std::byte* send = nullptr;
   std::uint64_t send_bytes = recv.bytes[me];
   if (sendbuf == MPI_IN_PLACE) {
-    send = contiguous_source(*find_type(recvtype), static_cast<std::byte*>(recvbuf) + displs[me],
-                             static_cast<std::uint64_t>(recvcounts[c.rank]), mine);
+    // Copied now: the receive buffer is overwritten before the gather ends.
+    const TypeInfo& t = *find_type(recvtype);
+    mine.resize(send_bytes);
+    pack(t, static_cast<std::byte*>(recvbuf) + displs[me], static_cast<std::uint64_t>(recvcounts[c.rank]), mine.data());
   } else {
     if (int rc = check_buffer(call, comm, "send", sendbuf, sendcount, sendtype, &send_bytes)) return rc;
     if (send_bytes != recv.bytes[me]) {
@@ -338,21 +498,18 @@ int allgatherv_impl(const char* call, const void* sendbuf, int sendcount, MPI_Da
     }
     send = contiguous_source(*find_type(sendtype), sendbuf, static_cast<std::uint64_t>(sendcount), mine);
   }
-  std::vector<std::uint64_t> packed_displs(recv.bytes.size());
-  std::exclusive_scan(recv.bytes.begin(), recv.bytes.end(), packed_displs.begin(), std::uint64_t{0});
-  const std::uint64_t total = packed_displs.empty() ? 0 : packed_displs.back() + recv.bytes.back();
-  std::vector<std::byte> packed(total);
-  coll::gatherv(c, send, send_bytes, packed.data(), recv.bytes, packed_displs, 0, call);
-  coll::bcast(c, packed.data(), total, 0, call);
-  for (std::size_t i = 0; i < recv.bytes.size(); ++i) {
-    unpack(*find_type(recvtype), packed.data() + packed_displs[i], recv.bytes[i], static_cast<std::byte*>(recvbuf) + displs[i]);
-  }
-  return MPI_SUCCESS;
+  const Key gather_key = c.next_collective(coll::kGatherv, 0);
+  const Key bcast_key = c.next_collective(coll::kBcast, 0);
+  return launch(call, comm, -1,
+                allgatherv_op(c, gather_key, bcast_key, std::move(mine), send, send_bytes, recvbuf, recv.bytes, displs,
+                              recvtype),
+                request);
 }
 
 int alltoallw_impl(const char* call, const void* sendbuf, const int sendcounts[], const std::vector<std::int64_t>& sdispls,
                    const std::vector<MPI_Datatype>& sendtypes, void* recvbuf, const int recvcounts[],
-                   const std::vector<std::int64_t>& rdispls, const std::vector<MPI_Datatype>& recvtypes, MPI_Comm comm) {
+                   const std::vector<std::int64_t>& rdispls, const std::vector<MPI_Datatype>& recvtypes, MPI_Comm comm,
+                   MPI_Request* request) {
   Communicator& c = comm_of(comm);
   const int n = c.size();
   const bool in_place = sendbuf == MPI_IN_PLACE;
@@ -373,172 +530,123 @@ int alltoallw_impl(const char* call, const void* sendbuf, const int sendcounts[]
     if (int rc = check_blocks(call, comm, "send", sendbuf, n, sendcounts, sdispls, sendtypes, send)) return rc;
     pack_blocks(send, sendbuf, sendcounts, sdispls, sendtypes);
   }
-  coll::alltoallv(c, send.base(sendbuf), send.bytes, send.offsets, recv.base(recvbuf), recv.bytes, recv.offsets, call);
-  unpack_blocks(recv, recvbuf, rdispls, recvtypes);
-  return MPI_SUCCESS;
+  const Key key = c.next_collective(coll::kAlltoallv, -1);
+  return launch(call, comm, -1, alltoallw_op(c, key, sendbuf, std::move(send), recvbuf, std::move(recv), rdispls, recvtypes),
+                request);
 }
 
 int null_arrays(const char* call, MPI_Comm comm) {
   return comm_error(call, comm, MPI_ERR_ARG, "a count, displacement or datatype array is NULL");
 }
 
-}  // namespace
-}  // namespace mpf::mpi
+// ---- the MPI entry points' shared bodies (blocking: request == nullptr) -------
 
-using namespace mpf::mpi;
-
-extern "C" {
-
-int MPI_Barrier(MPI_Comm comm) {
-  if (int rc = check_comm("MPI_Barrier", comm)) return rc;
-  coll::barrier(comm_of(comm), "MPI_Barrier");
-  return MPI_SUCCESS;
+int gather_entry(const char* call, const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                 int recvcount, const int* recvcounts, const int* displs, MPI_Datatype recvtype, int root,
+                 MPI_Comm comm, MPI_Request* request) {
+  if (int rc = check_comm(call, comm)) return rc;
+  const int n = comm_size(comm);
+  std::vector<int> counts, places;
+  std::vector<std::int64_t> bytes_displs;
+  if (comm_rank(comm) == root && root >= 0 && root < n) {
+    if (int rc = check_type(call, comm, "receive", recvtype)) return rc;
+    if (recvcounts == nullptr) {  // MPI_Gather: equal blocks in rank order
+      counts.assign(static_cast<std::size_t>(n), recvcount);
+      places.resize(static_cast<std::size_t>(n));
+      for (int i = 0; i < n; ++i) places[static_cast<std::size_t>(i)] = i * recvcount;
+      recvcounts = counts.data();
+      displs = places.data();
+    } else if (displs == nullptr) {
+      return null_arrays(call, comm);
+    }
+    bytes_displs = scaled(displs, n, recvtype);
+  }
+  return gatherv_impl(call, sendbuf, sendcount, sendtype, recvbuf, recvcounts, bytes_displs, recvtype, root, comm,
+                      request);
 }
 
-int MPI_Bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm) {
-  const char* call = "MPI_Bcast";
-  std::uint64_t bytes = 0;
+int scatter_entry(const char* call, const void* sendbuf, int sendcount, const int* sendcounts, const int* displs,
+                  MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                  MPI_Request* request) {
   if (int rc = check_comm(call, comm)) return rc;
-  if (int rc = check_root(call, comm, root)) return rc;
-  if (int rc = check_buffer(call, comm, "", buffer, count, datatype, &bytes)) return rc;
-  const bool is_root = comm_rank(comm) == root;
-  Staged data(buffer, static_cast<std::uint64_t>(count), datatype, is_root);
-  coll::bcast(comm_of(comm), data.data(), bytes, root, call);
-  if (!is_root) data.finish();
-  return MPI_SUCCESS;
+  const int n = comm_size(comm);
+  std::vector<int> counts, places;
+  std::vector<std::int64_t> bytes_displs;
+  if (comm_rank(comm) == root && root >= 0 && root < n) {
+    if (int rc = check_type(call, comm, "send", sendtype)) return rc;
+    if (sendcounts == nullptr) {  // MPI_Scatter
+      counts.assign(static_cast<std::size_t>(n), sendcount);
+      places.resize(static_cast<std::size_t>(n));
+      for (int i = 0; i < n; ++i) places[static_cast<std::size_t>(i)] = i * sendcount;
+      sendcounts = counts.data();
+      displs = places.data();
+    } else if (displs == nullptr) {
+      return null_arrays(call, comm);
+    }
+    bytes_displs = scaled(displs, n, sendtype);
+  }
+  return scatterv_impl(call, sendbuf, sendcounts, bytes_displs, sendtype, recvbuf, recvcount, recvtype, root, comm,
+                       request);
 }
 
-int MPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
-               MPI_Comm comm) {
-  const char* call = "MPI_Reduce";
-  std::uint64_t bytes = 0;
+int allgather_entry(const char* call, const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                    int recvcount, const int* recvcounts, const int* displs, MPI_Datatype recvtype, MPI_Comm comm,
+                    MPI_Request* request) {
   if (int rc = check_comm(call, comm)) return rc;
-  if (int rc = check_root(call, comm, root)) return rc;
-  MPI_Datatype element = datatype;
-  int elements = count;
-  if (int rc = check_op(call, comm, op, datatype, count, &element, &elements)) return rc;
-  const bool is_root = comm_rank(comm) == root;
+  if (int rc = check_type(call, comm, "receive", recvtype)) return rc;
+  const int n = comm_size(comm);
+  std::vector<int> counts, places;
+  if (recvcounts == nullptr) {  // MPI_Allgather
+    counts.assign(static_cast<std::size_t>(n), recvcount);
+    places.resize(static_cast<std::size_t>(n));
+    for (int i = 0; i < n; ++i) places[static_cast<std::size_t>(i)] = i * recvcount;
+    recvcounts = counts.data();
+    displs = places.data();
+  } else if (displs == nullptr) {
+    return null_arrays(call, comm);
+  }
+  return allgatherv_impl(call, sendbuf, sendcount, sendtype, recvbuf, recvcounts, scaled(displs, n, recvtype), recvtype,
+                         comm, request);
+}
+
+// Alltoall and Alltoallv in the form of Alltoallw (byte displacements, a
+// type per peer). `sendcounts` null: MPI_Alltoall's equal blocks.
+int alltoall_entry(const char* call, const void* sendbuf, int sendcount, const int* sendcounts, const int* sdispls,
+                   MPI_Datatype sendtype, void* recvbuf, int recvcount, const int* recvcounts, const int* rdispls,
+                   MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
+  if (int rc = check_comm(call, comm)) return rc;
+  const int n = comm_size(comm);
   const bool in_place = sendbuf == MPI_IN_PLACE;
-  if (in_place && !is_root) return in_place_error(call, comm, "is for the root only");
-  if (int rc = check_buffer(call, comm, "send", in_place ? recvbuf : sendbuf, count, datatype, &bytes)) return rc;
-  if (is_root) {
-    if (int rc = check_buffer(call, comm, "receive", recvbuf, count, datatype, &bytes)) return rc;
+  const bool equal = recvcounts == nullptr;
+  std::vector<int> sc, sd, rc_, rd;
+  if (equal) {
+    sc.assign(static_cast<std::size_t>(n), sendcount);
+    rc_.assign(static_cast<std::size_t>(n), recvcount);
+    sd.resize(static_cast<std::size_t>(n));
+    rd.resize(static_cast<std::size_t>(n));
+    for (int i = 0; i < n; ++i) {
+      sd[static_cast<std::size_t>(i)] = i * sendcount;
+      rd[static_cast<std::size_t>(i)] = i * recvcount;
+    }
+    sendcounts = sc.data();
+    sdispls = sd.data();
+    recvcounts = rc_.data();
+    rdispls = rd.data();
+  } else if (rdispls == nullptr || (!in_place && (sendcounts == nullptr || sdispls == nullptr))) {
+    return null_arrays(call, comm);
   }
-  Staged in(in_place ? recvbuf : sendbuf, static_cast<std::uint64_t>(count), datatype, true);
-  Staged out(is_root ? recvbuf : nullptr, static_cast<std::uint64_t>(is_root ? count : 0), is_root ? datatype : MPI_BYTE, false);
-  coll::reduce(comm_of(comm), in.data(), out.data(), elements, element, op, root, call);
-  if (is_root) out.finish();
-  return MPI_SUCCESS;
-}
-
-int MPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
-  return all_reduction("MPI_Allreduce", sendbuf, recvbuf, count, datatype, op, comm, 0);
-}
-
-int MPI_Scan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
-  return all_reduction("MPI_Scan", sendbuf, recvbuf, count, datatype, op, comm, 1);
-}
-
-int MPI_Exscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
-  return all_reduction("MPI_Exscan", sendbuf, recvbuf, count, datatype, op, comm, 2);
-}
-
-int MPI_Reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op,
-                             MPI_Comm comm) {
-  if (int rc = check_comm("MPI_Reduce_scatter_block", comm)) return rc;
-  const std::vector<int> counts(static_cast<std::size_t>(comm_size(comm)), recvcount);
-  return reduce_scatter("MPI_Reduce_scatter_block", sendbuf, recvbuf, counts.data(), datatype, op, comm);
-}
-
-int MPI_Reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op,
-                       MPI_Comm comm) {
-  if (int rc = check_comm("MPI_Reduce_scatter", comm)) return rc;
-  if (recvcounts == nullptr) return comm_error("MPI_Reduce_scatter", comm, MPI_ERR_ARG, "receive counts array is NULL");
-  return reduce_scatter("MPI_Reduce_scatter", sendbuf, recvbuf, recvcounts, datatype, op, comm);
-}
-
-int MPI_Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
-                const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm) {
-  const char* call = "MPI_Gatherv";
-  if (int rc = check_comm(call, comm)) return rc;
-  std::vector<std::int64_t> bytes_displs;
-  if (comm_rank(comm) == root) {
-    if (displs == nullptr) return null_arrays(call, comm);
-    if (int rc = check_type(call, comm, "receive", recvtype)) return rc;
-    bytes_displs = scaled(displs, comm_size(comm), recvtype);
-  }
-  return gatherv_impl(call, sendbuf, sendcount, sendtype, recvbuf, recvcounts, bytes_displs, recvtype, root, comm);
-}
-
-int MPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
-               MPI_Datatype recvtype, int root, MPI_Comm comm) {
-  const char* call = "MPI_Gather";
-  if (int rc = check_comm(call, comm)) return rc;
-  const int n = comm_size(comm);
-  std::vector<int> counts(static_cast<std::size_t>(n), recvcount), displs(static_cast<std::size_t>(n));
-  std::vector<std::int64_t> bytes_displs;
-  if (comm_rank(comm) == root) {
-    if (int rc = check_type(call, comm, "receive", recvtype)) return rc;
-    for (int i = 0; i < n; ++i) displs[static_cast<std::size_t>(i)] = i * recvcount;
-    bytes_displs = scaled(displs.data(), n, recvtype);
-  }
-  return gatherv_impl(call, sendbuf, sendcount, sendtype, recvbuf, counts.data(), bytes_displs, recvtype, root, comm);
-}
-
-int MPI_Scatterv(const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
-                 void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
-  const char* call = "MPI_Scatterv";
-  if (int rc = check_comm(call, comm)) return rc;
-  std::vector<std::int64_t> bytes_displs;
-  if (comm_rank(comm) == root) {
-    if (displs == nullptr) return null_arrays(call, comm);
-    if (int rc = check_type(call, comm, "send", sendtype)) return rc;
-    bytes_displs = scaled(displs, comm_size(comm), sendtype);
-  }
-  return scatterv_impl(call, sendbuf, sendcounts, bytes_displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
-}
-
-int MPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
-                MPI_Datatype recvtype, int root, MPI_Comm comm) {
-  const char* call = "MPI_Scatter";
-  if (int rc = check_comm(call, comm)) return rc;
-  const int n = comm_size(comm);
-  std::vector<int> counts(static_cast<std::size_t>(n), sendcount), displs(static_cast<std::size_t>(n));
-  std::vector<std::int64_t> bytes_displs;
-  if (comm_rank(comm) == root) {
-    if (int rc = check_type(call, comm, "send", sendtype)) return rc;
-    for (int i = 0; i < n; ++i) displs[static_cast<std::size_t>(i)] = i * sendcount;
-    bytes_displs = scaled(displs.data(), n, sendtype);
-  }
-  return scatterv_impl(call, sendbuf, counts.data(), bytes_displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
-}
-
-int MPI_Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
-                   const int displs[], MPI_Datatype recvtype, MPI_Comm comm) {
-  const char* call = "MPI_Allgatherv";
-  if (int rc = check_comm(call, comm)) return rc;
-  if (displs == nullptr) return null_arrays(call, comm);
   if (int rc = check_type(call, comm, "receive", recvtype)) return rc;
-  return allgatherv_impl(call, sendbuf, sendcount, sendtype, recvbuf, recvcounts,
-                         scaled(displs, comm_size(comm), recvtype), recvtype, comm);
+  if (!in_place) {
+    if (int rc = check_type(call, comm, "send", sendtype)) return rc;
+  }
+  const std::vector<MPI_Datatype> st(static_cast<std::size_t>(n), sendtype), rt(static_cast<std::size_t>(n), recvtype);
+  return alltoallw_impl(call, sendbuf, sendcounts, in_place ? std::vector<std::int64_t>() : scaled(sdispls, n, sendtype),
+                        st, recvbuf, recvcounts, scaled(rdispls, n, recvtype), rt, comm, request);
 }
 
-int MPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
-                  MPI_Datatype recvtype, MPI_Comm comm) {
-  const char* call = "MPI_Allgather";
-  if (int rc = check_comm(call, comm)) return rc;
-  if (int rc = check_type(call, comm, "receive", recvtype)) return rc;
-  const int n = comm_size(comm);
-  std::vector<int> counts(static_cast<std::size_t>(n), recvcount), displs(static_cast<std::size_t>(n));
-  for (int i = 0; i < n; ++i) displs[static_cast<std::size_t>(i)] = i * recvcount;
-  return allgatherv_impl(call, sendbuf, sendcount, sendtype, recvbuf, counts.data(), scaled(displs.data(), n, recvtype),
-                         recvtype, comm);
-}
-
-int MPI_Alltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[],
-                  void* recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[],
-                  MPI_Comm comm) {
-  const char* call = "MPI_Alltoallw";
+int alltoallw_entry(const char* call, const void* sendbuf, const int sendcounts[], const int sdispls[],
+                    const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[], const int rdispls[],
+                    const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request* request) {
   if (int rc = check_comm(call, comm)) return rc;
   const auto n = static_cast<std::size_t>(comm_size(comm));
   const bool in_place = sendbuf == MPI_IN_PLACE;
@@ -552,46 +660,215 @@ int MPI_Alltoallw(const void* sendbuf, const int sendcounts[], const int sdispls
     sd.assign(sdispls, sdispls + n);
     st.assign(sendtypes, sendtypes + n);
   }
-  return alltoallw_impl(call, sendbuf, sendcounts, sd, st, recvbuf, recvcounts, rd, rt, comm);
+  return alltoallw_impl(call, sendbuf, sendcounts, sd, st, recvbuf, recvcounts, rd, rt, comm, request);
 }
 
-int MPI_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
-                  void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm) {
-  const char* call = "MPI_Alltoallv";
+// `recvcounts` null: MPI_Reduce_scatter_block's equal blocks of `recvcount`.
+int reduce_scatter_entry(const char* call, const void* sendbuf, void* recvbuf, int recvcount, const int* recvcounts,
+                         MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request) {
   if (int rc = check_comm(call, comm)) return rc;
-  const int n = comm_size(comm);
-  const bool in_place = sendbuf == MPI_IN_PLACE;
-  if (recvcounts == nullptr || rdispls == nullptr || (!in_place && (sendcounts == nullptr || sdispls == nullptr))) {
-    return null_arrays(call, comm);
+  std::vector<int> counts;
+  if (recvcounts == nullptr) {
+    counts.assign(static_cast<std::size_t>(comm_size(comm)), recvcount);
+    recvcounts = counts.data();
   }
-  if (int rc = check_type(call, comm, "receive", recvtype)) return rc;
-  if (!in_place) {
-    if (int rc = check_type(call, comm, "send", sendtype)) return rc;
-  }
-  const std::vector<MPI_Datatype> st(static_cast<std::size_t>(n), sendtype), rt(static_cast<std::size_t>(n), recvtype);
-  return alltoallw_impl(call, sendbuf, sendcounts, in_place ? std::vector<std::int64_t>() : scaled(sdispls, n, sendtype),
-                        st, recvbuf, recvcounts, scaled(rdispls, n, recvtype), rt, comm);
+  return reduce_scatter(call, sendbuf, recvbuf, recvcounts, datatype, op, comm, request);
 }
 
+}  // namespace
+}  // namespace mpf::mpi
+
+using namespace mpf::mpi;
+
+extern "C" {
+
+// Blocking forms.
+int MPI_Barrier(MPI_Comm comm) { return barrier_impl("MPI_Barrier", comm, nullptr); }
+int MPI_Bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm) {
+  return bcast_impl("MPI_Bcast", buffer, count, datatype, root, comm, nullptr);
+}
+int MPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
+               MPI_Comm comm) {
+  return reduce_impl("MPI_Reduce", sendbuf, recvbuf, count, datatype, op, root, comm, nullptr);
+}
+int MPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
+  return all_reduction("MPI_Allreduce", sendbuf, recvbuf, count, datatype, op, comm, 0, nullptr);
+}
+int MPI_Scan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
+  return all_reduction("MPI_Scan", sendbuf, recvbuf, count, datatype, op, comm, 1, nullptr);
+}
+int MPI_Exscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
+  return all_reduction("MPI_Exscan", sendbuf, recvbuf, count, datatype, op, comm, 2, nullptr);
+}
+int MPI_Reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op,
+                             MPI_Comm comm) {
+  return reduce_scatter_entry("MPI_Reduce_scatter_block", sendbuf, recvbuf, recvcount, nullptr, datatype, op, comm,
+                              nullptr);
+}
+int MPI_Reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op,
+                       MPI_Comm comm) {
+  if (recvcounts == nullptr) return comm_error("MPI_Reduce_scatter", comm, MPI_ERR_ARG, "receive counts array is NULL");
+  return reduce_scatter_entry("MPI_Reduce_scatter", sendbuf, recvbuf, 0, recvcounts, datatype, op, comm, nullptr);
+}
+int MPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+               MPI_Datatype recvtype, int root, MPI_Comm comm) {
+  return gather_entry("MPI_Gather", sendbuf, sendcount, sendtype, recvbuf, recvcount, nullptr, nullptr, recvtype, root,
+                      comm, nullptr);
+}
+int MPI_Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
+                const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm) {
+  if (recvcounts == nullptr && comm_is_valid(comm) && comm_rank(comm) == root) {
+    return comm_error("MPI_Gatherv", comm, MPI_ERR_ARG, "receive counts array is NULL");
+  }
+  return gather_entry("MPI_Gatherv", sendbuf, sendcount, sendtype, recvbuf, 0, recvcounts, displs, recvtype, root,
+                      comm, nullptr);
+}
+int MPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                MPI_Datatype recvtype, int root, MPI_Comm comm) {
+  return scatter_entry("MPI_Scatter", sendbuf, sendcount, nullptr, nullptr, sendtype, recvbuf, recvcount, recvtype,
+                       root, comm, nullptr);
+}
+int MPI_Scatterv(const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
+                 void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
+  if (sendcounts == nullptr && comm_is_valid(comm) && comm_rank(comm) == root) {
+    return comm_error("MPI_Scatterv", comm, MPI_ERR_ARG, "send counts array is NULL");
+  }
+  return scatter_entry("MPI_Scatterv", sendbuf, 0, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root,
+                       comm, nullptr);
+}
+int MPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                  MPI_Datatype recvtype, MPI_Comm comm) {
+  return allgather_entry("MPI_Allgather", sendbuf, sendcount, sendtype, recvbuf, recvcount, nullptr, nullptr, recvtype,
+                         comm, nullptr);
+}
+int MPI_Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
+                   const int displs[], MPI_Datatype recvtype, MPI_Comm comm) {
+  if (recvcounts == nullptr) return comm_error("MPI_Allgatherv", comm, MPI_ERR_ARG, "receive counts array is NULL");
+  return allgather_entry("MPI_Allgatherv", sendbuf, sendcount, sendtype, recvbuf, 0, recvcounts, displs, recvtype,
+                         comm, nullptr);
+}
 int MPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                  MPI_Datatype recvtype, MPI_Comm comm) {
-  const char* call = "MPI_Alltoall";
-  if (int rc = check_comm(call, comm)) return rc;
-  const int n = comm_size(comm);
-  const bool in_place = sendbuf == MPI_IN_PLACE;
-  if (int rc = check_type(call, comm, "receive", recvtype)) return rc;
-  if (!in_place) {
-    if (int rc = check_type(call, comm, "send", sendtype)) return rc;
+  return alltoall_entry("MPI_Alltoall", sendbuf, sendcount, nullptr, nullptr, sendtype, recvbuf, recvcount, nullptr,
+                        nullptr, recvtype, comm, nullptr);
+}
+int MPI_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
+                  void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm) {
+  if (recvcounts == nullptr) return null_arrays("MPI_Alltoallv", comm);
+  return alltoall_entry("MPI_Alltoallv", sendbuf, 0, sendcounts, sdispls, sendtype, recvbuf, 0, recvcounts, rdispls,
+                        recvtype, comm, nullptr);
+}
+int MPI_Alltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[],
+                  void* recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[],
+                  MPI_Comm comm) {
+  return alltoallw_entry("MPI_Alltoallw", sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
+                         recvtypes, comm, nullptr);
+}
+
+// Nonblocking forms: the same operations, kept in the request.
+int MPI_Ibarrier(MPI_Comm comm, MPI_Request* request) {
+  if (request == nullptr) return null_request("MPI_Ibarrier", comm);
+  return barrier_impl("MPI_Ibarrier", comm, request);
+}
+int MPI_Ibcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request* request) {
+  if (request == nullptr) return null_request("MPI_Ibcast", comm);
+  return bcast_impl("MPI_Ibcast", buffer, count, datatype, root, comm, request);
+}
+int MPI_Ireduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
+                MPI_Comm comm, MPI_Request* request) {
+  if (request == nullptr) return null_request("MPI_Ireduce", comm);
+  return reduce_impl("MPI_Ireduce", sendbuf, recvbuf, count, datatype, op, root, comm, request);
+}
+int MPI_Iallreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                   MPI_Request* request) {
+  if (request == nullptr) return null_request("MPI_Iallreduce", comm);
+  return all_reduction("MPI_Iallreduce", sendbuf, recvbuf, count, datatype, op, comm, 0, request);
+}
+int MPI_Iscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+              MPI_Request* request) {
+  if (request == nullptr) return null_request("MPI_Iscan", comm);
+  return all_reduction("MPI_Iscan", sendbuf, recvbuf, count, datatype, op, comm, 1, request);
+}
+int MPI_Iexscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                MPI_Request* request) {
+  if (request == nullptr) return null_request("MPI_Iexscan", comm);
+  return all_reduction("MPI_Iexscan", sendbuf, recvbuf, count, datatype, op, comm, 2, request);
+}
+int MPI_Ireduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op,
+                              MPI_Comm comm, MPI_Request* request) {
+  if (request == nullptr) return null_request("MPI_Ireduce_scatter_block", comm);
+  return reduce_scatter_entry("MPI_Ireduce_scatter_block", sendbuf, recvbuf, recvcount, nullptr, datatype, op, comm,
+                              request);
+}
+int MPI_Ireduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op,
+                        MPI_Comm comm, MPI_Request* request) {
+  if (request == nullptr) return null_request("MPI_Ireduce_scatter", comm);
+  if (recvcounts == nullptr) return comm_error("MPI_Ireduce_scatter", comm, MPI_ERR_ARG, "receive counts array is NULL");
+  return reduce_scatter_entry("MPI_Ireduce_scatter", sendbuf, recvbuf, 0, recvcounts, datatype, op, comm, request);
+}
+int MPI_Igather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request) {
+  if (request == nullptr) return null_request("MPI_Igather", comm);
+  return gather_entry("MPI_Igather", sendbuf, sendcount, sendtype, recvbuf, recvcount, nullptr, nullptr, recvtype, root,
+                      comm, request);
+}
+int MPI_Igatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
+                 const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request) {
+  if (request == nullptr) return null_request("MPI_Igatherv", comm);
+  if (recvcounts == nullptr && comm_is_valid(comm) && comm_rank(comm) == root) {
+    return comm_error("MPI_Igatherv", comm, MPI_ERR_ARG, "receive counts array is NULL");
   }
-  std::vector<int> sc(static_cast<std::size_t>(n), sendcount), rc_(static_cast<std::size_t>(n), recvcount);
-  std::vector<int> sd(static_cast<std::size_t>(n)), rd(static_cast<std::size_t>(n));
-  for (int i = 0; i < n; ++i) {
-    sd[static_cast<std::size_t>(i)] = i * sendcount;
-    rd[static_cast<std::size_t>(i)] = i * recvcount;
+  return gather_entry("MPI_Igatherv", sendbuf, sendcount, sendtype, recvbuf, 0, recvcounts, displs, recvtype, root,
+                      comm, request);
+}
+int MPI_Iscatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                 MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request) {
+  if (request == nullptr) return null_request("MPI_Iscatter", comm);
+  return scatter_entry("MPI_Iscatter", sendbuf, sendcount, nullptr, nullptr, sendtype, recvbuf, recvcount, recvtype,
+                       root, comm, request);
+}
+int MPI_Iscatterv(const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
+                  void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request) {
+  if (request == nullptr) return null_request("MPI_Iscatterv", comm);
+  if (sendcounts == nullptr && comm_is_valid(comm) && comm_rank(comm) == root) {
+    return comm_error("MPI_Iscatterv", comm, MPI_ERR_ARG, "send counts array is NULL");
   }
-  const std::vector<MPI_Datatype> st(static_cast<std::size_t>(n), sendtype), rt(static_cast<std::size_t>(n), recvtype);
-  return alltoallw_impl(call, sendbuf, sc.data(), in_place ? std::vector<std::int64_t>() : scaled(sd.data(), n, sendtype),
-                        st, recvbuf, rc_.data(), scaled(rd.data(), n, recvtype), rt, comm);
+  return scatter_entry("MPI_Iscatterv", sendbuf, 0, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root,
+                       comm, request);
+}
+int MPI_Iallgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                   MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
+  if (request == nullptr) return null_request("MPI_Iallgather", comm);
+  return allgather_entry("MPI_Iallgather", sendbuf, sendcount, sendtype, recvbuf, recvcount, nullptr, nullptr, recvtype,
+                         comm, request);
+}
+int MPI_Iallgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
+                    const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
+  if (request == nullptr) return null_request("MPI_Iallgatherv", comm);
+  if (recvcounts == nullptr) return comm_error("MPI_Iallgatherv", comm, MPI_ERR_ARG, "receive counts array is NULL");
+  return allgather_entry("MPI_Iallgatherv", sendbuf, sendcount, sendtype, recvbuf, 0, recvcounts, displs, recvtype,
+                         comm, request);
+}
+int MPI_Ialltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                  MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
+  if (request == nullptr) return null_request("MPI_Ialltoall", comm);
+  return alltoall_entry("MPI_Ialltoall", sendbuf, sendcount, nullptr, nullptr, sendtype, recvbuf, recvcount, nullptr,
+                        nullptr, recvtype, comm, request);
+}
+int MPI_Ialltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
+                   void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
+                   MPI_Request* request) {
+  if (request == nullptr) return null_request("MPI_Ialltoallv", comm);
+  if (recvcounts == nullptr) return null_arrays("MPI_Ialltoallv", comm);
+  return alltoall_entry("MPI_Ialltoallv", sendbuf, 0, sendcounts, sdispls, sendtype, recvbuf, 0, recvcounts, rdispls,
+                        recvtype, comm, request);
+}
+int MPI_Ialltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[],
+                   void* recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[],
+                   MPI_Comm comm, MPI_Request* request) {
+  if (request == nullptr) return null_request("MPI_Ialltoallw", comm);
+  return alltoallw_entry("MPI_Ialltoallw", sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
+                         recvtypes, comm, request);
 }
 
 }  // extern "C"

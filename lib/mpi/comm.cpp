@@ -24,8 +24,8 @@
 
 namespace mpf::mpi {
 
-std::vector<std::unique_ptr<Communicator>>& comm_table() {
-  static std::vector<std::unique_ptr<Communicator>> table;
+std::vector<std::shared_ptr<Communicator>>& comm_table() {
+  static std::vector<std::shared_ptr<Communicator>> table;
   return table;
 }
 
@@ -108,7 +108,7 @@ void init_communicators(std::uint32_t world_rank, std::uint32_t world_size) {
 }
 
 MPI_Comm add_communicator(std::vector<std::uint32_t> world, std::uint32_t context) {
-  auto c = std::make_unique<Communicator>();
+  auto c = std::make_shared<Communicator>();
   const std::uint32_t me = core::Runtime::instance().job().rank;
   c->rank_of.assign(g_world_size, -1);
   for (std::size_t i = 0; i < world.size(); ++i) {

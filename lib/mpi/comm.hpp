@@ -44,8 +44,9 @@ struct Communicator {
   }
 };
 
-// The table: index = handle. Freed communicators leave a null entry.
-std::vector<std::unique_ptr<Communicator>>& comm_table();
+// The table: index = handle. Freed communicators leave a null entry (a
+// nonblocking collective in flight keeps its communicator alive).
+std::vector<std::shared_ptr<Communicator>>& comm_table();
 
 inline Communicator* find_comm(MPI_Comm comm) {
   auto& table = comm_table();
@@ -53,6 +54,8 @@ inline Communicator* find_comm(MPI_Comm comm) {
                                                                     : nullptr;
 }
 inline bool comm_is_valid(MPI_Comm comm) { return find_comm(comm) != nullptr; }
+// Shared ownership of a valid communicator (kept by operations in flight).
+inline std::shared_ptr<Communicator> share_comm(MPI_Comm comm) { return comm_table()[static_cast<std::size_t>(comm)]; }
 // For valid handles only.
 inline Communicator& comm_of(MPI_Comm comm) { return *comm_table()[static_cast<std::size_t>(comm)]; }
 

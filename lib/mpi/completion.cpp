@@ -58,6 +58,7 @@ bool done(MPI_Request handle) {
 progress::BlockedCall blocked_on(const char* call, MPI_Request handle) {
   const MpiRequest* r = requests().get(handle);
   if (r == nullptr || r->proc_null) return {call};
+  if (r->coll) return {call, r->coll->task.waiting_for(), -1, r->coll->comm->context};
   return {call, r->peer == MPI_ANY_SOURCE ? progress::kAnySource : to_world(r->comm, r->peer), r->tag,
           comm_context(r->comm)};
 }
@@ -76,7 +77,13 @@ int finish_all(const char* call, int count, MPI_Request handles[], MPI_Status st
 
 }  // namespace
 
-bool request_done(const MpiRequest& r) { return r.engine == nullptr || r.engine->done(); }
+bool request_done(const MpiRequest& r) {
+  if (r.coll) {
+    coll::advance_pending();
+    return r.coll->done;
+  }
+  return r.engine == nullptr || r.engine->done();
+}
 
 void empty_status(MPI_Status* status) {
   if (status == MPI_STATUS_IGNORE) return;

@@ -485,6 +485,10 @@ int MPI_Cancel(MPI_Request* request) {
   require_initialized("MPI_Cancel");
   MpiRequest* r = request != nullptr ? mpf::mpi::requests().get(*request) : nullptr;
   if (r == nullptr) return comm_error("MPI_Cancel", MPI_COMM_WORLD, MPI_ERR_REQUEST, "invalid request");
+  if (r->coll) {
+    return comm_error("MPI_Cancel", r->comm, MPI_ERR_REQUEST,
+                      std::string("the request of ") + r->call + " is a nonblocking collective, which cannot be cancelled");
+  }
   // Receives not yet matched are cancelled; a send that has left cannot be
   // (the standard allows cancellation to fail), and its status says so.
   if (!r->is_send && r->engine != nullptr) mpf::core::Runtime::instance().engine().cancel_recv(r->engine);
@@ -500,6 +504,11 @@ int MPI_Request_free(MPI_Request* request) {
   require_initialized("MPI_Request_free");
   MpiRequest* r = request != nullptr ? mpf::mpi::requests().get(*request) : nullptr;
   if (r == nullptr) return comm_error("MPI_Request_free", MPI_COMM_WORLD, MPI_ERR_REQUEST, "invalid request");
+  if (r->coll && r->active) {
+    return comm_error("MPI_Request_free", r->comm, MPI_ERR_REQUEST,
+                      std::string("the request of ") + r->call +
+                          " is a nonblocking collective in flight: complete it with MPI_Wait or MPI_Test");
+  }
   if (r->engine != nullptr && !r->engine->done()) {
     // Still in flight: it is released once the engine completes it.
     r->orphaned = true;

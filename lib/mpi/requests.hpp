@@ -11,6 +11,7 @@
 
 #include <memory>
 
+#include "mpi/coll/pending.hpp"
 #include "mpi/datatype.hpp"
 #include "progress/request.hpp"
 
@@ -41,6 +42,9 @@ struct MpiRequest {
   std::vector<std::byte> staging;
   std::uint64_t bytes = 0;  // count * the datatype's size
   std::uint16_t signature = 0;  // checked_signature() of the datatype
+  // A nonblocking collective (MPI_Ibcast, ...): its task, instead of an
+  // engine request.
+  std::shared_ptr<coll::PendingCollective> coll;
 };
 
 class RequestTable {

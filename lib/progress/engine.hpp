@@ -79,6 +79,9 @@ class Engine {
   void receive_claimed(Request* r, match::UnexpectedMessage* m);
 
   void progress();
+  // Called on every round of progress (nonblocking collectives advance
+  // there, while the rank waits for anything); null for none.
+  void set_progress_hook(void (*hook)()) { hook_ = hook; }
   // Progresses until done() is true, waiting as the wait_policy says.
   template <class Done>
   void wait_until(Done&& done, const BlockedCall& call);
@@ -143,6 +146,7 @@ class Engine {
   shm::RankCounters* counters_ = nullptr;
   shm::Introspection* introspection_ = nullptr;
   bool blocked_published_ = false;
+  void (*hook_)() = nullptr;
   RequestPool pool_;
   match::PostedQueue<Request> posted_;
   std::unique_ptr<match::UnexpectedQueue> unexpected_;

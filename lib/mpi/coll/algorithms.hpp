@@ -1,8 +1,11 @@
 // The collective algorithms over the collective slots (lib/coll/channel.hpp),
 // on contiguous bytes: collectives.cpp checks the MPI arguments, resolves
-// MPI_IN_PLACE and datatypes, and calls these. Each takes the communicator's
-// next collective key first, so every member agrees on it even when the
-// call has nothing to move.
+// MPI_IN_PLACE and datatypes, and calls these. Each algorithm is a task
+// (coll/task.hpp) that the blocking call runs to its end and the
+// nonblocking call keeps in its request. The caller takes the
+// communicator's next collective key (in call order, so every member agrees
+// on it even when the call has nothing to move) and passes it in; the
+// blocking functions at the end do both.
 //
 //   barrier, bcast, reduce   k-nomial trees (radix: the coll_radix tunable)
 //   allreduce                the reduce tree, then its bcast, chunk by chunk
@@ -21,6 +24,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "coll/task.hpp"
 #include "mpi/comm.hpp"
 
 namespace mpf::mpi::coll {
@@ -28,6 +32,25 @@ namespace mpf::mpi::coll {
 // Which algorithm a collective step belongs to (coll::Key::kind).
 enum Kind : std::uint32_t { kBarrier = 1, kBcast, kReduce, kAllreduce, kScan, kExscan, kGatherv, kScatterv, kAlltoallv };
 
+mpf::coll::Task barrier_task(const Communicator& c, mpf::coll::Key key);
+mpf::coll::Task bcast_task(const Communicator& c, mpf::coll::Key key, void* buffer, std::uint64_t bytes, int root);
+// `root` < 0: every rank gets the result (allreduce).
+mpf::coll::Task reduce_task(const Communicator& c, mpf::coll::Key key, const void* send, void* recv, int count,
+                            MPI_Datatype type, MPI_Op op, int root);
+mpf::coll::Task scan_task(const Communicator& c, mpf::coll::Key key, const void* send, void* recv, int count,
+                          MPI_Datatype type, MPI_Op op, bool exclusive);
+// Per rank: bytes and byte displacement of its block at the root.
+mpf::coll::Task gatherv_task(const Communicator& c, mpf::coll::Key key, const void* send, std::uint64_t send_bytes,
+                             void* recv, std::vector<std::uint64_t> bytes, std::vector<std::uint64_t> displs, int root);
+mpf::coll::Task scatterv_task(const Communicator& c, mpf::coll::Key key, const void* send,
+                              std::vector<std::uint64_t> bytes, std::vector<std::uint64_t> displs, void* recv,
+                              std::uint64_t recv_bytes, int root);
+mpf::coll::Task alltoallv_task(const Communicator& c, mpf::coll::Key key, const void* send,
+                               std::vector<std::uint64_t> send_bytes, std::vector<std::uint64_t> send_displs,
+                               void* recv, std::vector<std::uint64_t> recv_bytes,
+                               std::vector<std::uint64_t> recv_displs);
+
+// Blocking forms: take the key, run the task.
 void barrier(Communicator& c, const char* call);
 void bcast(Communicator& c, void* buffer, std::uint64_t bytes, int root, const char* call);
 // `root` < 0: every rank gets the result (allreduce).

@@ -8,11 +8,14 @@
 
 #include "mpi/coll/algorithms.hpp"
 #include "mpi/coll/context.hpp"
+#include "mpi/coll/pending.hpp"
 
 namespace mpf::mpi::coll {
 
 using mpf::coll::Piece;
 using mpf::coll::Received;
+using mpf::coll::Task;
+using mpf::coll::until;
 
 namespace {
 
@@ -54,54 +57,55 @@ std::vector<std::uint32_t> consumers_of(const std::vector<Piece>& step) {
 }
 
 // Receives `bytes` from comm rank `from` (steps >= 0 of `key`) at `out`.
-void take_block(Communicator& c, mpf::coll::Key key, int from, std::byte* out, std::uint64_t bytes,
-                const progress::BlockedCall& b) {
+Task take_block(const Communicator& c, mpf::coll::Key key, int from, std::byte* out, std::uint64_t bytes) {
   std::uint64_t got = 0;
-  for (std::uint32_t step = 0; got < bytes;) {
-    const std::uint32_t seen = channel().take(
-        world_of(c, from), key, step,
-        [&](std::uint32_t, std::span<const Received> pieces) {
-          for (const Received& p : pieces) {
-            std::memcpy(out + p.offset, p.data, p.bytes);
-            got += p.bytes;
-          }
-        },
-        waiting_for(b, c, from));
-    step = seen + 1;
+  const std::uint32_t publisher = world_of(c, from);
+  auto copy = [&](std::uint32_t, std::span<const Received> pieces) {
+    for (const Received& p : pieces) {
+      std::memcpy(out + p.offset, p.data, p.bytes);
+      got += p.bytes;
+    }
+  };
+  for (std::uint32_t step = 0, seen = 0; got < bytes; step = seen + 1) {
+    co_await until(static_cast<std::int32_t>(publisher), [&] { return channel().try_take(publisher, key, step, copy, &seen); });
+  }
+}
+
+// Publishes `steps` one after the other.
+Task publish_steps(mpf::coll::Key key, std::vector<std::vector<Piece>> steps) {
+  for (std::uint32_t s = 0; s < steps.size(); ++s) {
+    co_await slot_free();
+    channel().publish(key, s, steps[s], consumers_of(steps[s]));
   }
 }
 
 }  // namespace
 
-void gatherv(Communicator& c, const void* send, std::uint64_t send_bytes, void* recv,
-             const std::vector<std::uint64_t>& bytes, const std::vector<std::uint64_t>& displs, int root,
-             const char* call) {
-  const mpf::coll::Key key = c.next_collective(kGatherv, root);
-  const progress::BlockedCall b = blocked(c, call, root);
+Task gatherv_task(const Communicator& c, mpf::coll::Key key, const void* send, std::uint64_t send_bytes, void* recv,
+                  std::vector<std::uint64_t> bytes, std::vector<std::uint64_t> displs, int root) {
   auto* out = static_cast<std::byte*>(recv);
   if (c.rank != root) {
-    if (send_bytes == 0) return;
+    if (send_bytes == 0) co_return;
     const std::vector<Block> blocks{{root, static_cast<const std::byte*>(send), send_bytes}};
-    const std::uint32_t to = world_of(c, root);
-    const auto steps = plan_steps(c, blocks, channel().capacity());
-    for (std::uint32_t s = 0; s < steps.size(); ++s) channel().publish(key, s, steps[s], {&to, 1}, b);
-    return;
+    Task publish = publish_steps(key, plan_steps(c, blocks, channel().capacity()));
+    co_await finished(publish);
+    co_return;
   }
   const auto me = static_cast<std::size_t>(c.rank);
   if (send != nullptr && bytes[me] > 0) std::memcpy(out + displs[me], send, bytes[me]);
   for (int j = 0; j < c.size(); ++j) {
-    if (j != root) take_block(c, key, j, out + displs[static_cast<std::size_t>(j)], bytes[static_cast<std::size_t>(j)], b);
+    if (j == root) continue;
+    Task take = take_block(c, key, j, out + displs[static_cast<std::size_t>(j)], bytes[static_cast<std::size_t>(j)]);
+    co_await finished(take);
   }
 }
 
-void scatterv(Communicator& c, const void* send, const std::vector<std::uint64_t>& bytes,
-              const std::vector<std::uint64_t>& displs, void* recv, std::uint64_t recv_bytes, int root,
-              const char* call) {
-  const mpf::coll::Key key = c.next_collective(kScatterv, root);
-  const progress::BlockedCall b = blocked(c, call, root);
+Task scatterv_task(const Communicator& c, mpf::coll::Key key, const void* send, std::vector<std::uint64_t> bytes,
+                   std::vector<std::uint64_t> displs, void* recv, std::uint64_t recv_bytes, int root) {
   if (c.rank != root) {
-    take_block(c, key, root, static_cast<std::byte*>(recv), recv_bytes, b);
-    return;
+    Task take = take_block(c, key, root, static_cast<std::byte*>(recv), recv_bytes);
+    co_await finished(take);
+    co_return;
   }
   const auto* in = static_cast<const std::byte*>(send);
   std::vector<Block> blocks;
@@ -110,17 +114,15 @@ void scatterv(Communicator& c, const void* send, const std::vector<std::uint64_t
     const auto ju = static_cast<std::size_t>(j);
     if (bytes[ju] > 0) blocks.push_back({j, in + displs[ju], bytes[ju]});
   }
-  const auto steps = plan_steps(c, blocks, channel().capacity());
-  for (std::uint32_t s = 0; s < steps.size(); ++s) channel().publish(key, s, steps[s], consumers_of(steps[s]), b);
+  Task publish = publish_steps(key, plan_steps(c, blocks, channel().capacity()));
+  co_await finished(publish);
   const auto me = static_cast<std::size_t>(root);
   if (recv != nullptr && bytes[me] > 0) std::memcpy(recv, in + displs[me], bytes[me]);
 }
 
-void alltoallv(Communicator& c, const void* send, const std::vector<std::uint64_t>& send_bytes,
-               const std::vector<std::uint64_t>& send_displs, void* recv, const std::vector<std::uint64_t>& recv_bytes,
-               const std::vector<std::uint64_t>& recv_displs, const char* call) {
-  const mpf::coll::Key key = c.next_collective(kAlltoallv, -1);
-  const progress::BlockedCall b = blocked(c, call);
+Task alltoallv_task(const Communicator& c, mpf::coll::Key key, const void* send, std::vector<std::uint64_t> send_bytes,
+                    std::vector<std::uint64_t> send_displs, void* recv, std::vector<std::uint64_t> recv_bytes,
+                    std::vector<std::uint64_t> recv_displs) {
   const int n = c.size();
   const auto me = static_cast<std::size_t>(c.rank);
   const auto* in = static_cast<const std::byte*>(send);
@@ -148,11 +150,17 @@ void alltoallv(Communicator& c, const void* send, const std::vector<std::uint64_
   std::size_t next_step = 0;
   // Publishing and taking interleave: a rank whose next step waits for its
   // consumers keeps taking its own blocks meanwhile, so no two ranks wait on
-  // each other.
+  // each other. Each round does what it can; the task waits only when a
+  // round did nothing.
+  auto finished_all = [&] {
+    if (next_step < steps.size()) return false;
+    return std::all_of(incoming.begin(), incoming.end(),
+                       [&](const Incoming& i) { return i.got >= recv_bytes[static_cast<std::size_t>(i.from)]; });
+  };
   auto advance = [&] {
     bool moved = false;
     if (next_step < steps.size() && ch.drained()) {
-      ch.publish(key, static_cast<std::uint32_t>(next_step), steps[next_step], consumers_of(steps[next_step]), b);
+      ch.publish(key, static_cast<std::uint32_t>(next_step), steps[next_step], consumers_of(steps[next_step]));
       ++next_step;
       moved = true;
     }
@@ -176,27 +184,28 @@ void alltoallv(Communicator& c, const void* send, const std::vector<std::uint64_
     }
     return moved;
   };
-  auto finished = [&] {
-    if (next_step < steps.size()) return false;
-    return std::all_of(incoming.begin(), incoming.end(),
-                       [&](const Incoming& i) { return i.got >= recv_bytes[static_cast<std::size_t>(i.from)]; });
-  };
-  while (!finished()) {
-    if (!advance()) {
-      core::Runtime::instance().engine().wait_until(
-          [&] {
-            if (next_step < steps.size() && ch.drained()) return true;
-            for (const Incoming& i : incoming) {
-              if (i.got < recv_bytes[static_cast<std::size_t>(i.from)] &&
-                  ch.has_step(world_of(c, i.from), key, i.step)) {
-                return true;
-              }
-            }
-            return false;
-          },
-          b);
-    }
-  }
+  while (!finished_all()) co_await until(-1, [&] { return advance() || finished_all(); });
+}
+
+void gatherv(Communicator& c, const void* send, std::uint64_t send_bytes, void* recv,
+             const std::vector<std::uint64_t>& bytes, const std::vector<std::uint64_t>& displs, int root,
+             const char* call) {
+  const mpf::coll::Key key = c.next_collective(kGatherv, root);
+  run(gatherv_task(c, key, send, send_bytes, recv, bytes, displs, root), c, call, root);
+}
+
+void scatterv(Communicator& c, const void* send, const std::vector<std::uint64_t>& bytes,
+              const std::vector<std::uint64_t>& displs, void* recv, std::uint64_t recv_bytes, int root,
+              const char* call) {
+  const mpf::coll::Key key = c.next_collective(kScatterv, root);
+  run(scatterv_task(c, key, send, bytes, displs, recv, recv_bytes, root), c, call, root);
+}
+
+void alltoallv(Communicator& c, const void* send, const std::vector<std::uint64_t>& send_bytes,
+               const std::vector<std::uint64_t>& send_displs, void* recv, const std::vector<std::uint64_t>& recv_bytes,
+               const std::vector<std::uint64_t>& recv_displs, const char* call) {
+  const mpf::coll::Key key = c.next_collective(kAlltoallv, -1);
+  run(alltoallv_task(c, key, send, send_bytes, send_displs, recv, recv_bytes, recv_displs), c, call, -1);
 }
 
 }  // namespace mpf::mpi::coll

@@ -17,6 +17,8 @@ namespace mpf::mpi::coll {
 using mpf::coll::kEveryConsumer;
 using mpf::coll::Piece;
 using mpf::coll::Received;
+using mpf::coll::Task;
+using mpf::coll::until;
 
 namespace {
 
@@ -40,51 +42,49 @@ Chunk chunk_of(std::uint32_t s, int per_step, int count, std::size_t element) {
 
 }  // namespace
 
-void reduce(Communicator& c, const void* send, void* recv, int count, MPI_Datatype type, MPI_Op op, int root,
-            const char* call) {
-  const mpf::coll::Key key = c.next_collective(root < 0 ? kAllreduce : kReduce, root);
+Task reduce_task(const Communicator& c, mpf::coll::Key key, const void* send, void* recv, int count, MPI_Datatype type,
+                 MPI_Op op, int root) {
   const std::size_t element = *datatype_size(type);
   const bool all = root < 0;
   auto* out = static_cast<std::byte*>(recv);
   const auto* in = static_cast<const std::byte*>(send);
   if (c.size() == 1) {
     if (count > 0 && in != out) std::memcpy(out, in, static_cast<std::size_t>(count) * element);
-    return;
+    co_return;
   }
-  if (count == 0) return;
+  if (count == 0) co_return;
   // The tree is rooted at rank 0 whatever the root: the same combination
   // order, hence the same result, for every root.
   const TreeNode node = knomial_node(c.rank, 0, c.size(), radix());
   const std::vector<std::uint32_t> children = worlds_of(c, node.children);
   const bool commutative = op_is_commutative(op);
   mpf::coll::Channel& ch = channel();
-  const progress::BlockedCall b = blocked(c, call, all ? -1 : root);
   const int per_step = chunk_elements(element);
   std::vector<std::byte> acc(static_cast<std::size_t>(per_step) * element);
   std::vector<std::byte> scratch(commutative ? 0 : acc.size());
   const auto steps = static_cast<std::uint32_t>((count + per_step - 1) / per_step);
+  std::uint32_t seen = 0;
   for (std::uint32_t s = 0; s < steps; ++s) {
-    const auto [n, offset, len] = chunk_of(s, per_step, count, element);
-    std::memcpy(acc.data(), in + offset, len);
+    const Chunk chunk = chunk_of(s, per_step, count, element);
+    std::memcpy(acc.data(), in + chunk.offset, chunk.bytes);
     // Up: this rank's subtree, in rank order: acc = acc op child.
-    for (std::size_t i = 0; i < node.children.size(); ++i) {
-      ch.take(
-          children[i], key, 2 * s,
-          [&](std::uint32_t, std::span<const Received> pieces) {
-            if (commutative) {
-              apply_op(op, pieces[0].data, acc.data(), n, type);
-            } else {
-              std::memcpy(scratch.data(), pieces[0].data, len);
-              apply_op(op, acc.data(), scratch.data(), n, type);
-              std::swap(acc, scratch);
-            }
-          },
-          waiting_for(b, c, node.children[i]));
+    auto combine = [&](std::uint32_t, std::span<const Received> pieces) {
+      if (commutative) {
+        apply_op(op, pieces[0].data, acc.data(), chunk.elements, type);
+      } else {
+        std::memcpy(scratch.data(), pieces[0].data, chunk.bytes);
+        apply_op(op, acc.data(), scratch.data(), chunk.elements, type);
+        std::swap(acc, scratch);
+      }
+    };
+    for (std::uint32_t child : children) {
+      co_await until(static_cast<std::int32_t>(child), [&] { return ch.try_take(child, key, 2 * s, combine, &seen); });
     }
     if (node.parent >= 0) {
       const std::uint32_t parent = world_of(c, node.parent);
-      const Piece piece{static_cast<std::int32_t>(parent), offset, acc.data(), len};
-      ch.publish(key, 2 * s, {&piece, 1}, {&parent, 1}, b);
+      const Piece piece{static_cast<std::int32_t>(parent), chunk.offset, acc.data(), chunk.bytes};
+      co_await slot_free();
+      ch.publish(key, 2 * s, {&piece, 1}, {&parent, 1});
     }
     auto copy_out = [&](std::uint32_t, std::span<const Received> pieces) {
       for (const Received& p : pieces) std::memcpy(out + p.offset, p.data, p.bytes);
@@ -92,59 +92,75 @@ void reduce(Communicator& c, const void* send, void* recv, int count, MPI_Dataty
     if (all) {
       // Down: rank 0's result through the same tree.
       if (node.parent >= 0) {
-        ch.take(world_of(c, node.parent), key, 2 * s + 1, copy_out, waiting_for(b, c, node.parent));
+        const std::uint32_t parent = world_of(c, node.parent);
+        co_await until(static_cast<std::int32_t>(parent),
+                       [&] { return ch.try_take(parent, key, 2 * s + 1, copy_out, &seen); });
       } else {
-        std::memcpy(out + offset, acc.data(), len);
+        std::memcpy(out + chunk.offset, acc.data(), chunk.bytes);
       }
       if (!children.empty()) {
-        const Piece piece{kEveryConsumer, offset, out + offset, len};
-        ch.publish(key, 2 * s + 1, {&piece, 1}, children, b);
+        const Piece piece{kEveryConsumer, chunk.offset, out + chunk.offset, chunk.bytes};
+        co_await slot_free();
+        ch.publish(key, 2 * s + 1, {&piece, 1}, children);
       }
     } else if (c.rank == 0 && root == 0) {
-      std::memcpy(out + offset, acc.data(), len);
+      std::memcpy(out + chunk.offset, acc.data(), chunk.bytes);
     } else if (c.rank == 0) {
       const std::uint32_t to = world_of(c, root);
-      const Piece piece{static_cast<std::int32_t>(to), offset, acc.data(), len};
-      ch.publish(key, 2 * s + 1, {&piece, 1}, {&to, 1}, b);
+      const Piece piece{static_cast<std::int32_t>(to), chunk.offset, acc.data(), chunk.bytes};
+      co_await slot_free();
+      ch.publish(key, 2 * s + 1, {&piece, 1}, {&to, 1});
     } else if (c.rank == root) {
-      ch.take(world_of(c, 0), key, 2 * s + 1, copy_out, waiting_for(b, c, 0));
+      const std::uint32_t zero = world_of(c, 0);
+      co_await until(static_cast<std::int32_t>(zero), [&] { return ch.try_take(zero, key, 2 * s + 1, copy_out, &seen); });
     }
   }
+}
+
+Task scan_task(const Communicator& c, mpf::coll::Key key, const void* send, void* recv, int count, MPI_Datatype type,
+               MPI_Op op, bool exclusive) {
+  const std::size_t element = *datatype_size(type);
+  auto* out = static_cast<std::byte*>(recv);
+  const auto* in = static_cast<const std::byte*>(send);
+  if (count == 0) co_return;
+  mpf::coll::Channel& ch = channel();
+  const int per_step = chunk_elements(element);
+  std::vector<std::byte> mine(static_cast<std::size_t>(per_step) * element);
+  const auto steps = static_cast<std::uint32_t>((count + per_step - 1) / per_step);
+  std::uint32_t seen = 0;
+  for (std::uint32_t s = 0; s < steps; ++s) {
+    const Chunk chunk = chunk_of(s, per_step, count, element);
+    // mine = prefix of the ranks below op this rank's contribution; the
+    // exclusive scan's result is that prefix alone.
+    std::memcpy(mine.data(), in + chunk.offset, chunk.bytes);
+    if (c.rank > 0) {
+      const std::uint32_t prev = world_of(c, c.rank - 1);
+      auto combine = [&](std::uint32_t, std::span<const Received> pieces) {
+        if (exclusive) std::memcpy(out + chunk.offset, pieces[0].data, chunk.bytes);
+        apply_op(op, pieces[0].data, mine.data(), chunk.elements, type);
+      };
+      co_await until(static_cast<std::int32_t>(prev), [&] { return ch.try_take(prev, key, s, combine, &seen); });
+    }
+    if (!exclusive) std::memcpy(out + chunk.offset, mine.data(), chunk.bytes);
+    if (c.rank + 1 < c.size()) {
+      const std::uint32_t next = world_of(c, c.rank + 1);
+      const Piece piece{static_cast<std::int32_t>(next), chunk.offset, mine.data(), chunk.bytes};
+      co_await slot_free();
+      ch.publish(key, s, {&piece, 1}, {&next, 1});
+    }
+  }
+}
+
+void reduce(Communicator& c, const void* send, void* recv, int count, MPI_Datatype type, MPI_Op op, int root,
+            const char* call) {
+  const mpf::coll::Key key = c.next_collective(root < 0 ? kAllreduce : kReduce, root);
+  run(reduce_task(c, key, send, recv, count, type, op, root), c, call, root);
 }
 
 void scan(Communicator& c, const void* send, void* recv, int count, MPI_Datatype type, MPI_Op op, bool exclusive,
           const char* call) {
   const mpf::coll::Key key = c.next_collective(exclusive ? kExscan : kScan, -1);
-  const std::size_t element = *datatype_size(type);
-  auto* out = static_cast<std::byte*>(recv);
-  const auto* in = static_cast<const std::byte*>(send);
-  if (count == 0) return;
-  mpf::coll::Channel& ch = channel();
-  const progress::BlockedCall b = blocked(c, call);
-  const int per_step = chunk_elements(element);
-  std::vector<std::byte> mine(static_cast<std::size_t>(per_step) * element);
-  const auto steps = static_cast<std::uint32_t>((count + per_step - 1) / per_step);
-  for (std::uint32_t s = 0; s < steps; ++s) {
-    const auto [n, offset, len] = chunk_of(s, per_step, count, element);
-    // mine = prefix of the ranks below op this rank's contribution; the
-    // exclusive scan's result is that prefix alone.
-    std::memcpy(mine.data(), in + offset, len);
-    if (c.rank > 0) {
-      ch.take(
-          world_of(c, c.rank - 1), key, s,
-          [&](std::uint32_t, std::span<const Received> pieces) {
-            if (exclusive) std::memcpy(out + offset, pieces[0].data, len);
-            apply_op(op, pieces[0].data, mine.data(), n, type);
-          },
-          waiting_for(b, c, c.rank - 1));
-    }
-    if (!exclusive) std::memcpy(out + offset, mine.data(), len);
-    if (c.rank + 1 < c.size()) {
-      const std::uint32_t next = world_of(c, c.rank + 1);
-      const Piece piece{static_cast<std::int32_t>(next), offset, mine.data(), len};
-      ch.publish(key, s, {&piece, 1}, {&next, 1}, b);
-    }
-  }
+  run(scan_task(c, key, send, recv, count, type, op, exclusive), c, call, -1);
 }
 
 }  // namespace mpf::mpi::coll

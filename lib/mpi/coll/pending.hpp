@@ -1,0 +1,45 @@
+// Nonblocking collectives in flight (MPI_Ibcast, ...): each is a task (the
+// same coroutine as the blocking call's) kept by its request and advanced
+// on every round of the progress engine — whatever this rank waits for —
+// and by MPI_Test and MPI_Wait.
+//
+// A rank runs its collectives one at a time, in the order it started them
+// (a nonblocking one just does not make the caller wait): they share the
+// rank's collective slot. Programs that start nonblocking collectives on
+// two communicators in opposite orders on ranks they share may therefore
+// wait for ever (MPI allows such orders; this library does not yet).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+
+#include "coll/task.hpp"
+#include "mpi/comm.hpp"
+
+namespace mpf::mpi::coll {
+
+struct PendingCollective {
+  mpf::coll::Task task;
+  std::shared_ptr<const Communicator> comm;  // kept alive even if the program frees the handle
+  bool done = false;
+
+  void advance() {
+    if (!done) done = task.advance();
+  }
+};
+
+// Queues a started collective and advances the queue as far as it goes now.
+void start_pending(const std::shared_ptr<PendingCollective>& pending);
+// Advances the oldest collectives in flight as far as they go.
+void advance_pending();
+bool pending_idle();
+// Before a blocking collective: waits (as `call`) until every nonblocking
+// one started before it has completed.
+void finish_pending(const char* call, std::int32_t context);
+
+// co_await finished(sub): waits until another task has run to its end.
+inline auto finished(mpf::coll::Task& sub) {
+  return mpf::coll::until(-1, [&sub] { return sub.advance(); });
+}
+
+}  // namespace mpf::mpi::coll
