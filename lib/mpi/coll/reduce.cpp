@@ -59,7 +59,7 @@ Task reduce_task(const Communicator& c, mpf::coll::Key key, const void* send, vo
   const std::vector<std::uint32_t> children = worlds_of(c, node.children);
   const bool commutative = op_is_commutative(op);
   mpf::coll::Channel& ch = channel();
-  const int per_step = chunk_elements(element);
+  const int per_step = std::min(count, chunk_elements(element));
   std::vector<std::byte> acc(static_cast<std::size_t>(per_step) * element);
   std::vector<std::byte> scratch(commutative ? 0 : acc.size());
   const auto steps = static_cast<std::uint32_t>((count + per_step - 1) / per_step);
@@ -124,7 +124,7 @@ Task scan_task(const Communicator& c, mpf::coll::Key key, const void* send, void
   const auto* in = static_cast<const std::byte*>(send);
   if (count == 0) co_return;
   mpf::coll::Channel& ch = channel();
-  const int per_step = chunk_elements(element);
+  const int per_step = std::min(count, chunk_elements(element));
   std::vector<std::byte> mine(static_cast<std::size_t>(per_step) * element);
   const auto steps = static_cast<std::uint32_t>((count + per_step - 1) / per_step);
   std::uint32_t seen = 0;
