@@ -188,27 +188,7 @@ int in_place_error(const char* call, MPI_Comm comm, const char* detail) {
 using mpf::coll::Key;
 using mpf::coll::Task;
 using coll::finished;
-
-// Runs `op` to its end (request == nullptr: the blocking call) or starts it
-// as the nonblocking request *request.
-int launch(const char* call, MPI_Comm comm, int root, Task op, MPI_Request* request) {
-  if (request == nullptr) {
-    coll::run(std::move(op), comm_of(comm), call, root);
-    return MPI_SUCCESS;
-  }
-  auto pending = std::make_shared<coll::PendingCollective>();
-  pending->task = std::move(op);
-  pending->comm = share_comm(comm);
-  const MPI_Request handle = requests().add();
-  MpiRequest& r = *requests().get(handle);
-  r.call = call;
-  r.comm = comm;
-  r.active = true;
-  r.coll = pending;
-  coll::start_pending(pending);
-  *request = handle;
-  return MPI_SUCCESS;
-}
+using coll::launch;
 
 // The nonblocking forms' request argument.
 int null_request(const char* call, MPI_Comm comm) {

@@ -19,6 +19,8 @@
 #include "core/runtime.hpp"
 #include "mpi/attributes.hpp"
 #include "mpi/coll/algorithms.hpp"
+#include "mpi/coll/context.hpp"
+#include "mpi/coll/pending.hpp"
 #include "mpi/errors.hpp"
 #include "mpi/group.hpp"
 
@@ -41,9 +43,12 @@ std::bitset<kContextIds> g_used_contexts;  // ids of this rank's live communicat
 
 std::uint32_t g_world_size = 0;
 
-// Agrees on a context id free at every member of `parent`. Collective over
-// `parent`. Returns false when none is left.
-bool agree_context(Communicator& parent, const char* call, std::uint32_t* context) {
+// Agrees on a context id free at every member of `parent` (*context; false
+// in *agreed when none is left). Collective over `parent`. The mask is
+// taken when the task starts, that is after every collective this rank
+// started before it (coll/pending.hpp): a nonblocking MPI_Comm_idup and a
+// later MPI_Comm_dup never pick the same id.
+mpf::coll::Task context_task(const Communicator& parent, mpf::coll::Key key, std::uint32_t* context, bool* agreed) {
   std::uint64_t mask[kMaskWords];
   for (std::size_t w = 0; w < kMaskWords; ++w) {
     std::uint64_t bits = 0;
@@ -53,14 +58,22 @@ bool agree_context(Communicator& parent, const char* call, std::uint32_t* contex
     mask[w] = bits;
   }
   std::uint64_t all[kMaskWords];
-  coll::reduce(parent, mask, all, static_cast<int>(kMaskWords), MPI_UINT64_T, MPI_BAND, -1, call);
+  mpf::coll::Task reduce = coll::reduce_task(parent, key, mask, all, static_cast<int>(kMaskWords), MPI_UINT64_T, MPI_BAND, -1);
+  co_await coll::finished(reduce);
+  *agreed = false;
   for (std::size_t w = 0; w < kMaskWords; ++w) {
     if (all[w] != 0) {
       *context = static_cast<std::uint32_t>(w * 64 + static_cast<std::size_t>(__builtin_ctzll(all[w])));
-      return true;
+      *agreed = true;
+      break;
     }
   }
-  return false;
+}
+
+bool agree_context(Communicator& parent, const char* call, std::uint32_t* context) {
+  bool agreed = false;
+  coll::run(context_task(parent, parent.next_collective(coll::kAllreduce, -1), context, &agreed), parent, call, -1);
+  return agreed;
 }
 
 int out_of_contexts(const char* call, MPI_Comm comm) {
@@ -91,6 +104,28 @@ int create_from(const char* call, MPI_Comm parent, const std::vector<std::uint32
   return MPI_SUCCESS;
 }
 
+// MPI_Comm_idup: the new handle exists at once (the program may not use it
+// before the request completes); its context id and attributes are filled
+// in when the agreement ends.
+mpf::coll::Task idup_op(const Communicator& parent, mpf::coll::Key key, MPI_Comm parent_handle,
+                               std::shared_ptr<Communicator> made, MPI_Comm handle) {
+  std::uint32_t context = 0;
+  bool agreed = false;
+  mpf::coll::Task agree = context_task(parent, key, &context, &agreed);
+  co_await coll::finished(agree);
+  if (!agreed) {
+    out_of_contexts("MPI_Comm_idup", parent_handle);
+    co_return;
+  }
+  made->context = context;
+  g_used_contexts.set(context);
+  if (comm_is_valid(parent_handle) && comm_is_valid(handle)) {
+    if (int rc = copy_attributes(parent_handle, handle)) {
+      comm_error("MPI_Comm_idup", parent_handle, rc, "an attribute copy callback failed with error " + std::to_string(rc));
+    }
+  }
+}
+
 }  // namespace
 
 void init_communicators(std::uint32_t world_rank, std::uint32_t world_size) {
@@ -108,6 +143,7 @@ void init_communicators(std::uint32_t world_rank, std::uint32_t world_size) {
 }
 
 MPI_Comm add_communicator(std::vector<std::uint32_t> world, std::uint32_t context) {
+  // kNoContext: MPI_Comm_idup's handle, whose id is agreed later.
   auto c = std::make_shared<Communicator>();
   const std::uint32_t me = core::Runtime::instance().job().rank;
   c->rank_of.assign(g_world_size, -1);
@@ -117,7 +153,7 @@ MPI_Comm add_communicator(std::vector<std::uint32_t> world, std::uint32_t contex
   }
   c->world = std::move(world);
   c->context = context;
-  g_used_contexts.set(context);
+  if (context != kNoContext) g_used_contexts.set(context);
   comm_table().push_back(std::move(c));
   return static_cast<MPI_Comm>(comm_table().size() - 1);
 }
@@ -166,6 +202,21 @@ int MPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm) {
 }
 
 int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info, MPI_Comm* newcomm) { return MPI_Comm_dup(comm, newcomm); }
+
+int MPI_Comm_idup(MPI_Comm comm, MPI_Comm* newcomm, MPI_Request* request) {
+  const char* call = "MPI_Comm_idup";
+  if (int rc = check_comm(call, comm)) return rc;
+  if (newcomm == nullptr) return comm_error(call, comm, MPI_ERR_ARG, "newcomm argument is NULL");
+  if (request == nullptr) return comm_error(call, comm, MPI_ERR_REQUEST, "request argument is NULL");
+  Communicator& parent = comm_of(comm);
+  const MPI_Comm handle = add_communicator(parent.world, kNoContext);
+  Communicator& made = comm_of(handle);
+  made.errhandler = parent.errhandler;
+  made.cart = parent.cart;
+  const mpf::coll::Key key = parent.next_collective(coll::kAllreduce, -1);
+  *newcomm = handle;
+  return coll::launch(call, comm, -1, idup_op(parent, key, comm, share_comm(handle), handle), request);
+}
 
 int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newcomm) {
   const char* call = "MPI_Comm_split";
@@ -279,7 +330,7 @@ int MPI_Comm_free(MPI_Comm* comm) {
   if (int rc = delete_attributes(*comm)) {
     return comm_error(call, *comm, rc, "an attribute delete callback failed with error " + std::to_string(rc));
   }
-  g_used_contexts.reset(comm_context(*comm));
+  if (comm_context(*comm) != kNoContext) g_used_contexts.reset(comm_context(*comm));
   comm_table()[static_cast<std::size_t>(*comm)].reset();
   *comm = MPI_COMM_NULL;
   return MPI_SUCCESS;

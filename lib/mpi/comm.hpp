@@ -79,6 +79,9 @@ inline int from_world(MPI_Comm comm, std::int32_t world) {
   return c->rank_of[static_cast<std::size_t>(world)];
 }
 
+// The context of a communicator whose id is not agreed yet (MPI_Comm_idup).
+inline constexpr std::uint32_t kNoContext = 0xffffffffu;
+
 // Creates MPI_COMM_WORLD and MPI_COMM_SELF (MPI_Init).
 void init_communicators(std::uint32_t world_rank, std::uint32_t world_size);
 // Adds a communicator over `world` ranks (this rank among them) with an

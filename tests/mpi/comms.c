@@ -306,6 +306,40 @@ static void test_errhandler(void) {
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
 }
 
+/* MPI_Comm_idup, then a blocking MPI_Comm_dup before the first completes:
+   distinct context ids (traffic stays apart), attributes copied. */
+static void test_idup(void) {
+  MPI_Comm a, b;
+  MPI_Request req;
+  int key;
+  static char mark;
+  CHECK_RC(MPI_Comm_create_keyval(MPI_COMM_DUP_FN, MPI_COMM_NULL_DELETE_FN, &key, NULL));
+  CHECK_RC(MPI_Comm_set_attr(MPI_COMM_WORLD, key, &mark));
+  CHECK_RC(MPI_Comm_idup(MPI_COMM_WORLD, &a, &req));
+  CHECK_RC(MPI_Comm_dup(MPI_COMM_WORLD, &b));
+  CHECK_RC(MPI_Wait(&req, MPI_STATUS_IGNORE));
+  const int next = (rank + 1) % size, prev = (rank + size - 1) % size;
+  int x = rank, y = rank + 100, got_x = -1, got_y = -1;
+  MPI_Request r[2];
+  CHECK_RC(MPI_Irecv(&got_y, 1, MPI_INT, prev, 0, b, &r[0]));
+  CHECK_RC(MPI_Irecv(&got_x, 1, MPI_INT, prev, 0, a, &r[1]));
+  CHECK_RC(MPI_Send(&x, 1, MPI_INT, next, 0, a));
+  CHECK_RC(MPI_Send(&y, 1, MPI_INT, next, 0, b));
+  CHECK_RC(MPI_Waitall(2, r, MPI_STATUSES_IGNORE));
+  CHECK(got_x == prev && got_y == prev + 100, "idup/dup traffic mixed: %d %d", got_x, got_y);
+  void *v = NULL;
+  int flag = 0;
+  CHECK_RC(MPI_Comm_get_attr(a, key, &v, &flag));
+  CHECK(flag && v == &mark, "MPI_Comm_idup did not copy the attribute");
+  int sum = 0;
+  CHECK_RC(MPI_Allreduce(&x, &sum, 1, MPI_INT, MPI_SUM, a));
+  CHECK(sum == size * (size - 1) / 2, "allreduce on the idup'd communicator: %d", sum);
+  MPI_Comm_free(&a);
+  MPI_Comm_free(&b);
+  MPI_Comm_delete_attr(MPI_COMM_WORLD, key);
+  MPI_Comm_free_keyval(&key);
+}
+
 /* Many communicators created and freed: context ids are reused. */
 static void test_many(void) {
   for (int i = 0; i < 5000; ++i) {
@@ -327,6 +361,7 @@ int main(int argc, char **argv) {
   test_info();
   test_cart();
   test_errhandler();
+  test_idup();
   test_many();
   MPI_Barrier(MPI_COMM_WORLD);
   if (rank == 0) printf("comms ok: %d ranks\n", size);

@@ -3,6 +3,8 @@
 #include <deque>
 
 #include "core/runtime.hpp"
+#include "mpi/coll/context.hpp"
+#include "mpi/requests.hpp"
 
 namespace mpf::mpi::coll {
 namespace {
@@ -28,6 +30,25 @@ void start_pending(const std::shared_ptr<PendingCollective>& pending) {
   g_pending.push_back(pending);
   core::Runtime::instance().engine().set_progress_hook(advance_pending);
   advance_pending();
+}
+
+int launch(const char* call, MPI_Comm comm, int root, mpf::coll::Task op, MPI_Request* request) {
+  if (request == nullptr) {
+    run(std::move(op), comm_of(comm), call, root);
+    return MPI_SUCCESS;
+  }
+  auto pending = std::make_shared<PendingCollective>();
+  pending->task = std::move(op);
+  pending->comm = share_comm(comm);
+  const MPI_Request handle = requests().add();
+  MpiRequest& r = *requests().get(handle);
+  r.call = call;
+  r.comm = comm;
+  r.active = true;
+  r.coll = pending;
+  start_pending(pending);
+  *request = handle;
+  return MPI_SUCCESS;
 }
 
 void finish_pending(const char* call, std::int32_t context) {

@@ -37,6 +37,10 @@ bool pending_idle();
 // one started before it has completed.
 void finish_pending(const char* call, std::int32_t context);
 
+// Runs `op` to its end (request == nullptr: the blocking call, shown as
+// `call` with its root) or starts it as the nonblocking request *request.
+int launch(const char* call, MPI_Comm comm, int root, mpf::coll::Task op, MPI_Request* request);
+
 // co_await finished(sub): waits until another task has run to its end.
 inline auto finished(mpf::coll::Task& sub) {
   return mpf::coll::until(-1, [&sub] { return sub.advance(); });
