@@ -108,7 +108,7 @@ int create_from(const char* call, MPI_Comm parent, const std::vector<std::uint32
 // before the request completes); its context id and attributes are filled
 // in when the agreement ends.
 mpf::coll::Task idup_op(const Communicator& parent, mpf::coll::Key key, MPI_Comm parent_handle,
-                               std::shared_ptr<Communicator> made, MPI_Comm handle) {
+                        std::shared_ptr<Communicator> made, MPI_Comm handle) {
   std::uint32_t context = 0;
   bool agreed = false;
   mpf::coll::Task agree = context_task(parent, key, &context, &agreed);
