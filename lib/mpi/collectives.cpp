@@ -36,37 +36,45 @@ int check_root(const char* call, MPI_Comm comm, int root) {
                     "invalid root " + std::to_string(root) + " in a communicator of size " + std::to_string(size));
 }
 
-int check_type(const char* call, MPI_Comm comm, const std::string& what, MPI_Datatype type) {
-  const std::string problem = datatype_problem(type);
-  if (problem.empty()) return MPI_SUCCESS;
-  return comm_error(call, comm, MPI_ERR_TYPE, (what.empty() ? "" : what + " ") + problem);
+// "send " for what = "send", nothing for "" (MPI_Bcast's one buffer).
+std::string label(const char* what) { return *what == '\0' ? std::string() : std::string(what) + " "; }
+
+// `what` names the argument ("send", "receive datatype for rank 3"); the
+// text is only built for the error.
+int check_type(const char* call, MPI_Comm comm, const char* what, MPI_Datatype type) {
+  if (usable_type(type) != nullptr) return MPI_SUCCESS;
+  return comm_error(call, comm, MPI_ERR_TYPE, (*what == '\0' ? std::string() : std::string(what) + ": ") + datatype_problem(type));
 }
 
 // A buffer of `count` elements of `type`: bytes in *bytes. `what` names the
 // argument ("send", "receive").
-int check_buffer(const char* call, MPI_Comm comm, const std::string& what, const void* buf, int count,
-                 MPI_Datatype type, std::uint64_t* bytes) {
+int check_buffer(const char* call, MPI_Comm comm, const char* what, const void* buf, int count, MPI_Datatype type,
+                 std::uint64_t* bytes) {
   if (count < 0) {
-    return comm_error(call, comm, MPI_ERR_COUNT, "negative " + what + " count " + std::to_string(count));
+    return comm_error(call, comm, MPI_ERR_COUNT, "negative " + label(what) + "count " + std::to_string(count));
   }
-  if (int rc = check_type(call, comm, what, type)) return rc;
-  *bytes = static_cast<std::uint64_t>(count) * find_type(type)->size;
+  const TypeInfo* t = usable_type(type);
+  if (t == nullptr) return check_type(call, comm, what, type);
+  *bytes = static_cast<std::uint64_t>(count) * t->size;
   // NULL is MPI_BOTTOM for a derived type with absolute addresses.
-  if (*bytes > 0 && buf == nullptr && find_type(type)->predefined) {
-    return comm_error(call, comm, MPI_ERR_BUFFER, what + " buffer is NULL for " + std::to_string(count) + " elements");
+  if (*bytes > 0 && buf == nullptr && t->predefined) {
+    return comm_error(call, comm, MPI_ERR_BUFFER,
+                      label(what) + "buffer is NULL for " + std::to_string(count) + " elements");
   }
   return MPI_SUCCESS;
 }
 
 // Contiguous bytes for `count` elements of `type` at `buf`: the buffer
 // itself, or a packed copy (filled from the buffer when `load`); finish()
-// unpacks a packed copy back (a receive buffer).
+// unpacks a packed copy back (a receive buffer). It keeps the type's layout
+// alive: a program may free the datatype while a nonblocking collective
+// still uses it.
 class Staged {
  public:
   Staged(Staged&&) = default;
   Staged(const Staged&) = delete;
   Staged(const void* buf, std::uint64_t count, MPI_Datatype type, bool load)
-      : user_(const_cast<void*>(buf)), type_(find_type(type)) {
+      : user_(const_cast<void*>(buf)), type_(share_type(type)) {
     if (type_->contiguous) {
       data_ = static_cast<std::byte*>(user_);
       return;
@@ -82,27 +90,44 @@ class Staged {
 
  private:
   void* user_;
-  const TypeInfo* type_;
+  std::shared_ptr<const TypeInfo> type_;
   std::vector<std::byte> packed_;
   std::byte* data_ = nullptr;
 };
 
 // The blocks of a v-collective's buffer: block i is counts[i] elements of
 // types[i] at byte displacement displs[i]. The algorithms see contiguous
-// blocks: in place when every type is contiguous, else packed one after the
-// other in a staging buffer.
+// blocks (bytes, offsets): in place when every type is contiguous, else
+// packed one after the other in a staging buffer. The layouts are kept
+// alive for a nonblocking collective, like Staged's.
 struct Blocks {
   std::vector<std::uint64_t> bytes, offsets;
+  std::vector<int> counts;
+  std::vector<std::int64_t> displs;
+  std::vector<std::shared_ptr<const TypeInfo>> types;
   std::vector<std::byte> staging;
   bool staged = false;
 
   std::byte* base(const void* user) { return staged ? staging.data() : static_cast<std::byte*>(const_cast<void*>(user)); }
+  // Packed offsets one block after the other, in a staging buffer.
+  void stage() {
+    staged = true;
+    std::uint64_t at = 0;
+    for (std::size_t i = 0; i < bytes.size(); ++i) {
+      offsets[i] = at;
+      at += bytes[i];
+    }
+    staging.resize(at);
+  }
 };
 
 int check_blocks(const char* call, MPI_Comm comm, const char* what, const void* buf, int n, const int counts[],
                  const std::vector<std::int64_t>& byte_displs, const std::vector<MPI_Datatype>& types, Blocks& out) {
   out.bytes.resize(static_cast<std::size_t>(n));
   out.offsets.resize(static_cast<std::size_t>(n));
+  out.counts.assign(counts, counts + n);
+  out.displs = byte_displs;
+  out.types.resize(static_cast<std::size_t>(n));
   for (int i = 0; i < n; ++i) {
     const auto iu = static_cast<std::size_t>(i);
     if (counts[i] < 0) {
@@ -110,8 +135,11 @@ int check_blocks(const char* call, MPI_Comm comm, const char* what, const void* 
                         std::string("negative ") + what + " count " + std::to_string(counts[i]) + " for rank " +
                             std::to_string(i));
     }
-    if (int rc = check_type(call, comm, std::string(what) + " datatype for rank " + std::to_string(i) + ":", types[iu])) return rc;
-    const TypeInfo& t = *find_type(types[iu]);
+    if (usable_type(types[iu]) == nullptr) {
+      return check_type(call, comm, (std::string(what) + " datatype for rank " + std::to_string(i)).c_str(), types[iu]);
+    }
+    out.types[iu] = share_type(types[iu]);
+    const TypeInfo& t = *out.types[iu];
     out.bytes[iu] = static_cast<std::uint64_t>(counts[i]) * t.size;
     if (out.bytes[iu] > 0 && buf == nullptr && t.predefined) {
       return comm_error(call, comm, MPI_ERR_BUFFER, std::string(what) + " buffer is NULL");
@@ -119,32 +147,25 @@ int check_blocks(const char* call, MPI_Comm comm, const char* what, const void* 
     if (!t.contiguous) out.staged = true;
     out.offsets[iu] = static_cast<std::uint64_t>(byte_displs[iu]);
   }
-  if (out.staged) {
-    std::uint64_t at = 0;
-    for (std::size_t i = 0; i < out.bytes.size(); ++i) {
-      out.offsets[i] = at;
-      at += out.bytes[i];
-    }
-    out.staging.resize(at);
-  }
+  if (out.staged) out.stage();
   return MPI_SUCCESS;
 }
 
-void pack_blocks(Blocks& b, const void* buf, const int counts[], const std::vector<std::int64_t>& byte_displs,
-                 const std::vector<MPI_Datatype>& types) {
-  if (!b.staged) return;
-  for (std::size_t i = 0; i < b.bytes.size(); ++i) {
-    pack(*find_type(types[i]), static_cast<const std::byte*>(buf) + byte_displs[i], static_cast<std::uint64_t>(counts[i]),
-         b.staging.data() + b.offsets[i]);
-  }
+// Block i of `buf` into the staging buffer, or all of them.
+void pack_block(Blocks& b, const void* buf, std::size_t i) {
+  pack(*b.types[i], static_cast<const std::byte*>(buf) + b.displs[i], static_cast<std::uint64_t>(b.counts[i]),
+       b.staging.data() + b.offsets[i]);
 }
 
-void unpack_blocks(Blocks& b, void* buf, const std::vector<std::int64_t>& byte_displs,
-                   const std::vector<MPI_Datatype>& types, int skip = -1) {
+void pack_blocks(Blocks& b, const void* buf) {
+  if (!b.staged) return;
+  for (std::size_t i = 0; i < b.bytes.size(); ++i) pack_block(b, buf, i);
+}
+
+void unpack_blocks(Blocks& b, void* buf) {
   if (!b.staged) return;
   for (std::size_t i = 0; i < b.bytes.size(); ++i) {
-    if (static_cast<int>(i) == skip) continue;
-    unpack(*find_type(types[i]), b.staging.data() + b.offsets[i], b.bytes[i], static_cast<std::byte*>(buf) + byte_displs[i]);
+    unpack(*b.types[i], b.staging.data() + b.offsets[i], b.bytes[i], static_cast<std::byte*>(buf) + b.displs[i]);
   }
 }
 
@@ -231,11 +252,11 @@ Task reduce_scatter_op(const Communicator& c, Key reduce_key, Key scatter_key, S
 }
 
 Task gatherv_op(const Communicator& c, Key key, Staged send, bool in_place, std::uint64_t send_bytes, void* recvbuf,
-                Blocks recv, std::vector<std::int64_t> displs, MPI_Datatype recvtype, int root) {
+                Blocks recv, int root) {
   Task t = coll::gatherv_task(c, key, in_place ? nullptr : send.data(), send_bytes, recv.base(recvbuf), recv.bytes,
                               recv.offsets, root);
   co_await finished(t);
-  if (c.rank == root) unpack_blocks(recv, recvbuf, displs, std::vector<MPI_Datatype>(displs.size(), recvtype));
+  if (c.rank == root) unpack_blocks(recv, recvbuf);
 }
 
 Task scatterv_op(const Communicator& c, Key key, const void* sendbuf, Blocks send, Staged recv, bool in_place,
@@ -249,29 +270,21 @@ Task scatterv_op(const Communicator& c, Key key, const void* sendbuf, Blocks sen
 // Allgatherv: the blocks gathered at rank 0, packed in rank order, then
 // broadcast and placed.
 Task allgatherv_op(const Communicator& c, Key gather_key, Key bcast_key, std::vector<std::byte> mine_copy,
-                   const std::byte* mine, std::uint64_t send_bytes, void* recvbuf, std::vector<std::uint64_t> bytes,
-                   std::vector<std::int64_t> displs, MPI_Datatype recvtype) {
+                   const std::byte* mine, std::uint64_t send_bytes, void* recvbuf, Blocks recv) {
   if (mine_copy.size() > 0) mine = mine_copy.data();
-  std::vector<std::uint64_t> packed_displs(bytes.size());
-  std::exclusive_scan(bytes.begin(), bytes.end(), packed_displs.begin(), std::uint64_t{0});
-  const std::uint64_t total = packed_displs.empty() ? 0 : packed_displs.back() + bytes.back();
-  std::vector<std::byte> packed(total);
-  Task g = coll::gatherv_task(c, gather_key, mine, send_bytes, packed.data(), bytes, packed_displs, 0);
+  if (!recv.staged) recv.stage();  // every block moves packed, in rank order
+  Task g = coll::gatherv_task(c, gather_key, mine, send_bytes, recv.staging.data(), recv.bytes, recv.offsets, 0);
   co_await finished(g);
-  Task b = coll::bcast_task(c, bcast_key, packed.data(), total, 0);
+  Task b = coll::bcast_task(c, bcast_key, recv.staging.data(), recv.staging.size(), 0);
   co_await finished(b);
-  const TypeInfo& type = *find_type(recvtype);
-  for (std::size_t i = 0; i < bytes.size(); ++i) {
-    unpack(type, packed.data() + packed_displs[i], bytes[i], static_cast<std::byte*>(recvbuf) + displs[i]);
-  }
+  unpack_blocks(recv, recvbuf);
 }
 
-Task alltoallw_op(const Communicator& c, Key key, const void* sendbuf, Blocks send, void* recvbuf, Blocks recv,
-                  std::vector<std::int64_t> rdispls, std::vector<MPI_Datatype> recvtypes) {
+Task alltoallw_op(const Communicator& c, Key key, const void* sendbuf, Blocks send, void* recvbuf, Blocks recv) {
   Task t = coll::alltoallv_task(c, key, send.base(sendbuf), send.bytes, send.offsets, recv.base(recvbuf), recv.bytes,
                                 recv.offsets);
   co_await finished(t);
-  unpack_blocks(recv, recvbuf, rdispls, recvtypes);
+  unpack_blocks(recv, recvbuf);
 }
 
 // ---- argument checks, then launch -----------------------------------------
@@ -409,14 +422,9 @@ int gatherv_impl(const char* call, const void* sendbuf, int sendcount, MPI_Datat
   }
   Staged send(in_place ? nullptr : sendbuf, static_cast<std::uint64_t>(in_place ? 0 : sendcount),
               in_place ? MPI_BYTE : sendtype, true);
-  if (is_root && in_place && recv.staged) {
-    const auto r = static_cast<std::size_t>(root);
-    pack(*find_type(recvtype), static_cast<std::byte*>(recvbuf) + displs[r], static_cast<std::uint64_t>(recvcounts[root]),
-         recv.staging.data() + recv.offsets[r]);
-  }
+  if (is_root && in_place && recv.staged) pack_block(recv, recvbuf, static_cast<std::size_t>(root));
   const Key key = c.next_collective(coll::kGatherv, root);
-  return launch(call, comm, root,
-                gatherv_op(c, key, std::move(send), in_place, send_bytes, recvbuf, std::move(recv), displs, recvtype, root),
+  return launch(call, comm, root, gatherv_op(c, key, std::move(send), in_place, send_bytes, recvbuf, std::move(recv), root),
                 request);
 }
 
@@ -442,7 +450,7 @@ int scatterv_impl(const char* call, const void* sendbuf, const int sendcounts[],
                         "the root sends " + std::to_string(send.bytes[static_cast<std::size_t>(root)]) +
                             " bytes to itself but receives only " + std::to_string(recv_bytes));
     }
-    pack_blocks(send, sendbuf, sendcounts, displs, types);
+    pack_blocks(send, sendbuf);
   }
   Staged recv(in_place ? nullptr : recvbuf, static_cast<std::uint64_t>(in_place ? 0 : recvcount),
               in_place ? MPI_BYTE : recvtype, false);
@@ -466,9 +474,9 @@ int allgatherv_impl(const char* call, const void* sendbuf, int sendcount, MPI_Da
   std::uint64_t send_bytes = recv.bytes[me];
   if (sendbuf == MPI_IN_PLACE) {
     // Copied now: the receive buffer is overwritten before the gather ends.
-    const TypeInfo& t = *find_type(recvtype);
     mine.resize(send_bytes);
-    pack(t, static_cast<std::byte*>(recvbuf) + displs[me], static_cast<std::uint64_t>(recvcounts[c.rank]), mine.data());
+    pack(*recv.types[me], static_cast<std::byte*>(recvbuf) + displs[me], static_cast<std::uint64_t>(recvcounts[c.rank]),
+         mine.data());
   } else {
     if (int rc = check_buffer(call, comm, "send", sendbuf, sendcount, sendtype, &send_bytes)) return rc;
     if (send_bytes != recv.bytes[me]) {
@@ -481,8 +489,7 @@ int allgatherv_impl(const char* call, const void* sendbuf, int sendcount, MPI_Da
   const Key gather_key = c.next_collective(coll::kGatherv, 0);
   const Key bcast_key = c.next_collective(coll::kBcast, 0);
   return launch(call, comm, -1,
-                allgatherv_op(c, gather_key, bcast_key, std::move(mine), send, send_bytes, recvbuf, recv.bytes, displs,
-                              recvtype),
+                allgatherv_op(c, gather_key, bcast_key, std::move(mine), send, send_bytes, recvbuf, std::move(recv)),
                 request);
 }
 
@@ -498,21 +505,14 @@ int alltoallw_impl(const char* call, const void* sendbuf, const int sendcounts[]
   if (in_place) {
     // The data to send is the receive buffer as it is now: packed aside.
     send = recv;
-    send.staged = true;
-    std::uint64_t at = 0;
-    for (std::size_t i = 0; i < send.bytes.size(); ++i) {
-      send.offsets[i] = at;
-      at += send.bytes[i];
-    }
-    send.staging.resize(at);
-    pack_blocks(send, recvbuf, recvcounts, rdispls, recvtypes);
+    send.stage();
+    pack_blocks(send, recvbuf);
   } else {
     if (int rc = check_blocks(call, comm, "send", sendbuf, n, sendcounts, sdispls, sendtypes, send)) return rc;
-    pack_blocks(send, sendbuf, sendcounts, sdispls, sendtypes);
+    pack_blocks(send, sendbuf);
   }
   const Key key = c.next_collective(coll::kAlltoallv, -1);
-  return launch(call, comm, -1, alltoallw_op(c, key, sendbuf, std::move(send), recvbuf, std::move(recv), rdispls, recvtypes),
-                request);
+  return launch(call, comm, -1, alltoallw_op(c, key, sendbuf, std::move(send), recvbuf, std::move(recv)), request);
 }
 
 int null_arrays(const char* call, MPI_Comm comm) {

@@ -132,8 +132,8 @@ const TypeInfo* find_type(MPI_Datatype datatype) {
 }
 
 std::optional<std::size_t> datatype_size(MPI_Datatype datatype) {
-  const TypeInfo* t = find_type(datatype);
-  if (t == nullptr || !t->committed) return std::nullopt;
+  const TypeInfo* t = usable_type(datatype);
+  if (t == nullptr) return std::nullopt;
   return t->size;
 }
 

@@ -53,6 +53,12 @@ const TypeInfo* find_type(MPI_Datatype datatype);
 // The type a handle names, kept alive for an operation in flight even if
 // the program frees the handle (MPI_Type_free); null for bad handles.
 std::shared_ptr<const TypeInfo> share_type(MPI_Datatype datatype);
+// The type a handle names if it can carry data (valid and committed), else
+// null; datatype_problem() then says why. No string on the data path.
+inline const TypeInfo* usable_type(MPI_Datatype datatype) {
+  const TypeInfo* t = find_type(datatype);
+  return t != nullptr && t->committed ? t : nullptr;
+}
 // Size in bytes of one element of a usable type (valid and, if derived,
 // committed), or nothing.
 std::optional<std::size_t> datatype_size(MPI_Datatype datatype);

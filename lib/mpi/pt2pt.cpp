@@ -30,16 +30,18 @@ using progress::SendMode;
 progress::Engine& engine() { return Runtime::instance().engine(); }
 
 // Checks shared by every call: the communicator, count, datatype and buffer.
-// Returns MPI_SUCCESS, or the error class after the handler returned.
+// Returns MPI_SUCCESS (with the type in *type, if asked), or the error class
+// after the handler returned.
 int check_data(const char* call, MPI_Comm comm, const void* buf, int count, MPI_Datatype datatype,
-               std::uint64_t* bytes) {
+               std::uint64_t* bytes, const TypeInfo** type = nullptr) {
   if (!comm_is_valid(comm)) return comm_error(call, MPI_COMM_WORLD, MPI_ERR_COMM, describe_bad_comm(comm));
   if (count < 0) return comm_error(call, comm, MPI_ERR_COUNT, "negative count " + std::to_string(count));
-  const std::string problem = datatype_problem(datatype);
-  if (!problem.empty()) return comm_error(call, comm, MPI_ERR_TYPE, problem);
-  *bytes = static_cast<std::uint64_t>(count) * *datatype_size(datatype);
+  const TypeInfo* t = usable_type(datatype);
+  if (t == nullptr) return comm_error(call, comm, MPI_ERR_TYPE, datatype_problem(datatype));
+  if (type != nullptr) *type = t;
+  *bytes = static_cast<std::uint64_t>(count) * t->size;
   // NULL is MPI_BOTTOM for a derived type with absolute addresses.
-  if (*bytes > 0 && buf == nullptr && find_type(datatype)->predefined) {
+  if (*bytes > 0 && buf == nullptr && t->predefined) {
     return comm_error(call, comm, MPI_ERR_BUFFER, "buffer is NULL for " + std::to_string(count) + " elements");
   }
   return MPI_SUCCESS;
@@ -113,10 +115,11 @@ int prepare(const char* call, bool is_send, const void* buf, int count, MPI_Data
             MPI_Comm comm, SendMode mode, bool buffered, bool persistent, MpiRequest& r) {
   require_initialized(call);
   std::uint64_t bytes = 0;
-  if (int rc = check_data(call, comm, buf, count, datatype, &bytes)) return rc;
+  const TypeInfo* t = nullptr;
+  if (int rc = check_data(call, comm, buf, count, datatype, &bytes, &t)) return rc;
   if (int rc = check_peer(call, comm, peer, !is_send)) return rc;
   if (int rc = check_tag(call, comm, tag, !is_send)) return rc;
-  const TypeInfo& type = *find_type(datatype);
+  const TypeInfo& type = *t;
   if (buffered && !persistent && peer != MPI_PROC_NULL) {
     std::vector<std::byte> packed;
     const std::byte* data = contiguous_source(type, buf, static_cast<std::uint64_t>(count), packed);
@@ -255,7 +258,8 @@ int do_mrecv(const char* call, void* buf, int count, MPI_Datatype datatype, MPI_
   }
   const Claimed claimed = g_messages[slot];
   std::uint64_t bytes = 0;
-  if (int rc = check_data(call, claimed.comm, buf, count, datatype, &bytes)) return rc;
+  const TypeInfo* type = nullptr;
+  if (int rc = check_data(call, claimed.comm, buf, count, datatype, &bytes, &type)) return rc;
   g_messages[slot].message = nullptr;
   g_free_messages.push_back(slot);
   *message = MPI_MESSAGE_NULL;
@@ -273,13 +277,13 @@ int do_mrecv(const char* call, void* buf, int count, MPI_Datatype datatype, MPI_
   r.bytes = bytes;
   progress::Request* e = engine().new_request();
   e->buffer = static_cast<std::byte*>(buf);
-  if (!find_type(datatype)->contiguous) {
+  if (!type->contiguous) {
     r.layout = share_type(datatype);
     r.staging.resize(bytes);
     e->buffer = r.staging.data();
   }
   e->bytes = bytes;
-  e->signature = checked_signature(*find_type(datatype));
+  e->signature = checked_signature(*type);
   e->context = comm_context(claimed.comm);
   r.engine = e;
   engine().receive_claimed(e, claimed.message);
@@ -397,10 +401,11 @@ int MPI_Sendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest, 
                          int recvtag, MPI_Comm comm, MPI_Status* status) {
   require_initialized("MPI_Sendrecv_replace");
   std::uint64_t bytes = 0;
-  if (int rc = check_data("MPI_Sendrecv_replace", comm, buf, count, datatype, &bytes)) return rc;
+  const TypeInfo* type = nullptr;
+  if (int rc = check_data("MPI_Sendrecv_replace", comm, buf, count, datatype, &bytes, &type)) return rc;
   // The outgoing message is packed aside so the same buffer can receive.
   std::vector<std::byte> outgoing(bytes);
-  pack(*find_type(datatype), buf, static_cast<std::uint64_t>(count), outgoing.data());
+  pack(*type, buf, static_cast<std::uint64_t>(count), outgoing.data());
   return MPI_Sendrecv(outgoing.data(), static_cast<int>(bytes), MPI_BYTE, dest, sendtag, buf, count, datatype, source,
                       recvtag, comm, status);
 }

@@ -291,6 +291,11 @@ static void test_errhandler(void) {
   int x = 0;
   CHECK_CLASS(MPI_Send(&x, 1, MPI_INT, size + 5, 0, dup), MPI_ERR_RANK);
   CHECK(handler_calls == 1, "user error handler called %d times", handler_calls);
+  CHECK_RC(MPI_Comm_call_errhandler(dup, MPI_ERR_RANK));
+  CHECK(handler_calls == 2, "MPI_Comm_call_errhandler: handler called %d times", handler_calls);
+  int inter = 1;
+  CHECK_RC(MPI_Comm_test_inter(dup, &inter));
+  CHECK(inter == 0, "an intracommunicator says it is an intercommunicator");
   MPI_Errhandler got;
   MPI_Comm_get_errhandler(dup, &got);
   CHECK(got == eh, "get_errhandler");

@@ -179,6 +179,30 @@ static void test_constructors(void) {
     MPI_Type_free(&v);
     MPI_Type_free(&d);
   }
+  /* The _x queries, MPI_Reduce_local */
+  {
+    MPI_Datatype v;
+    CHECK_RC(MPI_Type_vector(3, 2, 4, MPI_INT, &v));
+    CHECK_RC(MPI_Type_commit(&v));
+    MPI_Count sz = 0, lb = -1, ext = 0, tlb = -1, text = 0;
+    CHECK_RC(MPI_Type_size_x(v, &sz));
+    CHECK_RC(MPI_Type_get_extent_x(v, &lb, &ext));
+    CHECK_RC(MPI_Type_get_true_extent_x(v, &tlb, &text));
+    CHECK(sz == 6 * I && lb == 0 && ext == 10 * I && tlb == 0 && text == 10 * I, "_x queries");
+    MPI_Status st;
+    memset(&st, 0, sizeof st);
+    st.mpf_bytes = 5 * I; /* as if 5 ints had arrived */
+    MPI_Count elements = 0;
+    CHECK_RC(MPI_Get_elements_x(&st, v, &elements));
+    CHECK(elements == 5, "Get_elements_x %lld", (long long)elements);
+    MPI_Type_free(&v);
+    int a[3] = {1, 5, 3}, b[3] = {4, 2, 6};
+    CHECK_RC(MPI_Reduce_local(a, b, 3, MPI_INT, MPI_MAX));
+    CHECK(b[0] == 4 && b[1] == 5 && b[2] == 6, "Reduce_local max: %d %d %d", b[0], b[1], b[2]);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    CHECK_CLASS(MPI_Reduce_local(a, b, 3, MPI_BYTE, MPI_SUM), MPI_ERR_OP);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+  }
   /* An empty type */
   CHECK_RC(MPI_Type_contiguous(0, MPI_INT, &t));
   CHECK_RC(MPI_Type_commit(&t));

@@ -6,6 +6,8 @@
  *   errors fatal-truncate  (2 ranks) rank 0 receives 100 bytes into 40 with
  *                          the default handler: the job must end with code 15
  *   errors fatal-rank      (2 ranks) rank 0 sends to rank 99: code 6
+ *   errors fatal-root      (2 ranks) MPI_Bcast with root 5: code 8 (MPI_ERR_ROOT)
+ *   errors fatal-type      (2 ranks) MPI_Allreduce of an uncommitted type: code 3
  *   errors before-init     MPI_Send before MPI_Init: code 16 (MPI_ERR_OTHER)
  */
 #include "mpitest.h"
@@ -316,6 +318,15 @@ int main(int argc, char **argv) {
       MPI_Send(&g_rank, 1, MPI_INT, 99, 0, MPI_COMM_WORLD);
       printf("errors: MPI_Send to rank 99 returned under MPI_ERRORS_ARE_FATAL\n");
     }
+  } else if (strcmp(mode, "fatal-root") == 0) {
+    MPI_Bcast(&g_rank, 1, MPI_INT, 5, MPI_COMM_WORLD);
+    printf("errors: MPI_Bcast with root 5 returned under MPI_ERRORS_ARE_FATAL\n");
+  } else if (strcmp(mode, "fatal-type") == 0) {
+    MPI_Datatype pair;
+    MPI_Type_contiguous(2, MPI_INT, &pair);
+    int in[2] = {1, 2}, out[2];
+    MPI_Allreduce(in, out, 1, pair, MPI_SUM, MPI_COMM_WORLD);
+    printf("errors: MPI_Allreduce of an uncommitted type returned under MPI_ERRORS_ARE_FATAL\n");
   } else if (strcmp(mode, "return") == 0) {
     MPI_Errhandler handler = MPI_ERRHANDLER_NULL;
     CHECK_RC(MPI_Comm_get_errhandler(MPI_COMM_WORLD, &handler));

@@ -124,6 +124,34 @@ static void test_progress_by_test(void) {
   free(buf);
 }
 
+/* The program may free a datatype while a nonblocking collective uses it. */
+static void test_freed_datatype(void) {
+  enum { N = 5000 };
+  int *buf = (int *)mt_alloc(2 * N * sizeof(int));
+  for (int i = 0; i < 2 * N; ++i) buf[i] = rank == 0 ? i : -1;
+  MPI_Datatype evens, every_other;
+  CHECK_RC(MPI_Type_vector(N, 1, 2, MPI_INT, &evens));
+  CHECK_RC(MPI_Type_commit(&evens));
+  MPI_Request req[2];
+  CHECK_RC(MPI_Ibcast(buf, 1, evens, 0, MPI_COMM_WORLD, &req[0]));
+  CHECK_RC(MPI_Type_free(&evens));
+  CHECK_RC(MPI_Type_create_resized(MPI_INT, 0, 2 * sizeof(int), &every_other));
+  CHECK_RC(MPI_Type_commit(&every_other));
+  int *all = (int *)mt_alloc(2 * (size_t)size * sizeof(int));
+  for (int i = 0; i < 2 * size; ++i) all[i] = -1;
+  int mine = 100 + rank;
+  CHECK_RC(MPI_Iallgather(&mine, 1, MPI_INT, all, 1, every_other, MPI_COMM_WORLD, &req[1]));
+  CHECK_RC(MPI_Type_free(&every_other));
+  CHECK_RC(MPI_Waitall(2, req, MPI_STATUSES_IGNORE));
+  for (int i = 0; i < 2 * N; ++i) {
+    const int want = rank == 0 || i % 2 == 0 ? i : -1;
+    CHECK(buf[i] == want, "Ibcast with a freed type: int %d is %d, expected %d", i, buf[i], want);
+  }
+  for (int r = 0; r < size; ++r) CHECK(all[2 * r] == 100 + r && all[2 * r + 1] == -1, "Iallgather with a freed type: rank %d", r);
+  free(buf);
+  free(all);
+}
+
 static void test_freed_communicator_and_errors(void) {
   MPI_Comm dup;
   CHECK_RC(MPI_Comm_dup(MPI_COMM_WORLD, &dup));
@@ -150,6 +178,7 @@ int main(int argc, char **argv) {
   test_overlap_with_point_to_point();
   test_against_blocking();
   test_progress_by_test();
+  test_freed_datatype();
   test_freed_communicator_and_errors();
   CHECK_RC(MPI_Barrier(MPI_COMM_WORLD));
   if (rank == 0) printf("nbc ok: %d ranks\n", size);
