@@ -12,10 +12,14 @@
 //                it as far as it goes without waiting.
 //
 // The awaiter lives in the coroutine frame while the task is suspended, so
-// the condition is stored as a pointer to it: no allocation per wait.
+// the condition is stored as a pointer to it: no allocation per wait. Frames
+// themselves come from a small cache of freed ones (FrameCache), so a
+// collective called in a loop allocates nothing after its first call.
 #pragma once
 
 #include <coroutine>
+#include <cstddef>
+#include <new>
 #include <cstdint>
 #include <exception>
 #include <utility>
@@ -23,6 +27,60 @@
 #include "progress/engine.hpp"
 
 namespace mpf::coll {
+
+// Recently freed coroutine frames, reused by size: the frames of one
+// algorithm always have the same size. Ranks drive their collectives from
+// one thread (the MPI library's), so the cache is per thread and unlocked.
+class FrameCache {
+ public:
+  // Each frame carries its size in a header before it (GCC 12 does not pass
+  // a coroutine's operator delete the size it allocated).
+  static void* take(std::size_t bytes) {
+    Cache& c = cache();
+    for (std::size_t i = 0; i < c.count; ++i) {
+      if (c.entry[i].bytes == bytes) {
+        std::byte* block = c.entry[i].block;
+        c.entry[i] = c.entry[--c.count];
+        return block + kHeader;
+      }
+    }
+    auto* block = static_cast<std::byte*>(::operator new(bytes + kHeader));
+    *reinterpret_cast<std::size_t*>(block) = bytes;
+    return block + kHeader;
+  }
+  static void give(void* frame) {
+    std::byte* block = static_cast<std::byte*>(frame) - kHeader;
+    const std::size_t bytes = *reinterpret_cast<const std::size_t*>(block);
+    Cache& c = cache();
+    if (bytes > kLargest) return ::operator delete(block);
+    if (c.count == kEntries) {
+      // Full: one cached frame makes room.
+      ::operator delete(c.entry[0].block);
+      c.entry[0] = c.entry[--c.count];
+    }
+    c.entry[c.count++] = {block, bytes};
+  }
+
+ private:
+  static constexpr std::size_t kEntries = 16;
+  static constexpr std::size_t kLargest = 64 * 1024;
+  static constexpr std::size_t kHeader = alignof(std::max_align_t);
+  struct Entry {
+    std::byte* block;
+    std::size_t bytes;
+  };
+  // Trivially destructible on purpose: tasks may still be destroyed during
+  // exit (requests never completed), after a destructor would have run. The
+  // cached frames stay reachable until the process ends.
+  struct Cache {
+    Entry entry[kEntries] = {};
+    std::size_t count = 0;
+  };
+  static Cache& cache() {
+    thread_local Cache c;
+    return c;
+  }
+};
 
 class Task {
  public:
@@ -32,6 +90,9 @@ class Task {
     bool (*test)(void*) = nullptr;
     std::int32_t peer = -1;  // world rank it waits for (introspection), -1: any
     std::exception_ptr error;
+
+    static void* operator new(std::size_t bytes) { return FrameCache::take(bytes); }
+    static void operator delete(void* frame) { FrameCache::give(frame); }
 
     Task get_return_object() { return Task(std::coroutine_handle<promise_type>::from_promise(*this)); }
     std::suspend_always initial_suspend() noexcept { return {}; }
@@ -70,7 +131,9 @@ class Task {
 
   // Runs the task until it waits for a condition that does not hold yet,
   // or to its end; true when it has ended. Rethrows what the task threw.
+  // An empty Task (Task{}: nothing to do) has ended.
   bool advance() {
+    if (!handle_) return true;
     while (!handle_.done()) {
       promise_type& p = handle_.promise();
       if (p.test != nullptr) {

@@ -41,6 +41,8 @@ enum class Tunable : std::size_t {
   yielders_per_cpu,
   coll_buffer,
   coll_radix,
+  coll_short_limit,
+  coll_exchange_max,
   datatype_check,
   debug,
   count,  // not a tunable: the number of tunables; keep it last
@@ -257,6 +259,28 @@ inline constexpr std::array<TunableSpec, kTunableCount> kTunableTable{{
         .max = 65536,
         .doc = "Radix of the k-nomial trees of Barrier, Bcast and Reduce (2: binomial; at least the "
                "number of ranks: flat, every rank reads the root's slot)",
+    },
+    {
+        .id = Tunable::coll_short_limit,
+        .name = "coll_short_limit",
+        .kind = TunableKind::size,
+        .default_value = "224",
+        .min = 0,
+        .max = 4032,
+        .doc = "Largest piece of collective data (a rank's contribution, or one block of an all-to-all) "
+               "sent through the per-pair collective cells, one cache-line transfer each, instead of "
+               "the collective slot; a cell holds this many bytes",
+    },
+    {
+        .id = Tunable::coll_exchange_max,
+        .name = "coll_exchange_max",
+        .kind = TunableKind::integer,
+        .default_value = "0",
+        .min = 0,
+        .max = 65536,
+        .doc = "Largest communicator on which Barrier and short Allreduce exchange pairwise "
+               "(dissemination, recursive doubling: fewer steps) instead of going up and down a tree "
+               "(fewer wake-ups when ranks outnumber CPUs); 0: the number of CPUs the job runs on",
     },
     {
         .id = Tunable::datatype_check,

@@ -112,6 +112,7 @@ void Runtime::start_messaging() {
   transport_.init(*segment_, job_.rank, tunables_->text(common::Tunable::rndv_mode) == "copy");
   engine_.init(transport_, *tunables_);
   channel_.init(transport_);
+  cells_.init(transport_);
   if (common::DebugTopics::from(*tunables_).wireup) {
     const shm::SegmentHeader& h = segment_->header();
     common::debug_report(job_.rank,

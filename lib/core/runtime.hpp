@@ -9,6 +9,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "coll/cells.hpp"
 #include "coll/channel.hpp"
 #include "common/tunables.hpp"
 #include "progress/engine.hpp"
@@ -56,6 +57,8 @@ class Runtime {
   shm::Transport& transport() { return transport_; }
   // Collective data movement over the ranks' collective slots.
   coll::Channel& channel() { return channel_; }
+  // Small collective messages over per-pair cells.
+  coll::Cells& cells() { return cells_; }
   const shm::Segment& segment() const { return *segment_; }
 
  private:
@@ -76,6 +79,7 @@ class Runtime {
   shm::Transport transport_;
   progress::Engine engine_;
   coll::Channel channel_;
+  coll::Cells cells_;
 };
 
 }  // namespace mpf::core

@@ -267,11 +267,19 @@ Task scatterv_op(const Communicator& c, Key key, const void* sendbuf, Blocks sen
   if (!in_place) recv.finish();
 }
 
-// Allgatherv: the blocks gathered at rank 0, packed in rank order, then
-// broadcast and placed.
+// Allgatherv: when every block fits a collective cell, each rank sends its
+// own to every other; otherwise the blocks are gathered at rank 0, packed in
+// rank order, then broadcast and placed. (Every rank knows every block's
+// size, so all choose the same way.)
 Task allgatherv_op(const Communicator& c, Key gather_key, Key bcast_key, std::vector<std::byte> mine_copy,
                    const std::byte* mine, std::uint64_t send_bytes, void* recvbuf, Blocks recv) {
   if (mine_copy.size() > 0) mine = mine_copy.data();
+  if (c.size() > 1 && *std::max_element(recv.bytes.begin(), recv.bytes.end()) <= coll::cells().capacity()) {
+    Task t = coll::allgatherv_cells_task(c, gather_key, mine, recv.base(recvbuf), recv.bytes, recv.offsets);
+    co_await finished(t);
+    unpack_blocks(recv, recvbuf);
+    co_return;
+  }
   if (!recv.staged) recv.stage();  // every block moves packed, in rank order
   Task g = coll::gatherv_task(c, gather_key, mine, send_bytes, recv.staging.data(), recv.bytes, recv.offsets, 0);
   co_await finished(g);

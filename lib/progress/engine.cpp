@@ -474,6 +474,7 @@ void Engine::publish_queues() {
 }
 
 void Engine::progress() {
+  transport_->flush_wakes();
   transport_->poll([this](std::uint32_t source, const Packet& p) { return on_packet(source, p); });
   if (backlog_count_ > 0) [[unlikely]] flush_backlog();
   if (hook_ != nullptr) [[unlikely]] hook_();

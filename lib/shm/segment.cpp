@@ -25,7 +25,7 @@ std::size_t round_up(std::size_t n, std::size_t to) { return (n + to - 1) / to *
 // Offsets of every region, derived from the geometry in one place.
 struct Regions {
   std::size_t control, inbox, inbox_stride, introspection, introspection_stride, credits, rings, ring_stride,
-      eager, eager_pool_stride, cell_stride, coll, coll_stride, tunables, total;
+      eager, eager_pool_stride, cell_stride, coll, coll_stride, cells, cell_bytes, cell_acks, tunables, total;
 };
 
 Regions regions_for(const Segment::Geometry& g) {
@@ -44,7 +44,10 @@ Regions regions_for(const Segment::Geometry& g) {
   r.eager_pool_stride = g.eager_cells * r.cell_stride;
   r.coll = r.eager + g.nranks * r.eager_pool_stride;
   r.coll_stride = sizeof(CollSlot) + round_up(g.coll_bytes, kCacheLine);
-  r.tunables = r.coll + g.nranks * r.coll_stride;
+  r.cells = r.coll + g.nranks * r.coll_stride;
+  r.cell_bytes = round_up(offsetof(MailCell, data) + g.cell_data_bytes, kCacheLine);
+  r.cell_acks = r.cells + std::size_t{g.nranks} * g.nranks * kCellsPerPair * r.cell_bytes;
+  r.tunables = r.cell_acks + std::size_t{g.nranks} * g.nranks * sizeof(std::uint64_t);
   r.total = round_up(r.tunables + g.tunables_json.size(), page);
   return r;
 }
@@ -62,6 +65,7 @@ Segment::Geometry Segment::geometry_for(std::uint32_t nranks, std::uint32_t ncpu
   g.eager_cells = static_cast<std::uint32_t>(t.integer(common::Tunable::eager_cells));
   g.eager_cell_bytes = static_cast<std::uint32_t>(t.integer(common::Tunable::eager_limit));
   g.coll_bytes = static_cast<std::uint32_t>(t.integer(common::Tunable::coll_buffer));
+  g.cell_data_bytes = static_cast<std::uint32_t>(t.integer(common::Tunable::coll_short_limit));
   return g;
 }
 
@@ -123,6 +127,9 @@ Segment Segment::create(const Geometry& g) {
   header->coll_offset = regions.coll;
   header->coll_stride = regions.coll_stride;
   header->coll_bytes = g.coll_bytes;
+  header->cells_offset = regions.cells;
+  header->cell_bytes = static_cast<std::uint32_t>(regions.cell_bytes);
+  header->cell_acks_offset = regions.cell_acks;
   for (std::uint32_t r = 0; r < g.nranks; ++r) {
     new (segment.at(regions.control + r * sizeof(RankControl))) RankControl{};
     for (std::size_t w = 0; w < inbox_words(g.nranks); ++w) {
@@ -139,6 +146,8 @@ Segment Segment::create(const Geometry& g) {
     new (&segment.coll_slot(r)) CollSlot{};
     for (std::uint32_t sender = 0; sender < g.nranks; ++sender) {
       new (&segment.matched(sender, r)) std::atomic<std::uint64_t>{0};
+      new (&segment.cell_ack(sender, r)) std::atomic<std::uint64_t>{0};
+      for (std::uint32_t i = 0; i < kCellsPerPair; ++i) new (&segment.cell(sender, r, i)) MailCell{};
     }
   }
   std::memcpy(segment.at(regions.tunables), g.tunables_json.data(), g.tunables_json.size());
@@ -194,7 +203,12 @@ Segment Segment::map_checked(int fd, bool writable, const std::string& what) {
       std::uint64_t{h.nranks} * h.nranks <= (bytes - h.credits_offset) / sizeof(std::uint64_t) &&
       h.coll_stride >= sizeof(CollSlot) + std::uint64_t{h.coll_bytes} && h.coll_stride <= bytes &&
       h.coll_offset % kCacheLine == 0 && h.coll_offset <= bytes &&
-      h.nranks <= (bytes - h.coll_offset) / h.coll_stride;
+      h.nranks <= (bytes - h.coll_offset) / h.coll_stride &&
+      h.cell_bytes >= sizeof(MailCell) && h.cell_bytes % kCacheLine == 0 && h.cells_offset % kCacheLine == 0 &&
+      h.cells_offset <= bytes &&
+      std::uint64_t{h.nranks} * h.nranks * kCellsPerPair <= (bytes - h.cells_offset) / h.cell_bytes &&
+      h.cell_acks_offset <= bytes && h.cell_acks_offset % sizeof(std::uint64_t) == 0 &&
+      std::uint64_t{h.nranks} * h.nranks <= (bytes - h.cell_acks_offset) / sizeof(std::uint64_t);
   if (!consistent) throw SegmentError(what + " has an inconsistent header (sizes do not match)");
   return segment;
 }
@@ -277,6 +291,18 @@ std::atomic<std::uint64_t>& Segment::matched(std::uint32_t sender, std::uint32_t
   const SegmentHeader& h = header();
   return *reinterpret_cast<std::atomic<std::uint64_t>*>(
       at(h.credits_offset + (std::uint64_t{receiver} * h.nranks + sender) * sizeof(std::uint64_t)));
+}
+
+MailCell& Segment::cell(std::uint32_t sender, std::uint32_t receiver, std::uint32_t i) const {
+  const SegmentHeader& h = header();
+  const std::uint64_t pair = std::uint64_t{receiver} * h.nranks + sender;
+  return *reinterpret_cast<MailCell*>(at(h.cells_offset + (pair * kCellsPerPair + i) * h.cell_bytes));
+}
+
+std::atomic<std::uint64_t>& Segment::cell_ack(std::uint32_t sender, std::uint32_t receiver) const {
+  const SegmentHeader& h = header();
+  return *reinterpret_cast<std::atomic<std::uint64_t>*>(
+      at(h.cell_acks_offset + (std::uint64_t{receiver} * h.nranks + sender) * sizeof(std::uint64_t)));
 }
 
 CollSlot& Segment::coll_slot(std::uint32_t r) const {

@@ -34,6 +34,7 @@ class Segment {
     std::uint32_t eager_cells = 2;
     std::uint32_t eager_cell_bytes = 64;
     std::uint32_t coll_bytes = 4096;
+    std::uint32_t cell_data_bytes = 224;
   };
   // The geometry a job of `nranks` gets from the tunables in effect.
   static Geometry geometry_for(std::uint32_t nranks, std::uint32_t ncpus, std::string jobid,
@@ -74,6 +75,10 @@ class Segment {
   // Rank r's collective slot and its data area (header().coll_bytes).
   CollSlot& coll_slot(std::uint32_t r) const;
   std::byte* coll_data(std::uint32_t r) const;
+  // Cell `i` (< kCellsPerPair) of the pair (sender -> receiver), and how
+  // many of the sender's cells the receiver has taken.
+  MailCell& cell(std::uint32_t sender, std::uint32_t receiver, std::uint32_t i) const;
+  std::atomic<std::uint64_t>& cell_ack(std::uint32_t sender, std::uint32_t receiver) const;
   int fd() const { return fd_; }
   std::size_t bytes() const { return bytes_; }
 

@@ -17,11 +17,15 @@
 //   [rings nranks x nranks]    ring (s -> r) at rings_offset + (r*nranks + s)*ring_stride
 //   [eager pools x nranks]     per sender: eager_cells buffers of eager_cell_bytes
 //   [collective slots x nranks] per rank: the slot it publishes collective data in
+//   [collective cells nranks x nranks x 2] pair (s -> r): two MailCells of
+//                              cell_bytes at cells_offset + ((r*nranks + s)*2 + i)*cell_bytes
+//   [cell acks nranks x nranks] pair (s -> r) at cell_acks_offset + (r*nranks + s)*8:
+//                              cells of s that r has taken (written by r)
 //   [tunables JSON text]       the job's resolved tunables (Tunables::to_json)
 //
 // Memory: at 64 ranks with the default tunables the rings take 17 MiB and the
-// eager pools 16 MiB, the collective slots 2 MiB; everything else is a few
-// hundred KiB.
+// eager pools 16 MiB, the collective slots 2 MiB, the collective cells
+// 2 MiB; everything else is a few hundred KiB.
 #pragma once
 
 #include <atomic>
@@ -31,7 +35,7 @@
 namespace mpf::shm {
 
 inline constexpr std::uint32_t kSegmentMagic = 0x5346504d;  // "MPFS", little-endian
-inline constexpr std::uint32_t kLayoutVersion = 6;
+inline constexpr std::uint32_t kLayoutVersion = 7;
 inline constexpr std::size_t kCacheLine = 64;
 
 // Lifecycle of a rank as its own process records it; mpfrun reads it when the
@@ -89,7 +93,9 @@ struct alignas(kCacheLine) SegmentHeader {
   std::uint64_t coll_offset;
   std::uint64_t coll_stride;      // bytes of one rank's slot: CollSlot, then coll_bytes of data
   std::uint32_t coll_bytes;       // data bytes of one slot (the coll_buffer tunable)
-  std::uint32_t reserved3;
+  std::uint32_t cell_bytes;       // bytes of one collective cell (MailCell and its data)
+  std::uint64_t cells_offset;
+  std::uint64_t cell_acks_offset;
   // Cache line 4: when ranks outnumber CPUs, at most yielders_per_cpu x
   // ncpus waiting ranks at a time keep yielding instead of sleeping (the
   // engine's yield slots): a CPU with yielding ranks is never idle, so a
@@ -204,5 +210,28 @@ struct alignas(kCacheLine) CollSlot {
   // the data area follows (coll_bytes)
 };
 static_assert(sizeof(CollSlot) % kCacheLine == 0);
+
+// A collective cell (seed 002 §3.3's per-pair protocol slots): small
+// collective messages go from one rank to another through a pair of cells
+// that only the sender writes and only the receiver reads, so a message
+// costs one cache-line transfer, where the slot's table, version and
+// counter cost several. Messages of a pair are numbered from 1; message n
+// goes in cell n % 2, and the sender writes it only after the receiver has
+// taken message n - 2 (the receiver's count in the cell acks). `stamp` is
+// stored last (release): a cell holds message n once its stamp reads n.
+inline constexpr std::uint32_t kCellsPerPair = 2;
+
+struct alignas(kCacheLine) MailCell {
+  std::atomic<std::uint64_t> stamp;
+  std::uint32_t context;  // which collective (coll::Key) and step:
+  std::uint32_t seq;      // a receiver takes only the message it expects,
+  std::uint32_t kind;     // so mismatched calls wait (and mpfinspect names
+  std::int32_t root;      // them) instead of mixing their data
+  std::uint32_t step;
+  std::uint32_t bytes;    // of data, which starts at `data`
+  std::byte data[kCacheLine - 32];
+  // the rest of the cell's data follows (cell_bytes - sizeof(MailCell))
+};
+static_assert(sizeof(MailCell) == kCacheLine && offsetof(MailCell, data) == 32);
 
 }  // namespace mpf::shm

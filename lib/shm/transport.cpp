@@ -34,6 +34,9 @@ void Transport::init(const Segment& segment, std::uint32_t me, bool force_two_co
   next_chunk_cell_ = eager_cells_;
   cell_bytes_ = h.eager_cell_bytes;
   copy_path_.assign(nranks_, force_two_copy ? CopyPath::two_copy : CopyPath::cma);
+  wake_due_.assign(nranks_, 0);
+  wakes_due_.clear();
+  wakes_due_.reserve(nranks_);
 }
 
 void Transport::note_cma_refused(std::uint32_t peer, const char* call) {

@@ -89,6 +89,15 @@ class Transport {
   inline void wake(std::uint32_t peer);
   // The same, when the caller has just executed a full fence.
   inline void wake_after_fence(std::uint32_t peer);
+  // Wakes `peer` at the next flush_wakes(), if it sleeps then. The fence a
+  // wake needs waits for the caller's stores to reach the other caches;
+  // deferred, it overlaps with the caller's next loads (a collective
+  // posts, then looks for its peer's message: one transfer of latency
+  // instead of two). The progress engine flushes at every progress() and
+  // before it sleeps; whoever defers a wake flushes before it returns to
+  // the application.
+  inline void wake_later(std::uint32_t peer);
+  inline void flush_wakes();
 
   // --- large messages --------------------------------------------------------
   CopyPath copy_path(std::uint32_t peer) const { return copy_path_[peer]; }
@@ -129,6 +138,8 @@ class Transport {
   std::uint32_t cell_bytes_ = 0;
   std::uint32_t next_eager_cell_ = 0;
   std::uint32_t next_chunk_cell_ = 0;
+  std::vector<std::uint32_t> wakes_due_;         // wake_later() peers, each once
+  std::vector<std::uint8_t> wake_due_;           // per peer: in wakes_due_
   std::vector<pid_t> peer_pid_;
   std::vector<CopyPath> copy_path_;
   bool cma_refusal_reported_ = false;

@@ -29,6 +29,22 @@ inline void Transport::wake_after_fence(std::uint32_t peer) {
   }
 }
 
+inline void Transport::wake_later(std::uint32_t peer) {
+  if (wake_due_[peer] != 0) return;
+  wake_due_[peer] = 1;
+  wakes_due_.push_back(peer);  // never reallocates: reserved for every peer
+}
+
+inline void Transport::flush_wakes() {
+  if (wakes_due_.empty()) [[likely]] return;
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+  for (std::uint32_t peer : wakes_due_) {
+    wake_due_[peer] = 0;
+    wake_after_fence(peer);
+  }
+  wakes_due_.clear();
+}
+
 inline void Transport::publish(std::uint32_t peer) {
   out_[peer].publish();  // seq_cst store: a full fence for what follows
   // Tell the receiver which ring to look at, unless its bit is still set

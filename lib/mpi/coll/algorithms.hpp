@@ -1,11 +1,16 @@
-// The collective algorithms over the collective slots (lib/coll/channel.hpp),
-// on contiguous bytes: collectives.cpp checks the MPI arguments, resolves
+// The collective algorithms over the collective slots (lib/coll/channel.hpp)
+// and the collective cells (lib/coll/cells.hpp), on contiguous bytes: collectives.cpp checks the MPI arguments, resolves
 // MPI_IN_PLACE and datatypes, and calls these. Each algorithm is a task
 // (coll/task.hpp) that the blocking call runs to its end and the
 // nonblocking call keeps in its request. The caller takes the
 // communicator's next collective key (in call order, so every member agrees
 // on it even when the call has nothing to move) and passes it in; the
 // blocking functions at the end do both.
+//
+// Data of at most coll_short_limit bytes per rank goes through the cells
+// (cells.cpp: one cache-line transfer per message, and dissemination or
+// recursive doubling on up to coll_exchange_max ranks); larger data through
+// the slots:
 //
 //   barrier, bcast, reduce   k-nomial trees (radix: the coll_radix tunable)
 //   allreduce                the reduce tree, then its bcast, chunk by chunk
@@ -15,7 +20,9 @@
 //                            x0 op x1 op ... (seed 002 §3.3)
 //   gatherv, scatterv        straight to and from the root
 //   alltoallv                every rank publishes its blocks, staggered by
-//                            rank, and takes its own from every other
+//                            rank, and takes its own from every other (a
+//                            pair's blocks of up to coll_short_limit bytes
+//                            go through the pair's cells)
 //   scan, exscan             a chain in rank order
 #pragma once
 
@@ -37,6 +44,16 @@ mpf::coll::Task bcast_task(const Communicator& c, mpf::coll::Key key, void* buff
 // `root` < 0: every rank gets the result (allreduce).
 mpf::coll::Task reduce_task(const Communicator& c, mpf::coll::Key key, const void* send, void* recv, int count,
                             MPI_Datatype type, MPI_Op op, int root);
+// The cell algorithms (cells.cpp), for data of at most cells().capacity()
+// bytes per rank; the functions above choose them.
+mpf::coll::Task bcast_cells_task(const Communicator& c, mpf::coll::Key key, void* buffer, std::uint32_t bytes,
+                                 int root);
+mpf::coll::Task reduce_cells_task(const Communicator& c, mpf::coll::Key key, const void* send, void* recv, int count,
+                                  MPI_Datatype type, MPI_Op op, int root);
+// Every rank's block (bytes[i] at displs[i] of recv; this rank's from
+// `send`) to every rank; each block fits a cell.
+mpf::coll::Task allgatherv_cells_task(const Communicator& c, mpf::coll::Key key, const void* send, void* recv,
+                                      std::vector<std::uint64_t> bytes, std::vector<std::uint64_t> displs);
 mpf::coll::Task scan_task(const Communicator& c, mpf::coll::Key key, const void* send, void* recv, int count,
                           MPI_Datatype type, MPI_Op op, bool exclusive);
 // Per rank: bytes and byte displacement of its block at the root.

@@ -1,4 +1,5 @@
-// Barrier and broadcast on k-nomial trees over the collective slots.
+// Broadcast on the k-nomial tree over the collective slots (the barrier
+// and short broadcasts are in cells.cpp), and the blocking forms.
 #include <algorithm>
 #include <cstring>
 
@@ -14,35 +15,9 @@ using mpf::coll::Received;
 using mpf::coll::Task;
 using mpf::coll::until;
 
-Task barrier_task(const Communicator& c, mpf::coll::Key key) {
-  if (c.size() == 1) co_return;
-  const TreeNode node = knomial_node(c.rank, 0, c.size(), radix());
-  mpf::coll::Channel& ch = channel();
-  auto ignore = [](std::uint32_t, std::span<const Received>) {};
-  std::uint32_t seen = 0;
-  // Up: every child has arrived (step 0 of each child), then tell the parent.
-  for (int child : node.children) {
-    const std::uint32_t from = world_of(c, child);
-    co_await until(static_cast<std::int32_t>(from), [&] { return ch.try_take(from, key, 0, ignore, &seen); });
-  }
-  if (node.parent >= 0) {
-    const std::uint32_t parent = world_of(c, node.parent);
-    const Piece arrived{static_cast<std::int32_t>(parent), 0, nullptr, 0};
-    co_await slot_free();
-    ch.publish(key, 0, {&arrived, 1}, {&parent, 1});
-    // Down: the parent's release (its step 1).
-    co_await until(static_cast<std::int32_t>(parent), [&] { return ch.try_take(parent, key, 1, ignore, &seen); });
-  }
-  if (!node.children.empty()) {
-    const std::vector<std::uint32_t> children = worlds_of(c, node.children);
-    const Piece release{kEveryConsumer, 0, nullptr, 0};
-    co_await slot_free();
-    ch.publish(key, 1, {&release, 1}, children);
-  }
-}
+namespace {
 
-Task bcast_task(const Communicator& c, mpf::coll::Key key, void* buffer, std::uint64_t bytes, int root) {
-  if (c.size() == 1 || bytes == 0) co_return;
+Task bcast_slot_task(const Communicator& c, mpf::coll::Key key, void* buffer, std::uint64_t bytes, int root) {
   const TreeNode node = knomial_node(c.rank, root, c.size(), radix());
   const std::vector<std::uint32_t> children = worlds_of(c, node.children);
   mpf::coll::Channel& ch = channel();
@@ -66,6 +41,14 @@ Task bcast_task(const Communicator& c, mpf::coll::Key key, void* buffer, std::ui
       ch.publish(key, s, {&piece, 1}, children);
     }
   }
+}
+
+}  // namespace
+
+Task bcast_task(const Communicator& c, mpf::coll::Key key, void* buffer, std::uint64_t bytes, int root) {
+  if (c.size() == 1 || bytes == 0) return {};
+  if (bytes <= cells().capacity()) return bcast_cells_task(c, key, buffer, static_cast<std::uint32_t>(bytes), root);
+  return bcast_slot_task(c, key, buffer, bytes, root);
 }
 
 void barrier(Communicator& c, const char* call) {

@@ -1,5 +1,6 @@
-// What every collective algorithm needs: the channel, the tree radix, the
-// waits they co_await, and how a blocking call drives its task.
+// What every collective algorithm needs: the channel and the cells, the
+// switch points, the waits they co_await, and how a blocking call drives
+// its task.
 #pragma once
 
 #include <cstdint>
@@ -15,13 +16,35 @@ namespace mpf::mpi::coll {
 
 inline mpf::coll::Channel& channel() { return core::Runtime::instance().channel(); }
 
+inline mpf::coll::Cells& cells() { return core::Runtime::instance().cells(); }
+
 inline int radix() {
   return static_cast<int>(core::Runtime::instance().tunables().integer(common::Tunable::coll_radix));
+}
+
+// The largest communicator whose barrier and short allreduce exchange
+// pairwise (the coll_exchange_max tunable; 0: the job's CPUs).
+inline int exchange_max() {
+  core::Runtime& rt = core::Runtime::instance();
+  const auto max = static_cast<int>(rt.tunables().integer(common::Tunable::coll_exchange_max));
+  return max > 0 ? max : static_cast<int>(rt.transport().ncpus());
 }
 
 // co_await slot_free(): this rank's slot may be written (its last step taken).
 inline auto slot_free() {
   return mpf::coll::until(-1, [] { return channel().drained(); });
+}
+
+// co_await post(to, ...): step `step` of `key`, `bytes` at `data`, is in a
+// cell for world rank `to`. co_await take(from, ..., out, bytes): the
+// message from world rank `from` is copied to `out`.
+inline auto post(std::uint32_t to, mpf::coll::Key key, std::uint32_t step, const void* data, std::uint32_t bytes) {
+  return mpf::coll::until(static_cast<std::int32_t>(to),
+                          [=] { return cells().try_post(to, key, step, data, bytes); });
+}
+inline auto take(std::uint32_t from, mpf::coll::Key key, std::uint32_t step, void* out, std::uint32_t bytes) {
+  return mpf::coll::until(static_cast<std::int32_t>(from),
+                          [=] { return cells().try_take_into(from, key, step, out, bytes); });
 }
 
 inline std::uint32_t world_of(const Communicator& c, int rank) { return c.world[static_cast<std::size_t>(rank)]; }
@@ -40,7 +63,9 @@ inline void run(mpf::coll::Task task, const Communicator& c, const char* call, i
   finish_pending(call, static_cast<std::int32_t>(c.context));
   const progress::BlockedCall blocked{call, -1, -1, c.context,
                                       root < 0 ? -1 : static_cast<std::int32_t>(world_of(c, root))};
-  task.run(core::Runtime::instance().engine(), blocked);
+  core::Runtime& rt = core::Runtime::instance();
+  task.run(rt.engine(), blocked);
+  rt.transport().flush_wakes();  // the task's last posts may have deferred theirs
 }
 
 }  // namespace mpf::mpi::coll

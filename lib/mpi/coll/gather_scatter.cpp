@@ -2,6 +2,7 @@
 // every rank publishing its blocks in turn (seed 002 §3.3: direct transfers
 // beat staged ones on shared memory, when ranks do not all pick the same
 // peer at once — so rank r serves r+1, r+2, ... and reads from r-1, r-2, ...).
+// All-to-all blocks that fit a collective cell go through the pair's cells.
 #include <algorithm>
 #include <cstring>
 #include <set>
@@ -128,11 +129,16 @@ Task alltoallv_task(const Communicator& c, mpf::coll::Key key, const void* send,
   const auto* in = static_cast<const std::byte*>(send);
   auto* out = static_cast<std::byte*>(recv);
   if (send_bytes[me] > 0) std::memmove(out + recv_displs[me], in + send_displs[me], send_bytes[me]);
-  std::vector<Block> blocks;
+  // A pair's block goes through the pair's cells when it fits one (both
+  // ranks of the pair know its size), through the slot otherwise.
+  mpf::coll::Cells& cl = cells();
+  const std::uint32_t short_limit = cl.capacity();
+  std::vector<Block> blocks, short_out;
   for (int k = 1; k < n; ++k) {
     const int j = (c.rank + k) % n;
     const auto ju = static_cast<std::size_t>(j);
-    if (send_bytes[ju] > 0) blocks.push_back({j, in + send_displs[ju], send_bytes[ju]});
+    if (send_bytes[ju] == 0) continue;
+    (send_bytes[ju] <= short_limit ? short_out : blocks).push_back({j, in + send_displs[ju], send_bytes[ju]});
   }
   mpf::coll::Channel& ch = channel();
   const auto steps = plan_steps(c, blocks, ch.capacity());
@@ -142,31 +148,48 @@ Task alltoallv_task(const Communicator& c, mpf::coll::Key key, const void* send,
     std::uint64_t got;
     std::uint32_t step;
   };
-  std::vector<Incoming> incoming;
+  std::vector<Incoming> incoming, short_in;
   for (int k = 1; k < n; ++k) {
     const int j = (c.rank - k + n) % n;
-    if (recv_bytes[static_cast<std::size_t>(j)] > 0) incoming.push_back({j, 0, 0});
+    const std::uint64_t bytes = recv_bytes[static_cast<std::size_t>(j)];
+    if (bytes > 0) (bytes <= short_limit ? short_in : incoming).push_back({j, 0, 0});
   }
-  std::size_t next_step = 0;
+  std::size_t next_step = 0, next_short = 0;
   // Publishing and taking interleave: a rank whose next step waits for its
   // consumers keeps taking its own blocks meanwhile, so no two ranks wait on
   // each other. Each round does what it can; the task waits only when a
   // round did nothing.
+  auto received = [&](const Incoming& i) { return i.got >= recv_bytes[static_cast<std::size_t>(i.from)]; };
   auto finished_all = [&] {
-    if (next_step < steps.size()) return false;
-    return std::all_of(incoming.begin(), incoming.end(),
-                       [&](const Incoming& i) { return i.got >= recv_bytes[static_cast<std::size_t>(i.from)]; });
+    return next_step >= steps.size() && next_short >= short_out.size() &&
+           std::all_of(incoming.begin(), incoming.end(), received) &&
+           std::all_of(short_in.begin(), short_in.end(), received);
   };
   auto advance = [&] {
     bool moved = false;
+    while (next_short < short_out.size()) {
+      const Block& b = short_out[next_short];
+      if (!cl.try_post(world_of(c, b.dest), key, 0, b.data, static_cast<std::uint32_t>(b.bytes))) break;
+      ++next_short;
+      moved = true;
+    }
     if (next_step < steps.size() && ch.drained()) {
       ch.publish(key, static_cast<std::uint32_t>(next_step), steps[next_step], consumers_of(steps[next_step]));
       ++next_step;
       moved = true;
     }
+    for (Incoming& i : short_in) {
+      const auto ju = static_cast<std::size_t>(i.from);
+      if (received(i) || !cl.try_take_into(world_of(c, i.from), key, 0, out + recv_displs[ju],
+                                             static_cast<std::uint32_t>(recv_bytes[ju]))) {
+        continue;
+      }
+      i.got = recv_bytes[ju];
+      moved = true;
+    }
     for (Incoming& i : incoming) {
       const auto ju = static_cast<std::size_t>(i.from);
-      if (i.got >= recv_bytes[ju]) continue;
+      if (received(i)) continue;
       std::uint32_t seen = 0;
       const bool took = ch.try_take(
           world_of(c, i.from), key, i.step,

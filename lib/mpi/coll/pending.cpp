@@ -19,9 +19,11 @@ std::deque<std::shared_ptr<PendingCollective>> g_pending;
 void advance_pending() {
   while (!g_pending.empty()) {
     g_pending.front()->advance();
-    if (!g_pending.front()->done) return;
+    if (!g_pending.front()->done) break;
     g_pending.pop_front();
   }
+  // Before the caller returns to the application: wakes the tasks deferred.
+  core::Runtime::instance().transport().flush_wakes();
 }
 
 bool pending_idle() { return g_pending.empty(); }

@@ -1,5 +1,5 @@
 // Reductions: reduce and allreduce on the k-nomial tree rooted at rank 0,
-// and the scans on a chain. Data moves in chunks of whole elements that fit
+// and the scans on a chain (short reduce and allreduce: cells.cpp). Data moves in chunks of whole elements that fit
 // a collective slot, so a large reduction pipelines through the tree.
 #include <algorithm>
 #include <cstring>
@@ -40,10 +40,8 @@ Chunk chunk_of(std::uint32_t s, int per_step, int count, std::size_t element) {
   return {n, static_cast<std::size_t>(first) * element, static_cast<std::uint32_t>(static_cast<std::size_t>(n) * element)};
 }
 
-}  // namespace
-
-Task reduce_task(const Communicator& c, mpf::coll::Key key, const void* send, void* recv, int count, MPI_Datatype type,
-                 MPI_Op op, int root) {
+Task reduce_slot_task(const Communicator& c, mpf::coll::Key key, const void* send, void* recv, int count,
+                      MPI_Datatype type, MPI_Op op, int root) {
   const std::size_t element = *datatype_size(type);
   const bool all = root < 0;
   auto* out = static_cast<std::byte*>(recv);
@@ -115,6 +113,17 @@ Task reduce_task(const Communicator& c, mpf::coll::Key key, const void* send, vo
       co_await until(static_cast<std::int32_t>(zero), [&] { return ch.try_take(zero, key, 2 * s + 1, copy_out, &seen); });
     }
   }
+}
+
+}  // namespace
+
+Task reduce_task(const Communicator& c, mpf::coll::Key key, const void* send, void* recv, int count, MPI_Datatype type,
+                 MPI_Op op, int root) {
+  const std::uint64_t bytes = static_cast<std::uint64_t>(count) * *datatype_size(type);
+  if (c.size() > 1 && count > 0 && bytes <= cells().capacity()) {
+    return reduce_cells_task(c, key, send, recv, count, type, op, root);
+  }
+  return reduce_slot_task(c, key, send, recv, count, type, op, root);
 }
 
 Task scan_task(const Communicator& c, mpf::coll::Key key, const void* send, void* recv, int count, MPI_Datatype type,

@@ -128,8 +128,8 @@ TEST(Segment, CreateFillsTheHeader) {
   EXPECT_LE(h.start_unix_ns, after);
 
   // The layout of the comment in segment_layout.hpp: header, rank blocks,
-  // inboxes, rings, eager pools, collective slots, tunables, each after the
-  // one before.
+  // inboxes, rings, eager pools, collective slots, collective cells and
+  // their acks, tunables, each after the one before.
   EXPECT_EQ(h.rank_control_offset, sizeof(SegmentHeader));
   EXPECT_EQ(h.rank_control_offset % kCacheLine, 0u);
   EXPECT_EQ(h.rank_control_stride, sizeof(RankControl));
@@ -139,7 +139,11 @@ TEST(Segment, CreateFillsTheHeader) {
   EXPECT_EQ(h.coll_offset, h.eager_offset + 4 * h.eager_pool_stride);
   EXPECT_EQ(h.coll_offset % kCacheLine, 0u);
   EXPECT_GE(h.coll_stride, sizeof(CollSlot) + h.coll_bytes);
-  EXPECT_EQ(h.tunables_offset, h.coll_offset + 4 * h.coll_stride);
+  EXPECT_EQ(h.cells_offset, h.coll_offset + 4 * h.coll_stride);
+  EXPECT_EQ(h.cell_bytes % kCacheLine, 0u);
+  EXPECT_GE(h.cell_bytes, sizeof(MailCell));
+  EXPECT_EQ(h.cell_acks_offset, h.cells_offset + 16 * kCellsPerPair * h.cell_bytes);
+  EXPECT_EQ(h.tunables_offset, h.cell_acks_offset + 16 * sizeof(std::uint64_t));
   EXPECT_EQ(h.ring_slots, 2u);
   EXPECT_EQ(h.eager_cells, 2u);
   EXPECT_EQ(h.tunables_bytes, std::string_view(R"({"unit":"test"})").size());

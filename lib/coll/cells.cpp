@@ -1,0 +1,71 @@
+#include "coll/cells.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+
+namespace mpf::coll {
+
+void Cells::init(shm::Transport& transport) {
+  transport_ = &transport;
+  segment_ = &transport.segment();
+  me_ = transport.rank();
+  cell_bytes_ = transport.header().cell_bytes;
+  capacity_ = std::min<std::uint32_t>(kMaxCellData,
+                                      static_cast<std::uint32_t>(cell_bytes_ - offsetof(shm::MailCell, data)));
+  const std::uint32_t n = transport.header().nranks;
+  out_.assign(n, nullptr);
+  in_.assign(n, nullptr);
+  posted_.assign(n, 0);
+  taken_.assign(n, 0);
+  acked_.assign(n, 0);
+  for (std::uint32_t peer = 0; peer < n; ++peer) {
+    out_[peer] = reinterpret_cast<std::byte*>(&segment_->cell(me_, peer, 0));
+    in_[peer] = reinterpret_cast<const std::byte*>(&segment_->cell(peer, me_, 0));
+  }
+}
+
+bool Cells::try_post(std::uint32_t to, Key key, std::uint32_t step, const void* data, std::uint32_t bytes) {
+  if (bytes > capacity_) {
+    throw std::logic_error("collective cell message of " + std::to_string(bytes) + " bytes (at most " +
+                           std::to_string(capacity_) + ")");
+  }
+  const std::uint64_t n = posted_[to] + 1;
+  // Message n reuses the cell of message n - 2: the receiver must have
+  // taken that one. Its count is read only when what we saw last is short.
+  if (n > shm::kCellsPerPair && acked_[to] < n - shm::kCellsPerPair) {
+    acked_[to] = segment_->cell_ack(me_, to).load(std::memory_order_acquire);
+    if (acked_[to] < n - shm::kCellsPerPair) {
+      transport_->flush_wakes();  // the receiver may be asleep, waiting for an earlier message
+      return false;
+    }
+  }
+  shm::MailCell& cell = out_cell(to, n);
+  cell.context = key.context;
+  cell.seq = key.seq;
+  cell.kind = key.kind;
+  cell.root = key.root;
+  cell.step = step;
+  cell.bytes = bytes;
+  if (bytes > 0) std::memcpy(data_of(cell), data, bytes);
+  cell.stamp.store(n, std::memory_order_release);
+  posted_[to] = n;
+  transport_->wake_later(to);
+  return true;
+}
+
+bool Cells::try_take_into(std::uint32_t from, Key key, std::uint32_t step, void* out, std::uint32_t bytes) {
+  return try_take(from, key, step, [&](const std::byte* data, std::uint32_t got) {
+    if (got > 0) std::memcpy(out, data, std::min(bytes, got));
+  });
+}
+
+void Cells::taken(std::uint32_t from, std::uint64_t n) {
+  taken_[from] = n;
+  segment_->cell_ack(from, me_).store(n, std::memory_order_release);
+  // The sender may be waiting (asleep) for this cell.
+  transport_->wake_later(from);
+}
+
+}  // namespace mpf::coll

@@ -1,0 +1,101 @@
+// Small collective messages over per-pair cells (shm::MailCell; seed 002
+// §3.3's dedicated protocol slots): the path of barriers and of collective
+// data up to the coll_short_limit tunable. Rank s sends to rank r through
+// the two cells of the pair (s -> r), which only s writes and only r reads,
+// so a message is one cache-line transfer (a few for a longer one) and no
+// read-modify-write; the collective slot (channel.hpp) carries what does
+// not fit.
+//
+// A pair's messages are taken in the order they were posted. Each carries
+// the collective's key and step, and a receiver takes only the message it
+// expects: ranks that disagree on the call (MPI_Bcast on one, MPI_Barrier
+// on another) wait, and mpfinspect names the mismatch, instead of mixing
+// their data. Waits go through the progress engine like the channel's;
+// posting wakes a sleeping receiver, taking wakes a sleeping sender, both
+// deferred (Transport::wake_later): whoever posts or takes flushes the
+// wakes before it returns to the application (the progress engine does
+// at each poll).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "coll/channel.hpp"
+#include "shm/segment_layout.hpp"
+#include "shm/transport.hpp"
+
+namespace mpf::coll {
+
+// The most data a cell can carry (the coll_short_limit tunable's maximum):
+// algorithms may keep a cell's worth of data on their stack.
+inline constexpr std::uint32_t kMaxCellData = 4032;
+
+class Cells {
+ public:
+  void init(shm::Transport& transport);
+
+  // Data bytes one message can carry (the coll_short_limit tunable).
+  std::uint32_t capacity() const { return capacity_; }
+
+  // Posts step `step` of collective `key` with `bytes` (<= capacity()) at
+  // `data` to world rank `to`, and wakes it. False, posting nothing, while
+  // `to` has not taken this rank's message before last.
+  bool try_post(std::uint32_t to, Key key, std::uint32_t step, const void* data, std::uint32_t bytes);
+
+  // Takes the next message from world rank `from` if it has been posted and
+  // is step `step` of `key`: calls take(data, bytes) while the cell is
+  // held, then frees the cell. False when it is not there (yet).
+  template <class Take>
+  bool try_take(std::uint32_t from, Key key, std::uint32_t step, Take&& take);
+  // The same, copying the data to `out` (at most `bytes` bytes of it).
+  bool try_take_into(std::uint32_t from, Key key, std::uint32_t step, void* out, std::uint32_t bytes);
+
+ private:
+  // The pair's cells for message number n (numbered from 1).
+  shm::MailCell& out_cell(std::uint32_t to, std::uint64_t n) const {
+    return *reinterpret_cast<shm::MailCell*>(out_[to] + (n % shm::kCellsPerPair) * cell_bytes_);
+  }
+  const shm::MailCell& in_cell(std::uint32_t from, std::uint64_t n) const {
+    return *reinterpret_cast<const shm::MailCell*>(in_[from] + (n % shm::kCellsPerPair) * cell_bytes_);
+  }
+  // A cell's data runs past MailCell::data into the rest of the cell.
+  static std::byte* data_of(shm::MailCell& cell) {
+    return reinterpret_cast<std::byte*>(&cell) + offsetof(shm::MailCell, data);
+  }
+  static const std::byte* data_of(const shm::MailCell& cell) {
+    return reinterpret_cast<const std::byte*>(&cell) + offsetof(shm::MailCell, data);
+  }
+  static bool belongs(const shm::MailCell& cell, Key key, std::uint32_t step) {
+    return cell.context == key.context && cell.seq == key.seq && cell.kind == key.kind && cell.root == key.root &&
+           cell.step == step;
+  }
+  void taken(std::uint32_t from, std::uint64_t n);
+
+  shm::Transport* transport_ = nullptr;
+  const shm::Segment* segment_ = nullptr;
+  std::uint32_t me_ = 0;
+  std::uint32_t capacity_ = 0;
+  std::size_t cell_bytes_ = 0;
+  // Per peer (world rank): the first cell of the pair (me -> peer) and of
+  // (peer -> me), messages posted to it, messages taken from it, and what
+  // this rank last read of the peer's count of taken messages.
+  std::vector<std::byte*> out_;
+  std::vector<const std::byte*> in_;
+  std::vector<std::uint64_t> posted_, taken_, acked_;
+};
+
+template <class Take>
+bool Cells::try_take(std::uint32_t from, Key key, std::uint32_t step, Take&& take) {
+  const std::uint64_t n = taken_[from] + 1;
+  const shm::MailCell& cell = in_cell(from, n);
+  if (cell.stamp.load(std::memory_order_acquire) != n || !belongs(cell, key, step)) {
+    transport_->flush_wakes();  // after the load: the two overlap
+    return false;
+  }
+  take(data_of(cell), std::min(cell.bytes, capacity_));
+  taken(from, n);
+  return true;
+}
+
+}  // namespace mpf::coll

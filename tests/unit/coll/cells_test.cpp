@@ -1,0 +1,95 @@
+// The collective cells (lib/coll/cells.hpp) between two ranks that live in
+// this one process: two transports attached to one segment.
+#include "coll/cells.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "shm/segment.hpp"
+#include "shm/transport.hpp"
+
+namespace mpf::coll {
+namespace {
+
+class CellsTest : public ::testing::Test {
+ protected:
+  CellsTest() : segment_(shm::Segment::create({2, 2, "unit-cells", "{}"})) {
+    for (std::uint32_t r = 0; r < 2; ++r) {
+      transport_[r].init(segment_, r, false);
+      cells_[r].init(transport_[r]);
+    }
+  }
+
+  // Takes the next message from `from` at `to`; empty optional-like: false.
+  bool take(std::uint32_t to, std::uint32_t from, Key key, std::uint32_t step, std::string* out) {
+    return cells_[to].try_take(from, key, step, [&](const std::byte* data, std::uint32_t bytes) {
+      out->assign(reinterpret_cast<const char*>(data), bytes);
+    });
+  }
+
+  shm::Segment segment_;
+  shm::Transport transport_[2];
+  Cells cells_[2];
+};
+
+const Key kKey{7, 1, 2, -1};
+
+TEST_F(CellsTest, CapacityIsTheShortLimitOfTheGeometry) {
+  // Geometry's default: 224 data bytes, a 256-byte cell.
+  EXPECT_EQ(cells_[0].capacity(), 224u);
+  EXPECT_EQ(segment_.header().cell_bytes, 256u);
+}
+
+TEST_F(CellsTest, MessagesArriveInOrderWithTheirData) {
+  const std::string first = "first message", second(224, 'x');
+  ASSERT_TRUE(cells_[0].try_post(1, kKey, 0, first.data(), static_cast<std::uint32_t>(first.size())));
+  ASSERT_TRUE(cells_[0].try_post(1, kKey, 1, second.data(), static_cast<std::uint32_t>(second.size())));
+  std::string got;
+  EXPECT_FALSE(take(1, 0, kKey, 1, &got)) << "step 1 is not the next message";
+  ASSERT_TRUE(take(1, 0, kKey, 0, &got));
+  EXPECT_EQ(got, first);
+  ASSERT_TRUE(take(1, 0, kKey, 1, &got));
+  EXPECT_EQ(got, second);
+  EXPECT_FALSE(take(1, 0, kKey, 2, &got)) << "nothing more was posted";
+}
+
+TEST_F(CellsTest, ASenderWaitsForTheReceiverAfterTwoMessages) {
+  const int value = 42;
+  ASSERT_TRUE(cells_[0].try_post(1, kKey, 0, &value, sizeof value));
+  ASSERT_TRUE(cells_[0].try_post(1, kKey, 1, &value, sizeof value));
+  EXPECT_FALSE(cells_[0].try_post(1, kKey, 2, &value, sizeof value)) << "both cells of the pair are full";
+  std::string got;
+  ASSERT_TRUE(take(1, 0, kKey, 0, &got));
+  EXPECT_TRUE(cells_[0].try_post(1, kKey, 2, &value, sizeof value)) << "the first cell was taken";
+  // The other direction has cells of its own.
+  EXPECT_TRUE(cells_[1].try_post(0, kKey, 0, &value, sizeof value));
+}
+
+TEST_F(CellsTest, AMessageOfAnotherCollectiveIsNotTaken) {
+  const int value = 1;
+  ASSERT_TRUE(cells_[0].try_post(1, kKey, 0, &value, sizeof value));
+  std::string got;
+  for (Key other : {Key{8, 1, 2, -1}, Key{7, 2, 2, -1}, Key{7, 1, 3, -1}, Key{7, 1, 2, 0}}) {
+    EXPECT_FALSE(take(1, 0, other, 0, &got)) << "context " << other.context << " seq " << other.seq;
+  }
+  EXPECT_TRUE(take(1, 0, kKey, 0, &got));
+}
+
+TEST_F(CellsTest, TakeIntoCopiesAtMostTheRoomGiven) {
+  const char text[] = "abcdefgh";
+  ASSERT_TRUE(cells_[1].try_post(0, kKey, 0, text, sizeof text));
+  char out[4] = {};
+  ASSERT_TRUE(cells_[0].try_take_into(1, kKey, 0, out, sizeof out));
+  EXPECT_EQ(std::memcmp(out, "abcd", 4), 0);
+}
+
+TEST_F(CellsTest, APostLargerThanACellIsRefused) {
+  const std::vector<char> big(225, 'y');
+  EXPECT_THROW(cells_[0].try_post(1, kKey, 0, big.data(), static_cast<std::uint32_t>(big.size())), std::logic_error);
+}
+
+}  // namespace
+}  // namespace mpf::coll
