@@ -29,8 +29,9 @@
 namespace mpf::coll {
 
 // Recently freed coroutine frames, reused by size: the frames of one
-// algorithm always have the same size. Ranks drive their collectives from
-// one thread (the MPI library's), so the cache is per thread and unlocked.
+// algorithm always have the same size. Unlocked: a rank's collectives run
+// one call at a time (the MPI library provides at most
+// MPI_THREAD_SERIALIZED).
 class FrameCache {
  public:
   // Each frame carries its size in a header before it (GCC 12 does not pass
@@ -77,7 +78,7 @@ class FrameCache {
     std::size_t count = 0;
   };
   static Cache& cache() {
-    thread_local Cache c;
+    static constinit Cache c;
     return c;
   }
 };

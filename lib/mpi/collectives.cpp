@@ -64,6 +64,13 @@ int check_buffer(const char* call, MPI_Comm comm, const char* what, const void* 
   return MPI_SUCCESS;
 }
 
+// True when the type's data is usable in place (no staging): the
+// algorithms then run on the user's buffers directly.
+bool in_place_type(MPI_Datatype type) {
+  const TypeInfo* t = usable_type(type);
+  return t != nullptr && t->contiguous;
+}
+
 // Contiguous bytes for `count` elements of `type` at `buf`: the buffer
 // itself, or a packed copy (filled from the buffer when `load`); finish()
 // unpacks a packed copy back (a receive buffer). It keeps the type's layout
@@ -310,8 +317,9 @@ int bcast_impl(const char* call, void* buffer, int count, MPI_Datatype datatype,
   if (int rc = check_root(call, comm, root)) return rc;
   if (int rc = check_buffer(call, comm, "", buffer, count, datatype, &bytes)) return rc;
   Communicator& c = comm_of(comm);
-  Staged data(buffer, static_cast<std::uint64_t>(count), datatype, c.rank == root);
   const Key key = c.next_collective(coll::kBcast, root);
+  if (in_place_type(datatype)) return launch(call, comm, root, coll::bcast_task(c, key, buffer, bytes, root), request);
+  Staged data(buffer, static_cast<std::uint64_t>(count), datatype, c.rank == root);
   return launch(call, comm, root, bcast_op(c, key, std::move(data), bytes, root), request);
 }
 
@@ -331,11 +339,17 @@ int reduce_impl(const char* call, const void* sendbuf, void* recvbuf, int count,
   if (is_root) {
     if (int rc = check_buffer(call, comm, "receive", recvbuf, count, datatype, &bytes)) return rc;
   }
+  const Key key = c.next_collective(coll::kReduce, root);
+  if (in_place_type(datatype)) {
+    return launch(call, comm, root,
+                  coll::reduce_task(c, key, in_place ? recvbuf : sendbuf, is_root ? recvbuf : nullptr, elements, element,
+                                    op, root),
+                  request);
+  }
   Staged in(in_place ? nullptr : sendbuf, static_cast<std::uint64_t>(in_place ? 0 : count), in_place ? MPI_BYTE : datatype,
             true);
   Staged out(is_root ? recvbuf : nullptr, static_cast<std::uint64_t>(is_root ? count : 0), is_root ? datatype : MPI_BYTE,
              in_place);
-  const Key key = c.next_collective(coll::kReduce, root);
   return launch(call, comm, root, reduce_op(c, key, std::move(in), std::move(out), in_place, elements, element, op, root),
                 request);
 }
@@ -353,10 +367,15 @@ int all_reduction(const char* call, const void* sendbuf, void* recvbuf, int coun
     if (int rc = check_buffer(call, comm, "send", sendbuf, count, datatype, &bytes)) return rc;
   }
   if (int rc = check_buffer(call, comm, "receive", recvbuf, count, datatype, &bytes)) return rc;
+  Communicator& c = comm_of(comm);
+  if (kind == 0 && in_place_type(datatype)) {
+    const Key key = c.next_collective(coll::kAllreduce, -1);
+    return launch(call, comm, -1,
+                  coll::reduce_task(c, key, in_place ? recvbuf : sendbuf, recvbuf, elements, element, op, -1), request);
+  }
   Staged out(recvbuf, static_cast<std::uint64_t>(count), datatype, in_place);
   Staged in(in_place ? nullptr : sendbuf, static_cast<std::uint64_t>(in_place ? 0 : count), in_place ? MPI_BYTE : datatype,
             true);
-  Communicator& c = comm_of(comm);
   if (kind == 0) {
     const Key key = c.next_collective(coll::kAllreduce, -1);
     return launch(call, comm, -1, reduce_op(c, key, std::move(in), std::move(out), in_place, elements, element, op, -1),
@@ -626,6 +645,19 @@ int alltoall_entry(const char* call, const void* sendbuf, int sendcount, const i
   if (int rc = check_type(call, comm, "receive", recvtype)) return rc;
   if (!in_place) {
     if (int rc = check_type(call, comm, "send", sendtype)) return rc;
+  }
+  if (equal && !in_place && in_place_type(sendtype) && in_place_type(recvtype)) {
+    // MPI_Alltoall on contiguous types: the algorithm works on the user's
+    // buffers, blocks at i * bytes (a size mismatch takes the general path,
+    // which reports it).
+    std::uint64_t send_bytes = 0, recv_bytes = 0;
+    if (int rc = check_buffer(call, comm, "send", sendbuf, sendcount, sendtype, &send_bytes)) return rc;
+    if (int rc = check_buffer(call, comm, "receive", recvbuf, recvcount, recvtype, &recv_bytes)) return rc;
+    if (send_bytes == recv_bytes && (send_bytes == 0 || sendbuf != recvbuf)) {
+      Communicator& c = comm_of(comm);
+      const Key key = c.next_collective(coll::kAlltoallv, -1);
+      return launch(call, comm, -1, coll::alltoall_task(c, key, sendbuf, recvbuf, send_bytes), request);
+    }
   }
   const std::vector<MPI_Datatype> st(static_cast<std::size_t>(n), sendtype), rt(static_cast<std::size_t>(n), recvtype);
   return alltoallw_impl(call, sendbuf, sendcounts, in_place ? std::vector<std::int64_t>() : scaled(sdispls, n, sendtype),

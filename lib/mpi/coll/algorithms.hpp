@@ -54,6 +54,8 @@ mpf::coll::Task reduce_cells_task(const Communicator& c, mpf::coll::Key key, con
 // `send`) to every rank; each block fits a cell.
 mpf::coll::Task allgatherv_cells_task(const Communicator& c, mpf::coll::Key key, const void* send, void* recv,
                                       std::vector<std::uint64_t> bytes, std::vector<std::uint64_t> displs);
+mpf::coll::Task alltoall_cells_task(const Communicator& c, mpf::coll::Key key, const void* send, void* recv,
+                                    std::uint32_t bytes);
 mpf::coll::Task scan_task(const Communicator& c, mpf::coll::Key key, const void* send, void* recv, int count,
                           MPI_Datatype type, MPI_Op op, bool exclusive);
 // Per rank: bytes and byte displacement of its block at the root.
@@ -66,6 +68,10 @@ mpf::coll::Task alltoallv_task(const Communicator& c, mpf::coll::Key key, const 
                                std::vector<std::uint64_t> send_bytes, std::vector<std::uint64_t> send_displs,
                                void* recv, std::vector<std::uint64_t> recv_bytes,
                                std::vector<std::uint64_t> recv_displs);
+// MPI_Alltoall's equal blocks of `bytes`, rank i's at i * bytes (send and
+// recv distinct): through the cells when they fit one, else alltoallv_task.
+mpf::coll::Task alltoall_task(const Communicator& c, mpf::coll::Key key, const void* send, void* recv,
+                              std::uint64_t bytes);
 
 // Blocking forms: take the key, run the task.
 void barrier(Communicator& c, const char* call);

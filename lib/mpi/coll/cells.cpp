@@ -18,6 +18,9 @@
 //               rank order (the result does not depend on the root), then
 //               to the root
 //   allgather   every rank posts its block to every other, staggered
+//   alltoall    every rank posts each peer its block, staggered, then
+//               takes its own (MPI_Alltoall's equal blocks; a v-collective's
+//               small pairs go through the cells within alltoallv_task)
 #include <algorithm>
 #include <cstring>
 
@@ -143,6 +146,23 @@ Task allgatherv_cells_task(const Communicator& c, mpf::coll::Key key, const void
     const auto from = static_cast<std::size_t>((c.rank - k + n) % n);
     co_await take(world_of(c, static_cast<int>(from)), key, 0, out + displs[from],
                   static_cast<std::uint32_t>(bytes[from]));
+  }
+}
+
+Task alltoall_cells_task(const Communicator& c, mpf::coll::Key key, const void* send, void* recv,
+                         std::uint32_t bytes) {
+  const int n = c.size();
+  const auto* in = static_cast<const std::byte*>(send);
+  auto* out = static_cast<std::byte*>(recv);
+  const auto at = [bytes](int rank) { return static_cast<std::size_t>(rank) * bytes; };
+  std::memcpy(out + at(c.rank), in + at(c.rank), bytes);
+  for (int k = 1; k < n; ++k) {
+    const int to = (c.rank + k) % n;
+    co_await post(world_of(c, to), key, 0, in + at(to), bytes);
+  }
+  for (int k = 1; k < n; ++k) {
+    const int from = (c.rank - k + n) % n;
+    co_await take(world_of(c, from), key, 0, out + at(from), bytes);
   }
 }
 

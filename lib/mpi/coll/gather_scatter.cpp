@@ -210,6 +210,16 @@ Task alltoallv_task(const Communicator& c, mpf::coll::Key key, const void* send,
   while (!finished_all()) co_await until(-1, [&] { return advance() || finished_all(); });
 }
 
+Task alltoall_task(const Communicator& c, mpf::coll::Key key, const void* send, void* recv, std::uint64_t bytes) {
+  const auto n = static_cast<std::size_t>(c.size());
+  if (n > 1 && bytes <= cells().capacity()) {
+    return alltoall_cells_task(c, key, send, recv, static_cast<std::uint32_t>(bytes));
+  }
+  std::vector<std::uint64_t> each(n, bytes), displs(n);
+  for (std::size_t i = 0; i < n; ++i) displs[i] = i * bytes;
+  return alltoallv_task(c, key, send, each, displs, recv, each, displs);
+}
+
 void gatherv(Communicator& c, const void* send, std::uint64_t send_bytes, void* recv,
              const std::vector<std::uint64_t>& bytes, const std::vector<std::uint64_t>& displs, int root,
              const char* call) {
