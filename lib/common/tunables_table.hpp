@@ -43,6 +43,7 @@ enum class Tunable : std::size_t {
   coll_radix,
   coll_short_limit,
   coll_exchange_max,
+  coll_single_copy,
   datatype_check,
   debug,
   count,  // not a tunable: the number of tunables; keep it last
@@ -281,6 +282,17 @@ inline constexpr std::array<TunableSpec, kTunableCount> kTunableTable{{
         .doc = "Largest communicator on which Barrier and short Allreduce exchange pairwise "
                "(dissemination, recursive doubling: fewer steps) instead of going up and down a tree "
                "(fewer wake-ups when ranks outnumber CPUs); 0: the number of CPUs the job runs on",
+    },
+    {
+        .id = Tunable::coll_single_copy,
+        .name = "coll_single_copy",
+        .kind = TunableKind::size,
+        .default_value = "64KiB",
+        .min = 0,
+        .max = std::int64_t{1} << 40,
+        .doc = "Smallest Bcast, Allreduce (up to one rank per CPU), Alltoall or Allgather block that ranks "
+               "read straight from each other's buffers with Cross Memory Attach (one copy) instead of "
+               "through the collective slots (two copies); 0: never (also off when rndv_mode is copy)",
     },
     {
         .id = Tunable::datatype_check,

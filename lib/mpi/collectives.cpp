@@ -275,14 +275,18 @@ Task scatterv_op(const Communicator& c, Key key, const void* sendbuf, Blocks sen
 }
 
 // Allgatherv: when every block fits a collective cell, each rank sends its
-// own to every other; otherwise the blocks are gathered at rank 0, packed in
-// rank order, then broadcast and placed. (Every rank knows every block's
+// own to every other; when the largest is a single-copy size, each rank
+// reads every other's; otherwise the blocks are gathered at rank 0, packed
+// in rank order, then broadcast and placed. (Every rank knows every block's
 // size, so all choose the same way.)
 Task allgatherv_op(const Communicator& c, Key gather_key, Key bcast_key, std::vector<std::byte> mine_copy,
                    const std::byte* mine, std::uint64_t send_bytes, void* recvbuf, Blocks recv) {
   if (mine_copy.size() > 0) mine = mine_copy.data();
-  if (c.size() > 1 && *std::max_element(recv.bytes.begin(), recv.bytes.end()) <= coll::cells().capacity()) {
-    Task t = coll::allgatherv_cells_task(c, gather_key, mine, recv.base(recvbuf), recv.bytes, recv.offsets);
+  const std::uint64_t largest = *std::max_element(recv.bytes.begin(), recv.bytes.end());
+  if (c.size() > 1 && (largest <= coll::cells().capacity() || coll::single_copy(largest))) {
+    Task t = largest <= coll::cells().capacity()
+                 ? coll::allgatherv_cells_task(c, gather_key, mine, recv.base(recvbuf), recv.bytes, recv.offsets)
+                 : coll::allgatherv_single_task(c, gather_key, mine, recv.base(recvbuf), recv.bytes, recv.offsets);
     co_await finished(t);
     unpack_blocks(recv, recvbuf);
     co_return;

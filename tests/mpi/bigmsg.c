@@ -7,7 +7,11 @@
  *            other side's request-to-send has surely arrived (it is in the
  *            ring before a synchronising message), so it is unexpected
  *
- *   bigmsg [MIB [no-cma]]   (2 ranks; MIB default 64)
+ *   round 3  (with `coll`) MPI_Bcast of MIB from each rank and
+ *            MPI_Allreduce of MIB (MPI_INT, MPI_SUM): large collectives
+ *            read their peers' buffers with Cross Memory Attach
+ *
+ *   bigmsg [MIB [no-cma|cma [coll]]]   (2 ranks; MIB default 64)
  *
  * With no-cma, each rank first makes the kernel refuse Cross Memory Attach
  * between the two (it becomes non-dumpable and gives up CAP_SYS_PTRACE, so
@@ -43,7 +47,9 @@ int main(int argc, char **argv) {
   const long mib = argc > 1 ? mt_arg(argc, argv, 1, "MIB") : 64;
   CHECK(mib > 0 && mib < 2048, "MIB %ld out of range", mib);
   const int no_cma = argc > 2 && strcmp(argv[2], "no-cma") == 0;
-  CHECK(argc <= 2 || no_cma, "unknown option %s", argv[2]);
+  CHECK(argc <= 2 || no_cma || strcmp(argv[2], "cma") == 0, "unknown option %s", argv[2]);
+  const int coll = argc > 3 && strcmp(argv[3], "coll") == 0;
+  CHECK(argc <= 3 || coll, "unknown option %s", argv[3]);
   if (no_cma) refuse_cma();
   mt_barrier(); /* both ranks refuse before either sends */
   const int bytes = (int)(mib << 20);
@@ -73,9 +79,24 @@ int main(int argc, char **argv) {
     mt_untouched(in + bytes, 64, what);
     mt_sync(peer);
   }
+  if (coll) {
+    for (int root = 0; root < 2; ++root) {
+      char what[80];
+      snprintf(what, sizeof what, "MPI_Bcast of %ld MiB from rank %d", mib, root);
+      const uint64_t seed = mt_seed((uint64_t)bytes, 3, (uint64_t)root, 0xbc);
+      if (rank == root) mt_fill(in, (size_t)bytes, seed);
+      CHECK_RC(MPI_Bcast(in, bytes, MPI_BYTE, root, MPI_COMM_WORLD));
+      mt_verify(in, (size_t)bytes, seed, what);
+    }
+    const int n = bytes / (int)sizeof(int);
+    int *x = (int *)out, *sum = (int *)in;
+    for (int i = 0; i < n; ++i) x[i] = (rank + 1) * (i % 1000);
+    CHECK_RC(MPI_Allreduce(x, sum, n, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
+    for (int i = 0; i < n; ++i) CHECK(sum[i] == 3 * (i % 1000), "MPI_Allreduce: element %d is %d", i, sum[i]);
+  }
   if (rank == 0) {
-    printf("bigmsg ok: %ld MiB each way, twice, in %.2f s%s\n", mib, MPI_Wtime() - start,
-           no_cma ? " (CMA refused)" : "");
+    printf("bigmsg ok: %ld MiB each way, twice, in %.2f s%s%s\n", mib, MPI_Wtime() - start,
+           coll ? ", then broadcast and reduced" : "", no_cma ? " (CMA refused)" : "");
   }
   free(out);
   free(in);

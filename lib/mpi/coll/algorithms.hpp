@@ -9,8 +9,10 @@
 //
 // Data of at most coll_short_limit bytes per rank goes through the cells
 // (cells.cpp: one cache-line transfer per message, and dissemination or
-// recursive doubling on up to coll_exchange_max ranks); larger data through
-// the slots:
+// recursive doubling on up to coll_exchange_max ranks); blocks of at least
+// coll_single_copy bytes of Bcast, Allreduce, Alltoall and Allgather are
+// read straight from the peers' buffers (single_copy.cpp); the rest goes
+// through the slots:
 //
 //   barrier, bcast, reduce   k-nomial trees (radix: the coll_radix tunable)
 //   allreduce                the reduce tree, then its bcast, chunk by chunk
@@ -68,8 +70,20 @@ mpf::coll::Task alltoallv_task(const Communicator& c, mpf::coll::Key key, const 
                                std::vector<std::uint64_t> send_bytes, std::vector<std::uint64_t> send_displs,
                                void* recv, std::vector<std::uint64_t> recv_bytes,
                                std::vector<std::uint64_t> recv_displs);
+// The single-copy algorithms (single_copy.cpp), for blocks of at least
+// the coll_single_copy tunable; the functions here choose them.
+mpf::coll::Task bcast_single_task(const Communicator& c, mpf::coll::Key key, void* buffer, std::uint64_t bytes,
+                                  int root);
+mpf::coll::Task allreduce_single_task(const Communicator& c, mpf::coll::Key key, const void* send, void* recv,
+                                      int count, MPI_Datatype type, MPI_Op op);
+mpf::coll::Task alltoall_single_task(const Communicator& c, mpf::coll::Key key, const void* send, void* recv,
+                                     std::uint64_t bytes);
+mpf::coll::Task allgatherv_single_task(const Communicator& c, mpf::coll::Key key, const void* send, void* recv,
+                                       std::vector<std::uint64_t> bytes, std::vector<std::uint64_t> displs);
+
 // MPI_Alltoall's equal blocks of `bytes`, rank i's at i * bytes (send and
-// recv distinct): through the cells when they fit one, else alltoallv_task.
+// recv distinct): through the cells when they fit one, by single-copy reads
+// when they are large, else alltoallv_task.
 mpf::coll::Task alltoall_task(const Communicator& c, mpf::coll::Key key, const void* send, void* recv,
                               std::uint64_t bytes);
 

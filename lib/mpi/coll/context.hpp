@@ -47,6 +47,21 @@ inline auto take(std::uint32_t from, mpf::coll::Key key, std::uint32_t step, voi
                           [=] { return cells().try_take_into(from, key, step, out, bytes); });
 }
 
+// True when collective data of `bytes` per block moves by single-copy
+// reads (the coll_single_copy tunable; never when rndv_mode is copy). Both
+// are job-wide, so every rank decides the same.
+inline bool single_copy(std::uint64_t bytes) {
+  const common::Tunables& t = core::Runtime::instance().tunables();
+  const auto threshold = static_cast<std::uint64_t>(t.integer(common::Tunable::coll_single_copy));
+  return threshold > 0 && bytes >= threshold && t.text(common::Tunable::rndv_mode) != "copy";
+}
+
+// Copies `bytes` at address `remote` of world rank `peer` (this rank's own
+// memory when it is this rank) to `local`, with Cross Memory Attach. A
+// kernel that refuses CMA ends the job with a message naming the tunable
+// that avoids it (`what` names the collective's algorithm).
+void read_peer(std::uint32_t peer, void* local, std::uint64_t remote, std::size_t bytes, const char* what);
+
 inline std::uint32_t world_of(const Communicator& c, int rank) { return c.world[static_cast<std::size_t>(rank)]; }
 
 inline std::vector<std::uint32_t> worlds_of(const Communicator& c, const std::vector<int>& ranks) {

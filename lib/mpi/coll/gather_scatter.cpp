@@ -215,6 +215,7 @@ Task alltoall_task(const Communicator& c, mpf::coll::Key key, const void* send, 
   if (n > 1 && bytes <= cells().capacity()) {
     return alltoall_cells_task(c, key, send, recv, static_cast<std::uint32_t>(bytes));
   }
+  if (n > 1 && single_copy(bytes)) return alltoall_single_task(c, key, send, recv, bytes);
   std::vector<std::uint64_t> each(n, bytes), displs(n);
   for (std::size_t i = 0; i < n; ++i) displs[i] = i * bytes;
   return alltoallv_task(c, key, send, each, displs, recv, each, displs);

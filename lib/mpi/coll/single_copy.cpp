@@ -1,0 +1,163 @@
+// Large collectives by single-copy reads (coll_single_copy tunable): each
+// rank tells its peers, through the collective cells, where its buffers
+// are, and the peers read what they need straight from them with Cross
+// Memory Attach, one copy, where the collective slots take two (in, then
+// out). A last exchange of messages keeps every rank in the call until no
+// peer reads its buffers any more.
+//
+//   bcast       every rank reads the root's buffer
+//   allreduce   reduce-scatter, then allgather: rank r combines block r
+//               of every rank's input, in rank order (x0 op x1 op ...),
+//               reading each from its owner, then every rank reads each
+//               reduced block from the rank that made it. Only on up to
+//               coll_exchange_max ranks (one per CPU): each rank reads
+//               from all others, which pays when they all run at once.
+//   alltoall    every rank reads its block from each peer's send buffer
+//   allgather   every rank reads each peer's block
+#include <algorithm>
+#include <cstring>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "mpi/coll/algorithms.hpp"
+#include "mpi/coll/context.hpp"
+#include "mpi/coll/ops.hpp"
+#include "mpi/datatype.hpp"
+
+namespace mpf::mpi::coll {
+
+using mpf::coll::Task;
+
+void read_peer(std::uint32_t peer, void* local, std::uint64_t remote, std::size_t bytes, const char* what) {
+  core::Runtime& rt = core::Runtime::instance();
+  if (bytes == 0) return;
+  if (peer == rt.transport().rank()) {
+    std::memmove(local, reinterpret_cast<const void*>(remote), bytes);
+    return;
+  }
+  if (!rt.transport().cma_read(peer, local, remote, bytes)) {
+    rt.abort(1, std::string("the kernel refused Cross Memory Attach (process_vm_readv) to rank ") +
+                    std::to_string(peer) + " in a single-copy " + what +
+                    "; run with --set coll_single_copy=0 (or MPF_COLL_SINGLE_COPY=0) to move large collectives "
+                    "through shared memory instead");
+  }
+}
+
+namespace {
+
+// Where a rank's buffers are, as its peers read them.
+struct Exposed {
+  std::uint64_t in = 0;
+  std::uint64_t out = 0;
+};
+
+std::uint64_t address(const void* p) { return reinterpret_cast<std::uint64_t>(p); }
+
+// Step 0: every rank's Exposed to every other (the whole communicator).
+Task exchange_exposed(const Communicator& c, mpf::coll::Key key, Exposed mine, std::vector<Exposed>& all) {
+  const int n = c.size();
+  all[static_cast<std::size_t>(c.rank)] = mine;
+  for (int k = 1; k < n; ++k) co_await post(world_of(c, (c.rank + k) % n), key, 0, &mine, sizeof mine);
+  for (int k = 1; k < n; ++k) {
+    const int from = (c.rank - k + n) % n;
+    co_await take(world_of(c, from), key, 0, &all[static_cast<std::size_t>(from)], sizeof(Exposed));
+  }
+}
+
+// Step `step`: an empty message to every other rank and one from each.
+Task all_signal(const Communicator& c, mpf::coll::Key key, std::uint32_t step) {
+  const int n = c.size();
+  for (int k = 1; k < n; ++k) co_await post(world_of(c, (c.rank + k) % n), key, step, nullptr, 0);
+  for (int k = 1; k < n; ++k) co_await take(world_of(c, (c.rank - k + n) % n), key, step, nullptr, 0);
+}
+
+}  // namespace
+
+Task bcast_single_task(const Communicator& c, mpf::coll::Key key, void* buffer, std::uint64_t bytes, int root) {
+  const std::uint32_t from = world_of(c, root);
+  if (c.rank == root) {
+    const Exposed mine{address(buffer), 0};
+    for (int k = 1; k < c.size(); ++k) co_await post(world_of(c, (root + k) % c.size()), key, 0, &mine, sizeof mine);
+    // Done: every rank has read the buffer.
+    for (int k = 1; k < c.size(); ++k) co_await take(world_of(c, (root + k) % c.size()), key, 1, nullptr, 0);
+    co_return;
+  }
+  Exposed at;
+  co_await take(from, key, 0, &at, sizeof at);
+  read_peer(from, buffer, at.in, bytes, "broadcast");
+  co_await post(from, key, 1, nullptr, 0);
+}
+
+Task allreduce_single_task(const Communicator& c, mpf::coll::Key key, const void* send, void* recv, int count,
+                           MPI_Datatype type, MPI_Op op) {
+  const int n = c.size();
+  const std::size_t element = *datatype_size(type);
+  auto* out = static_cast<std::byte*>(recv);
+  std::vector<Exposed> peers(static_cast<std::size_t>(n));
+  Task exchange = exchange_exposed(c, key, {address(send), address(recv)}, peers);
+  co_await finished(exchange);
+  // Block r: elements [r * count / n, (r + 1) * count / n).
+  auto first = [&](int r) { return static_cast<std::size_t>(static_cast<std::int64_t>(r) * count / n); };
+  // Reduce-scatter, a chunk at a time so that both operands stay in cache.
+  const std::size_t chunk_elements = std::max<std::size_t>(1, (64 * 1024) / element);
+  std::vector<std::byte> a(std::min(chunk_elements, first(c.rank + 1) - first(c.rank)) * element), b(a.size());
+  for (std::size_t e = first(c.rank); e < first(c.rank + 1); e += chunk_elements) {
+    const std::size_t m = std::min(chunk_elements, first(c.rank + 1) - e);
+    const std::size_t offset = e * element, len = m * element;
+    std::byte* acc = a.data();
+    std::byte* next = b.data();
+    read_peer(world_of(c, 0), acc, peers[0].in + offset, len, "allreduce");
+    for (int j = 1; j < n; ++j) {
+      read_peer(world_of(c, j), next, peers[static_cast<std::size_t>(j)].in + offset, len, "allreduce");
+      apply_op(op, acc, next, static_cast<int>(m), type);  // next = acc op x_j
+      std::swap(acc, next);
+    }
+    std::memcpy(out + offset, acc, len);
+  }
+  // Step 1: this rank's block is reduced, and it reads no input any more
+  // (so a peer may overwrite its own, in place). Then the allgather.
+  Task reduced = all_signal(c, key, 1);
+  co_await finished(reduced);
+  for (int k = 1; k < n; ++k) {
+    const int j = (c.rank + k) % n;
+    const std::size_t offset = first(j) * element;
+    read_peer(world_of(c, j), out + offset, peers[static_cast<std::size_t>(j)].out + offset,
+              (first(j + 1) - first(j)) * element, "allreduce");
+  }
+  Task done = all_signal(c, key, 2);
+  co_await finished(done);
+}
+
+Task alltoall_single_task(const Communicator& c, mpf::coll::Key key, const void* send, void* recv,
+                          std::uint64_t bytes) {
+  const int n = c.size();
+  auto* out = static_cast<std::byte*>(recv);
+  std::vector<Exposed> peers(static_cast<std::size_t>(n));
+  Task exchange = exchange_exposed(c, key, {address(send), 0}, peers);
+  co_await finished(exchange);
+  for (int k = 0; k < n; ++k) {
+    const int j = (c.rank + k) % n;
+    read_peer(world_of(c, j), out + static_cast<std::size_t>(j) * bytes,
+              peers[static_cast<std::size_t>(j)].in + static_cast<std::uint64_t>(c.rank) * bytes, bytes, "alltoall");
+  }
+  Task done = all_signal(c, key, 1);
+  co_await finished(done);
+}
+
+Task allgatherv_single_task(const Communicator& c, mpf::coll::Key key, const void* send, void* recv,
+                            std::vector<std::uint64_t> bytes, std::vector<std::uint64_t> displs) {
+  const int n = c.size();
+  auto* out = static_cast<std::byte*>(recv);
+  std::vector<Exposed> peers(static_cast<std::size_t>(n));
+  Task exchange = exchange_exposed(c, key, {address(send), 0}, peers);
+  co_await finished(exchange);
+  for (int k = 0; k < n; ++k) {
+    const auto j = static_cast<std::size_t>((c.rank + k) % n);
+    read_peer(world_of(c, static_cast<int>(j)), out + displs[j], peers[j].in, bytes[j], "allgather");
+  }
+  Task done = all_signal(c, key, 1);
+  co_await finished(done);
+}
+
+}  // namespace mpf::mpi::coll
