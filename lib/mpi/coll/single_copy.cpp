@@ -99,21 +99,28 @@ Task allreduce_single_task(const Communicator& c, mpf::coll::Key key, const void
   co_await finished(exchange);
   // Block r: elements [r * count / n, (r + 1) * count / n).
   auto first = [&](int r) { return static_cast<std::size_t>(static_cast<std::int64_t>(r) * count / n); };
-  // Reduce-scatter, a chunk at a time so that both operands stay in cache.
+  // Reduce-scatter, a chunk at a time so that both operands stay in cache:
+  // acc = x0, then acc op x_j into a buffer that does not hold acc, the
+  // last one straight into the output. Each x_j is read (or, for this
+  // rank's own, copied) once; apply_op writes its second operand.
   const std::size_t chunk_elements = std::max<std::size_t>(1, (64 * 1024) / element);
   std::vector<std::byte> a(std::min(chunk_elements, first(c.rank + 1) - first(c.rank)) * element), b(a.size());
+  const bool in_place = send == recv;
   for (std::size_t e = first(c.rank); e < first(c.rank + 1); e += chunk_elements) {
     const std::size_t m = std::min(chunk_elements, first(c.rank + 1) - e);
     const std::size_t offset = e * element, len = m * element;
-    std::byte* acc = a.data();
-    std::byte* next = b.data();
-    read_peer(world_of(c, 0), acc, peers[0].in + offset, len, "allreduce");
-    for (int j = 1; j < n; ++j) {
-      read_peer(world_of(c, j), next, peers[static_cast<std::size_t>(j)].in + offset, len, "allreduce");
-      apply_op(op, acc, next, static_cast<int>(m), type);  // next = acc op x_j
-      std::swap(acc, next);
+    const std::byte* acc = a.data();
+    if (c.rank == 0 && !in_place) {
+      acc = static_cast<const std::byte*>(send) + offset;  // read only
+    } else {
+      read_peer(world_of(c, 0), a.data(), peers[0].in + offset, len, "allreduce");
     }
-    std::memcpy(out + offset, acc, len);
+    for (int j = 1; j < n; ++j) {
+      std::byte* target = j == n - 1 ? out + offset : (acc == a.data() ? b.data() : a.data());
+      read_peer(world_of(c, j), target, peers[static_cast<std::size_t>(j)].in + offset, len, "allreduce");
+      apply_op(op, acc, target, static_cast<int>(m), type);  // target = acc op x_j
+      acc = target;
+    }
   }
   // Step 1: this rank's block is reduced, and it reads no input any more
   // (so a peer may overwrite its own, in place). Then the allgather.
