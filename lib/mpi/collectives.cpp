@@ -274,16 +274,20 @@ Task scatterv_op(const Communicator& c, Key key, const void* sendbuf, Blocks sen
   if (!in_place) recv.finish();
 }
 
-// Allgatherv: when every block fits a collective cell, each rank sends its
-// own to every other; when the largest is a single-copy size, each rank
-// reads every other's; otherwise the blocks are gathered at rank 0, packed
-// in rank order, then broadcast and placed. (Every rank knows every block's
+// Allgatherv: on up to coll_exchange_max ranks, when every block fits a
+// collective cell, each rank sends its own to every other, and when the
+// largest is a single-copy size, each rank reads every other's; otherwise
+// the blocks are gathered at rank 0, packed in rank order, then broadcast
+// and placed (a tree: few wake-ups when ranks outnumber CPUs). (Every rank knows every block's
 // size, so all choose the same way.)
 Task allgatherv_op(const Communicator& c, Key gather_key, Key bcast_key, std::vector<std::byte> mine_copy,
                    const std::byte* mine, std::uint64_t send_bytes, void* recvbuf, Blocks recv) {
   if (mine_copy.size() > 0) mine = mine_copy.data();
   const std::uint64_t largest = *std::max_element(recv.bytes.begin(), recv.bytes.end());
-  if (c.size() > 1 && (largest <= coll::cells().capacity() || coll::single_copy(largest))) {
+  // Every rank to every other: n^2 messages, each possibly a wake-up, which
+  // only pays while each rank has a CPU of its own.
+  if (c.size() > 1 && c.size() <= coll::exchange_max() &&
+      (largest <= coll::cells().capacity() || coll::single_copy(largest))) {
     Task t = largest <= coll::cells().capacity()
                  ? coll::allgatherv_cells_task(c, gather_key, mine, recv.base(recvbuf), recv.bytes, recv.offsets)
                  : coll::allgatherv_single_task(c, gather_key, mine, recv.base(recvbuf), recv.bytes, recv.offsets);

@@ -58,6 +58,9 @@ mpf::coll::Task allgatherv_cells_task(const Communicator& c, mpf::coll::Key key,
                                       std::vector<std::uint64_t> bytes, std::vector<std::uint64_t> displs);
 mpf::coll::Task alltoall_cells_task(const Communicator& c, mpf::coll::Key key, const void* send, void* recv,
                                     std::uint32_t bytes);
+// Bruck's algorithm: (size + 1) / 2 blocks must fit a cell.
+mpf::coll::Task alltoall_bruck_task(const Communicator& c, mpf::coll::Key key, const void* send, void* recv,
+                                    std::uint32_t bytes);
 mpf::coll::Task scan_task(const Communicator& c, mpf::coll::Key key, const void* send, void* recv, int count,
                           MPI_Datatype type, MPI_Op op, bool exclusive);
 // Per rank: bytes and byte displacement of its block at the root.

@@ -20,7 +20,10 @@
 //   allgather   every rank posts its block to every other, staggered
 //   alltoall    every rank posts each peer its block, staggered, then
 //               takes its own (MPI_Alltoall's equal blocks; a v-collective's
-//               small pairs go through the cells within alltoallv_task)
+//               small pairs go through the cells within alltoallv_task); on
+//               more than 8 x coll_exchange_max ranks, Bruck's algorithm
+//               when half the blocks fit a cell: log2 n messages per rank
+//               instead of n - 1, so log2 n wake-ups instead of n - 1
 #include <algorithm>
 #include <cstring>
 
@@ -164,6 +167,34 @@ Task alltoall_cells_task(const Communicator& c, mpf::coll::Key key, const void* 
     const int from = (c.rank - k + n) % n;
     co_await take(world_of(c, from), key, 0, out + at(from), bytes);
   }
+}
+
+Task alltoall_bruck_task(const Communicator& c, mpf::coll::Key key, const void* send, void* recv,
+                         std::uint32_t bytes) {
+  const int n = c.size();
+  const auto* in = static_cast<const std::byte*>(send);
+  auto* out = static_cast<std::byte*>(recv);
+  const auto at = [bytes](int i) { return static_cast<std::size_t>(i) * bytes; };
+  // tmp[i]: the block on its way to rank + i; after the rounds, the block
+  // that came from rank - i.
+  std::vector<std::byte> tmp(at(n)), message(at((n + 1) / 2));
+  for (int i = 0; i < n; ++i) std::memcpy(tmp.data() + at(i), in + at((c.rank + i) % n), bytes);
+  std::uint32_t step = 0;
+  for (int k = 1; k < n; k *= 2, ++step) {
+    // Round k: the blocks whose index has bit k go to rank + k.
+    std::size_t m = 0;
+    for (int i = k; i < n; ++i) {
+      if ((i & k) != 0) std::memcpy(message.data() + at(static_cast<int>(m++)), tmp.data() + at(i), bytes);
+    }
+    const auto length = static_cast<std::uint32_t>(m * bytes);
+    co_await post(world_of(c, (c.rank + k) % n), key, step, message.data(), length);
+    co_await take(world_of(c, (c.rank - k + n) % n), key, step, message.data(), length);
+    m = 0;
+    for (int i = k; i < n; ++i) {
+      if ((i & k) != 0) std::memcpy(tmp.data() + at(i), message.data() + at(static_cast<int>(m++)), bytes);
+    }
+  }
+  for (int i = 0; i < n; ++i) std::memcpy(out + at((c.rank - i + n) % n), tmp.data() + at(i), bytes);
 }
 
 }  // namespace mpf::mpi::coll
