@@ -16,6 +16,7 @@
 //   allgather   every rank reads each peer's block
 #include <algorithm>
 #include <cstring>
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -136,35 +137,44 @@ Task allreduce_single_task(const Communicator& c, mpf::coll::Key key, const void
   co_await finished(done);
 }
 
-Task alltoall_single_task(const Communicator& c, mpf::coll::Key key, const void* send, void* recv,
-                          std::uint64_t bytes) {
+namespace {
+
+// Exposes `send`, then calls read(j, rank j's send address) for every rank
+// j (this one included), starting with this one, then waits until no rank
+// reads any more: the shape of alltoall and allgather.
+Task read_every_rank(const Communicator& c, mpf::coll::Key key, const void* send,
+                     std::function<void(int, std::uint64_t)> read) {
   const int n = c.size();
-  auto* out = static_cast<std::byte*>(recv);
   std::vector<Exposed> peers(static_cast<std::size_t>(n));
   Task exchange = exchange_exposed(c, key, {address(send), 0}, peers);
   co_await finished(exchange);
   for (int k = 0; k < n; ++k) {
     const int j = (c.rank + k) % n;
-    read_peer(world_of(c, j), out + static_cast<std::size_t>(j) * bytes,
-              peers[static_cast<std::size_t>(j)].in + static_cast<std::uint64_t>(c.rank) * bytes, bytes, "alltoall");
+    read(j, peers[static_cast<std::size_t>(j)].in);
   }
   Task done = all_signal(c, key, 1);
   co_await finished(done);
 }
 
+}  // namespace
+
+Task alltoall_single_task(const Communicator& c, mpf::coll::Key key, const void* send, void* recv,
+                          std::uint64_t bytes) {
+  auto* out = static_cast<std::byte*>(recv);
+  const auto me = static_cast<std::uint64_t>(c.rank);
+  return read_every_rank(c, key, send, [&c, out, bytes, me](int j, std::uint64_t in) {
+    read_peer(world_of(c, j), out + static_cast<std::size_t>(j) * bytes, in + me * bytes, bytes, "alltoall");
+  });
+}
+
 Task allgatherv_single_task(const Communicator& c, mpf::coll::Key key, const void* send, void* recv,
                             std::vector<std::uint64_t> bytes, std::vector<std::uint64_t> displs) {
-  const int n = c.size();
   auto* out = static_cast<std::byte*>(recv);
-  std::vector<Exposed> peers(static_cast<std::size_t>(n));
-  Task exchange = exchange_exposed(c, key, {address(send), 0}, peers);
-  co_await finished(exchange);
-  for (int k = 0; k < n; ++k) {
-    const auto j = static_cast<std::size_t>((c.rank + k) % n);
-    read_peer(world_of(c, static_cast<int>(j)), out + displs[j], peers[j].in, bytes[j], "allgather");
-  }
-  Task done = all_signal(c, key, 1);
-  co_await finished(done);
+  return read_every_rank(c, key, send,
+                         [&c, out, bytes = std::move(bytes), displs = std::move(displs)](int j, std::uint64_t in) {
+                           const auto i = static_cast<std::size_t>(j);
+                           read_peer(world_of(c, j), out + displs[i], in, bytes[i], "allgather");
+                         });
 }
 
 }  // namespace mpf::mpi::coll
