@@ -10,6 +10,16 @@ add_compile_options(-Wall -Wextra)
 # Calls inside a shared library go straight to the callee instead of through
 # the PLT: nobody interposes the toolkit's internal functions.
 add_compile_options(-fno-semantic-interposition)
+# Small fixed-size clears and copies (a fresh request is `= {}` of 100-150
+# bytes) inline as vector stores instead of `rep stos`/`rep movs`, whose
+# start-up cost on these x86 VMs was a tenth of the time of a small message
+# (perf annotate of tune/kernels/msgrate.c); larger ones call libc.
+include(CheckCXXCompilerFlag)
+set(_mpf_string_strategy vector_loop:512:noalign,libcall:-1:noalign)
+check_cxx_compiler_flag("-mmemset-strategy=${_mpf_string_strategy}" MPF_HAS_STRING_STRATEGY)
+if(MPF_HAS_STRING_STRATEGY)
+  add_compile_options(-mmemset-strategy=${_mpf_string_strategy} -mmemcpy-strategy=${_mpf_string_strategy})
+endif()
 # GCC 12 reports -Wrestrict on ordinary std::string concatenation inlined at
 # -O2 (GCC bug 105329, fixed in GCC 13): a false positive in libstdc++, not in
 # our code, so it is switched off for that compiler only.

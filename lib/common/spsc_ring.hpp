@@ -72,15 +72,16 @@ class SpscRing {
         cached_tail_ = header_->tail.load(std::memory_order_acquire);
         if (head_ - cached_tail_ >= nslots_) return nullptr;
       }
-      return slots_[head_ % nslots_].payload;
+      return slots_[slot_].payload;
     }
     // Hands the claimed slot to the consumer. The store is seq_cst, not just
     // release (payload visible before the slot is): it is also a full fence,
     // so the caller may follow it with loads that must not move ahead of it
     // (the transport's wake check). On x86 that is one xchg.
     void publish() {
-      slots_[head_ % nslots_].seq.store(head_ + 1, std::memory_order_seq_cst);
+      slots_[slot_].seq.store(head_ + 1, std::memory_order_seq_cst);
       ++head_;
+      slot_ = slot_ + 1 == nslots_ ? 0 : slot_ + 1;
     }
     // Slots published and not yet given back (slow: reads the consumer's line).
     std::uint32_t in_flight() const {
@@ -91,6 +92,7 @@ class SpscRing {
     Header* header_ = nullptr;
     Slot* slots_ = nullptr;
     std::uint32_t nslots_ = 0;
+    std::uint32_t slot_ = 0;  // head_ % nslots_, kept without a division
     std::uint64_t head_ = 0;
     std::uint64_t cached_tail_ = 0;
   };
@@ -103,13 +105,16 @@ class SpscRing {
 
     // The oldest published slot's payload, or null when the ring is empty.
     const void* try_peek() const {
-      const Slot& s = slots_[tail_ % nslots_];
+      const Slot& s = slots_[slot_];
       // Acquire: pairs with publish(); the payload is complete.
       if (s.seq.load(std::memory_order_acquire) != tail_ + 1) return nullptr;
       return s.payload;
     }
     // Moves past the peeked slot (still ours until release()).
-    void next() { ++tail_; }
+    void next() {
+      ++tail_;
+      slot_ = slot_ + 1 == nslots_ ? 0 : slot_ + 1;
+    }
     // Gives every slot moved past back to the producer. seq_cst: our reads
     // of the payloads happen before the producer reuses the slots, and it is
     // a full fence for the caller's wake check.
@@ -121,6 +126,7 @@ class SpscRing {
     Header* header_ = nullptr;
     const Slot* slots_ = nullptr;
     std::uint32_t nslots_ = 0;
+    std::uint32_t slot_ = 0;  // tail_ % nslots_, kept without a division
     std::uint64_t tail_ = 0;
   };
 

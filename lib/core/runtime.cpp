@@ -35,8 +35,11 @@ int parse_fd(const char* text) {
 
 }  // namespace
 
-Runtime& Runtime::instance() {
+Runtime* Runtime::instance_ = nullptr;
+
+Runtime& Runtime::create() {
   static Runtime runtime;
+  instance_ = &runtime;
   return runtime;
 }
 

@@ -32,7 +32,12 @@ inline constexpr const char* kEnvJobId = "MPFRUN_JOBID";
 
 class Runtime {
  public:
-  static Runtime& instance();
+  // Inline: every MPI, SHMEM and MPF call starts here, so after the first
+  // call it costs one load instead of a call into this library.
+  static Runtime& instance() {
+    if (instance_ == nullptr) [[unlikely]] return create();
+    return *instance_;
+  }
 
   // Wire-up, attach the segment, adopt the launcher's tunables. Throws
   // RuntimeError naming what failed. Not thread-safe: call once.
@@ -63,6 +68,8 @@ class Runtime {
 
  private:
   Runtime() = default;
+  static Runtime& create();
+  static Runtime* instance_;  // the process's runtime, once create() made it
   void attach_segment(int fd);
   void create_own_segment();
   void start_messaging();

@@ -26,10 +26,7 @@
 
 namespace mpf::mpi {
 
-std::vector<std::shared_ptr<Communicator>>& comm_table() {
-  static std::vector<std::shared_ptr<Communicator>> table;
-  return table;
-}
+constinit std::vector<std::shared_ptr<Communicator>> g_comms;
 
 std::string describe_bad_comm(MPI_Comm comm) {
   return comm == MPI_COMM_NULL ? "communicator is MPI_COMM_NULL" : "invalid communicator " + std::to_string(comm);

@@ -46,7 +46,9 @@ struct Communicator {
 
 // The table: index = handle. Freed communicators leave a null entry (a
 // nonblocking collective in flight keeps its communicator alive).
-std::vector<std::shared_ptr<Communicator>>& comm_table();
+// Constant-initialised (empty), so the data path reads it without a guard.
+extern std::vector<std::shared_ptr<Communicator>> g_comms;
+inline std::vector<std::shared_ptr<Communicator>>& comm_table() { return g_comms; }
 
 inline Communicator* find_comm(MPI_Comm comm) {
   auto& table = comm_table();

@@ -143,10 +143,17 @@ int finish_request(MPI_Request* handle, MPI_Status* status, const char* call, bo
     return MPI_SUCCESS;
   }
   if (!r->persistent) {
-    // Taken out of the table before the error handler can run.
-    MpiRequest done = *r;
-    requests().remove(*handle);
+    const MPI_Request h = *handle;
     *handle = MPI_REQUEST_NULL;
+    if (r->engine == nullptr || r->engine->status.error == 0) [[likely]] {
+      // No error handler can run: finish in place, no copy.
+      const int rc = finish_operation(*r, status, call, set_error_field);
+      requests().remove(h);
+      return rc;
+    }
+    // Taken out of the table before the error handler can run.
+    MpiRequest done = std::move(*r);
+    requests().remove(h);
     return finish_operation(done, status, call, set_error_field);
   }
   if (!r->active) {

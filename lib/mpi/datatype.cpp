@@ -77,8 +77,8 @@ constexpr Predefined kPredefined[] = {
 static_assert(sizeof(kPredefined) / sizeof(kPredefined[0]) == MPI_LONG_DOUBLE_INT + 1,
               "one entry per predefined datatype handle in mpi.h");
 
-std::vector<std::shared_ptr<TypeInfo>> make_table() {
-  std::vector<std::shared_ptr<TypeInfo>> t(kFirstDerivedType);
+void fill_predefined(std::vector<std::shared_ptr<TypeInfo>>& t) {
+  t.resize(kFirstDerivedType);
   for (MPI_Datatype h = 1; h <= MPI_LONG_DOUBLE_INT; ++h) {
     const Predefined& p = kPredefined[h];
     auto info = std::make_shared<TypeInfo>();
@@ -93,7 +93,6 @@ std::vector<std::shared_ptr<TypeInfo>> make_table() {
     info->signature = h == MPI_BYTE || h == MPI_PACKED ? 0 : static_cast<std::uint16_t>(h);
     t[static_cast<std::size_t>(h)] = std::move(info);
   }
-  return t;
 }
 
 // Calls copy(at, bytes) for each piece of `count` elements in layout order,
@@ -116,19 +115,13 @@ void for_each_piece(const TypeInfo& type, std::uint64_t count, std::uint64_t lim
 
 }  // namespace
 
-std::vector<std::shared_ptr<TypeInfo>>& type_table() {
-  static std::vector<std::shared_ptr<TypeInfo>> table = make_table();
-  return table;
-}
+constinit std::vector<std::shared_ptr<TypeInfo>> g_types;
+bool g_check_signatures = false;
+
+void add_predefined_types() { fill_predefined(g_types); }
 
 std::shared_ptr<const TypeInfo> share_type(MPI_Datatype datatype) {
   return find_type(datatype) != nullptr ? type_table()[static_cast<std::size_t>(datatype)] : nullptr;
-}
-
-const TypeInfo* find_type(MPI_Datatype datatype) {
-  auto& t = type_table();
-  return datatype > 0 && static_cast<std::size_t>(datatype) < t.size() ? t[static_cast<std::size_t>(datatype)].get()
-                                                                         : nullptr;
 }
 
 std::optional<std::size_t> datatype_size(MPI_Datatype datatype) {
@@ -190,11 +183,6 @@ std::uint64_t basic_elements(const TypeInfo& type, std::uint64_t bytes) {
     }
   }
   return elements;
-}
-
-std::uint16_t checked_signature(const TypeInfo& type) {
-  static const bool check = core::Runtime::instance().tunables().boolean(common::Tunable::datatype_check);
-  return check ? type.signature : 0;
 }
 
 const std::byte* contiguous_source(const TypeInfo& type, const void* buf, std::uint64_t count,

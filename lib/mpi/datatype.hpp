@@ -48,8 +48,20 @@ struct TypeInfo {
   std::int64_t extent() const { return ub - lb; }
 };
 
+// The types by handle: index = handle, null entries are free or unused.
+// Constant-initialised (empty); the predefined types go in at first use.
+extern std::vector<std::shared_ptr<TypeInfo>> g_types;
+void add_predefined_types();
+inline std::vector<std::shared_ptr<TypeInfo>>& type_table() {
+  if (g_types.empty()) [[unlikely]] add_predefined_types();
+  return g_types;
+}
 // The type a handle names, or null for MPI_DATATYPE_NULL and bad handles.
-const TypeInfo* find_type(MPI_Datatype datatype);
+inline const TypeInfo* find_type(MPI_Datatype datatype) {
+  auto& t = type_table();
+  return datatype > 0 && static_cast<std::size_t>(datatype) < t.size() ? t[static_cast<std::size_t>(datatype)].get()
+                                                                         : nullptr;
+}
 // The type a handle names, kept alive for an operation in flight even if
 // the program frees the handle (MPI_Type_free); null for bad handles.
 std::shared_ptr<const TypeInfo> share_type(MPI_Datatype datatype);
@@ -68,9 +80,11 @@ std::string datatype_name(MPI_Datatype datatype);
 // not committed"), or empty.
 std::string datatype_problem(MPI_Datatype datatype);
 
+// The datatype_check tunable, read at MPI_Init.
+extern bool g_check_signatures;
 // The signature an operation with `type` carries: 0 unless the
 // datatype_check tunable is on.
-std::uint16_t checked_signature(const TypeInfo& type);
+inline std::uint16_t checked_signature(const TypeInfo& type) { return g_check_signatures ? type.signature : 0; }
 
 // Packs `count` elements at `buf` into `out` (count * size bytes).
 void pack(const TypeInfo& type, const void* buf, std::uint64_t count, std::byte* out);

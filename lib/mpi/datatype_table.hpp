@@ -14,7 +14,6 @@ namespace mpf::mpi {
 // Handles below this are the predefined types; derived ones follow.
 inline constexpr MPI_Datatype kFirstDerivedType = 64;
 
-// Index = handle; null entries are free or unused.
-std::vector<std::shared_ptr<TypeInfo>>& type_table();
+// type_table() (datatype.hpp): index = handle; null entries are free or unused.
 
 }  // namespace mpf::mpi

@@ -10,6 +10,7 @@
 #include "common/version.hpp"
 #include "core/runtime.hpp"
 #include "mpi/comm.hpp"
+#include "mpi/datatype.hpp"
 #include "mpi/errors.hpp"
 
 namespace {
@@ -34,6 +35,7 @@ int init(const char* call, int required) {
   try {
     rt.init();
     mpf::mpi::init_communicators(rt.job().rank, rt.job().size);
+    mpf::mpi::g_check_signatures = rt.tunables().boolean(mpf::common::Tunable::datatype_check);
   } catch (const std::exception& e) {
     mpf::mpi::fatal_error(call, MPI_ERR_INTERN, e.what());
   }

@@ -88,10 +88,9 @@ int comm_error(const char* call, MPI_Comm comm, int error_class, const std::stri
   fatal_error(call, error_class, detail);
 }
 
-void require_initialized(const char* call) {
-  const core::Runtime& rt = core::Runtime::instance();
-  if (!rt.initialized()) fatal_error(call, MPI_ERR_OTHER, "called before MPI_Init");
-  if (rt.finalized()) fatal_error(call, MPI_ERR_OTHER, "called after MPI_Finalize");
+void not_initialized(const char* call) {
+  const bool before = !core::Runtime::instance().finalized();
+  fatal_error(call, MPI_ERR_OTHER, before ? "called before MPI_Init" : "called after MPI_Finalize");
 }
 
 }  // namespace mpf::mpi

@@ -10,6 +10,8 @@
 
 #include <string>
 
+#include "core/runtime.hpp"
+
 namespace mpf::mpi {
 
 // Reports `detail` for `call` and ends the job (errors with no communicator
@@ -26,7 +28,13 @@ std::string rank_label();
 // The communicator's handler (MPI_ERRORS_ARE_FATAL or MPI_ERRORS_RETURN).
 MPI_Errhandler errhandler_of(MPI_Comm comm);
 
-// Checks that MPI is initialised and not finalized; fatal otherwise.
-void require_initialized(const char* call);
+// Ends the job: `call` came before MPI_Init or after MPI_Finalize.
+[[noreturn]] void not_initialized(const char* call);
+// Checks that MPI is initialised and not finalized; fatal otherwise. Inline:
+// every call pays it.
+inline void require_initialized(const char* call) {
+  const core::Runtime& rt = core::Runtime::instance();
+  if (!rt.initialized() || rt.finalized()) [[unlikely]] not_initialized(call);
+}
 
 }  // namespace mpf::mpi

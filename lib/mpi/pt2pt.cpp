@@ -17,10 +17,7 @@
 
 namespace mpf::mpi {
 
-RequestTable& requests() {
-  static RequestTable table;
-  return table;
-}
+constinit RequestTable g_requests;
 
 namespace {
 
@@ -148,12 +145,13 @@ int prepare(const char* call, bool is_send, const void* buf, int count, MPI_Data
 int make_request(const char* call, bool is_send, const void* buf, int count, MPI_Datatype datatype, int peer,
                  int tag, MPI_Comm comm, SendMode mode, bool buffered, bool persistent, MPI_Request* request) {
   if (int rc = check_request_ptr(call, comm, request)) return rc;
-  MpiRequest r;
-  if (int rc = prepare(call, is_send, buf, count, datatype, peer, tag, comm, mode, buffered, persistent, r)) return rc;
-  const MPI_Request handle = requests().add();
-  MpiRequest& slot = *requests().get(handle);
-  slot = r;
-  if (!persistent) start(slot);
+  MPI_Request handle = MPI_REQUEST_NULL;
+  MpiRequest& r = requests().add(&handle);
+  if (int rc = prepare(call, is_send, buf, count, datatype, peer, tag, comm, mode, buffered, persistent, r)) {
+    requests().remove(handle);
+    return rc;
+  }
+  if (!persistent) start(r);
   *request = handle;
   return MPI_SUCCESS;
 }
@@ -264,8 +262,8 @@ int do_mrecv(const char* call, void* buf, int count, MPI_Datatype datatype, MPI_
   g_free_messages.push_back(slot);
   *message = MPI_MESSAGE_NULL;
 
-  const MPI_Request handle = requests().add();
-  MpiRequest& r = *requests().get(handle);
+  MPI_Request handle = MPI_REQUEST_NULL;
+  MpiRequest& r = requests().add(&handle);
   r.call = call;
   r.comm = claimed.comm;
   r.datatype = datatype;

@@ -17,7 +17,9 @@
 
 namespace mpf::mpi {
 
-struct MpiRequest {
+// The plain part of a request: a fresh one is these defaults, set with a
+// few stores (RequestTable::add).
+struct RequestFields {
   bool in_use = false;
   bool is_send = false;
   bool persistent = false;
@@ -25,6 +27,7 @@ struct MpiRequest {
   bool orphaned = false;          // MPI_Request_free while active: release when it completes
   bool buffered = false;          // Bsend family
   bool proc_null = false;         // peer MPI_PROC_NULL: completes at once, empty status
+  progress::SendMode mode = progress::SendMode::standard;
   const char* call = "";          // the call that created it, for error messages
   progress::Request* engine = nullptr;
   progress::Status fixed_status;  // status of a request completed without the engine
@@ -35,13 +38,15 @@ struct MpiRequest {
   int count = 0;
   int peer = 0;  // rank in comm, MPI_ANY_SOURCE or MPI_PROC_NULL
   int tag = 0;
-  progress::SendMode mode = progress::SendMode::standard;
+  std::uint16_t signature = 0;  // checked_signature() of the datatype
+  std::uint64_t bytes = 0;      // count * the datatype's size
+};
+
+struct MpiRequest : RequestFields {
   // A non-contiguous datatype's layout: the data moves packed, through
   // `staging` (packed at start for sends, unpacked at completion for receives).
   std::shared_ptr<const TypeInfo> layout;
   std::vector<std::byte> staging;
-  std::uint64_t bytes = 0;  // count * the datatype's size
-  std::uint16_t signature = 0;  // checked_signature() of the datatype
   // A nonblocking collective (MPI_Ibcast, ...): its task, instead of an
   // engine request.
   std::shared_ptr<coll::PendingCollective> coll;
@@ -49,18 +54,24 @@ struct MpiRequest {
 
 class RequestTable {
  public:
-  MPI_Request add() {
+  // A fresh request (in use, nothing else set) and its handle, built in
+  // place: the data path copies no request. The reference is good until the
+  // next add(). The staging buffer keeps its memory from the slot's last use.
+  MpiRequest& add(MPI_Request* handle) {
     std::size_t slot;
-    if (!free_.empty()) {
+    if (!free_.empty()) [[likely]] {
       slot = free_.back();
       free_.pop_back();
     } else {
       slot = requests_.size();
       requests_.emplace_back();
     }
-    requests_[slot] = MpiRequest{};
-    requests_[slot].in_use = true;
-    return static_cast<MPI_Request>(slot + 1);
+    MpiRequest& r = requests_[slot];
+    static_cast<RequestFields&>(r) = RequestFields{};  // layout and coll were reset by remove()
+    r.staging.clear();
+    r.in_use = true;
+    *handle = static_cast<MPI_Request>(slot + 1);
+    return r;
   }
   // The request a handle names, or null for MPI_REQUEST_NULL and bad handles.
   MpiRequest* get(MPI_Request handle) {
@@ -69,7 +80,10 @@ class RequestTable {
     return r.in_use ? &r : nullptr;
   }
   void remove(MPI_Request handle) {
-    requests_[static_cast<std::size_t>(handle) - 1].in_use = false;
+    MpiRequest& r = requests_[static_cast<std::size_t>(handle) - 1];
+    r.in_use = false;
+    r.layout.reset();  // a freed datatype or communicator is not kept alive by a free slot
+    r.coll.reset();
     free_.push_back(static_cast<std::size_t>(handle) - 1);
   }
   // Requests freed by the application while still active.
@@ -81,7 +95,10 @@ class RequestTable {
   std::vector<MPI_Request> orphans_;
 };
 
-RequestTable& requests();
+// The process's table. Constant-initialised (empty vectors), so it is
+// usable from the first call without a guard.
+extern RequestTable g_requests;
+inline RequestTable& requests() { return g_requests; }
 
 // True when the request's operation has finished (or it has none).
 bool request_done(const MpiRequest& r);

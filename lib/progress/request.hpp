@@ -67,6 +67,14 @@ struct Request {
   Request* prev = nullptr;
 
   std::uint64_t cookie() const { return (std::uint64_t{generation} << 32) | index; }
+  // A fresh request in the same place, under a new generation.
+  void reset() {
+    const std::uint32_t keep_index = index;
+    const std::uint32_t next_generation = generation + 1;
+    *this = Request{};
+    index = keep_index;
+    generation = next_generation;
+  }
   bool done() const { return stage == Stage::complete; }
 };
 
@@ -77,11 +85,7 @@ class RequestPool {
     if (free_.empty()) [[unlikely]] grow();
     Request* r = free_.back();
     free_.pop_back();
-    const std::uint32_t index = r->index;
-    const std::uint32_t generation = r->generation + 1;
-    *r = Request{};
-    r->index = index;
-    r->generation = generation;
+    r->reset();
     return r;
   }
   void release(Request* r) {

@@ -42,8 +42,8 @@ int launch(const char* call, MPI_Comm comm, int root, mpf::coll::Task op, MPI_Re
   auto pending = std::make_shared<PendingCollective>();
   pending->task = std::move(op);
   pending->comm = share_comm(comm);
-  const MPI_Request handle = requests().add();
-  MpiRequest& r = *requests().get(handle);
+  MPI_Request handle = MPI_REQUEST_NULL;
+  MpiRequest& r = requests().add(&handle);
   r.call = call;
   r.comm = comm;
   r.active = true;
