@@ -102,7 +102,7 @@ inline constexpr auto kDefaultTuningFileText =
 inline constexpr std::string_view kDefaultTuningFile = detail::kDefaultTuningFileText.view();
 
 // The words of the choice tunables.
-inline constexpr std::array<std::string_view, 3> kRndvModes{"get", "put", "copy"};
+inline constexpr std::array<std::string_view, 4> kRndvModes{"split", "get", "put", "copy"};
 inline constexpr std::array<std::string_view, 4> kWaitPolicies{"adaptive", "spin", "yield", "sleep"};
 inline constexpr std::array<std::string_view, 5> kDebugTopics{"none", "wireup", "protocol", "wait", "all"};
 
@@ -176,9 +176,10 @@ inline constexpr std::array<TunableSpec, kTunableCount> kTunableTable{{
         .id = Tunable::rndv_mode,
         .name = "rndv_mode",
         .kind = TunableKind::choice,
-        .default_value = "get",
+        .default_value = "split",
         .choices = kRndvModes,
-        .doc = "Rendezvous copy: get (receiver pulls with CMA), put (sender pushes with CMA), "
+        .doc = "Rendezvous copy: split (both ends copy chunks with CMA at once, from 256 KiB; get below), "
+               "get (receiver pulls with CMA), put (sender pushes with CMA), "
                "copy (pipelined two copies through the segment, no CMA)",
     },
     {

@@ -29,7 +29,10 @@ void Engine::init(shm::Transport& transport, const common::Tunables& t) {
                                          transport.cell_bytes());
   debug_ = common::DebugTopics::from(t);
   const std::string& mode = t.text(common::Tunable::rndv_mode);
-  rndv_mode_ = mode == "put" ? RndvMode::put : mode == "copy" ? RndvMode::copy : RndvMode::get;
+  rndv_mode_ = mode == "put"    ? RndvMode::put
+               : mode == "copy" ? RndvMode::copy
+               : mode == "get"  ? RndvMode::get
+                                : RndvMode::split;
 
   const auto spins = static_cast<std::uint64_t>(t.integer(common::Tunable::spin_count));
   const auto yields = static_cast<std::uint64_t>(t.integer(common::Tunable::yield_count));
@@ -164,7 +167,7 @@ bool Engine::try_start_send(Request* r) {
     }
   }
   h.kind = PacketKind::rts;
-  p->rendezvous = {reinterpret_cast<std::uint64_t>(r->buffer), 0};
+  p->rendezvous = {reinterpret_cast<std::uint64_t>(r->buffer), 0, 0, 0};
   transport_->publish(peer);
   shm::count(counters_->rndv_sent);
   shm::count(counters_->rndv_bytes, r->bytes);
@@ -326,13 +329,18 @@ void Engine::deliver(Request* r, const Message& m) {
       r->peer_cookie = m.cookie;
       r->transfer_bytes = accepted;
       const bool cma = transport_->copy_path(m.source) == shm::CopyPath::cma && rndv_mode_ != RndvMode::copy;
+      const bool split = cma && rndv_mode_ == RndvMode::split && accepted >= kSplitMinBytes &&
+                         transport_->cma_proven(m.source) && start_split(r, m.source, m.address);
       if (debug_.protocol) [[unlikely]] {
         common::debug_report(transport_->rank(), "receive %llu bytes from rank %u tag %d by %s",
                              static_cast<unsigned long long>(accepted), m.source, m.tag,
-                             !cma ? "two copies through eager buffers"
-                             : rndv_mode_ == RndvMode::get ? "CMA read (get)" : "CMA write (put)");
+                             !cma                           ? "two copies through eager buffers"
+                             : split                        ? "CMA copies by both ends (split)"
+                             : rndv_mode_ == RndvMode::put  ? "CMA write (put)"
+                                                            : "CMA read (get)");
       }
-      if (cma && rndv_mode_ == RndvMode::get) {
+      if (split) return;
+      if (cma && rndv_mode_ != RndvMode::put) {
         if (transport_->cma_read(m.source, r->buffer, m.address, accepted)) {
           send_control(m.source, {PacketKind::fin, 0, 0, 0, 0, transport_->rank(), accepted, m.cookie}, {});
           complete(r, accepted);
@@ -341,11 +349,11 @@ void Engine::deliver(Request* r, const Message& m) {
         // CMA refused: fall through to the two-copy pipeline.
       } else if (cma) {
         send_control(m.source, {PacketKind::cts, 0, 0, 0, 0, transport_->rank(), accepted, m.cookie},
-                     {reinterpret_cast<std::uint64_t>(r->buffer), r->cookie()});
+                     {reinterpret_cast<std::uint64_t>(r->buffer), r->cookie(), 0, 0});
         return;
       }
       send_control(m.source, {PacketKind::cts, shm::kCopyMode, 0, 0, 0, transport_->rank(), accepted, m.cookie},
-                   {0, r->cookie()});
+                   {0, r->cookie(), 0, 0});
       if (accepted == 0) complete(r, 0);
       return;
     }
@@ -358,6 +366,13 @@ void Engine::on_cts(Request* s, const Packet& p) {
   s->peer_cookie = p.rendezvous.peer_cookie;
   s->transfer_bytes = p.header.bytes;
   const auto peer = static_cast<std::uint32_t>(s->peer);
+  if ((p.header.flags & shm::kSplitMode) != 0) {
+    s->remote = p.rendezvous.address;
+    s->split = static_cast<std::int32_t>(p.rendezvous.split);
+    s->chunk_bytes = p.rendezvous.chunk_bytes;
+    splits_.push_back(s);
+    return;
+  }
   if ((p.header.flags & shm::kCopyMode) == 0 &&
       transport_->cma_write(peer, p.rendezvous.address, s->buffer, s->transfer_bytes)) {
     send_control(peer, {PacketKind::fin, 0, 0, 0, 0, transport_->rank(), s->transfer_bytes, s->peer_cookie}, {});
@@ -367,6 +382,119 @@ void Engine::on_cts(Request* s, const Packet& p) {
   s->stage = Stage::streaming;
   s->offset = 0;
   if (!backlog_[peer].empty() || !try_stream(s)) enqueue(peer, {Outbound::What::stream, s, {}});
+}
+
+// ---------------------------------------------------------------------------
+// Split copies (see engine.hpp and shm::SplitCopy)
+
+namespace {
+
+// Chunks of a thirty-second of the message, between 128 KiB (a system call
+// per chunk stays a few per cent of the copy) and 4 MiB (a round of progress
+// stays short).
+std::uint32_t split_chunk_bytes(std::uint64_t bytes) {
+  constexpr std::uint64_t kGrain = 64 * 1024;
+  const std::uint64_t chunk = (bytes / 32 + kGrain - 1) / kGrain * kGrain;
+  return static_cast<std::uint32_t>(std::clamp<std::uint64_t>(chunk, kSplitChunkMin, 4 << 20));
+}
+
+}  // namespace
+
+// The receiver's side, at the match: takes a SplitCopy of the pair and
+// tells the sender where the data goes. False when all are in use.
+bool Engine::start_split(Request* r, std::uint32_t source, std::uint64_t address) {
+  const std::uint32_t chunk = split_chunk_bytes(r->transfer_bytes);
+  const auto chunks = static_cast<std::uint32_t>((r->transfer_bytes + chunk - 1) / chunk);
+  const std::int32_t split = transport_->try_take_split(source, chunks);
+  if (split < 0) return false;
+  r->remote = address;
+  r->split = split;
+  r->chunk_bytes = chunk;
+  send_control(source,
+               {PacketKind::cts, shm::kSplitMode, 0, 0, 0, transport_->rank(), r->transfer_bytes, r->peer_cookie},
+               {reinterpret_cast<std::uint64_t>(r->buffer), r->cookie(), static_cast<std::uint32_t>(split), chunk});
+  splits_.push_back(r);
+  return true;
+}
+
+void Engine::advance_splits() {
+  for (std::size_t i = 0; i < splits_.size();) {
+    if (advance_split(splits_[i])) {
+      splits_[i] = splits_.back();
+      splits_.pop_back();
+    } else {
+      ++i;
+    }
+  }
+}
+
+// Copies one chunk of `x`'s message, if one is left to claim; completes `x`
+// once every byte has arrived. Returns true when `x` is finished here.
+bool Engine::advance_split(Request* x) {
+  const std::uint32_t me = transport_->rank();
+  const std::uint32_t peer = x->is_send ? static_cast<std::uint32_t>(x->peer) : x->peer_rank;
+  const auto split = static_cast<std::uint32_t>(x->split);
+  shm::SplitCopy& sc = x->is_send ? transport_->split_copy(me, peer, split) : transport_->split_copy(peer, me, split);
+  constexpr std::uint64_t kLow = 0xffffffffu;
+  // Claim: the receiver moves the front up, the sender moves the end down.
+  std::uint64_t claims = sc.claims.load(std::memory_order_relaxed);
+  std::int64_t chunk = -1;
+  while (x->chunk_bytes != 0) {
+    const std::uint64_t front = claims & kLow, end = claims >> 32;
+    if (front >= end) break;
+    const std::uint64_t next = x->is_send ? ((end - 1) << 32 | front) : (end << 32 | (front + 1));
+    if (sc.claims.compare_exchange_weak(claims, next, std::memory_order_relaxed)) {
+      chunk = static_cast<std::int64_t>(x->is_send ? end - 1 : front);
+      break;
+    }
+  }
+  if (chunk >= 0) {
+    const std::uint64_t offset = static_cast<std::uint64_t>(chunk) * x->chunk_bytes;
+    const std::uint64_t n = std::min<std::uint64_t>(x->chunk_bytes, x->transfer_bytes - offset);
+    const bool copied = x->is_send ? transport_->cma_write(peer, x->remote + offset, x->buffer + offset, n)
+                                   : transport_->cma_read(peer, x->buffer + offset, x->remote + offset, n);
+    if (copied) {
+      copied_chunk_ = true;
+      // seq_cst: our copy happens before the peer sees the count, and the
+      // read-modify-write is the full fence the wake check needs.
+      if (sc.done.fetch_add(n, std::memory_order_seq_cst) + n == x->transfer_bytes) transport_->wake_after_fence(peer);
+    } else if (x->is_send) {
+      // The kernel refused CMA: give the chunk back (only we move the end,
+      // and the front cannot pass it) and leave the rest to the receiver,
+      // which has read from us before.
+      claims = sc.claims.load(std::memory_order_relaxed);
+      while (!sc.claims.compare_exchange_weak(claims, static_cast<std::uint64_t>(chunk + 1) << 32 | (claims & kLow),
+                                              std::memory_order_relaxed)) {
+      }
+      x->chunk_bytes = 0;
+      transport_->wake(peer);  // it may sleep, counting on us for that chunk
+    } else {
+      throw std::runtime_error("process_vm_readv from rank " + std::to_string(peer) +
+                               " was refused by the kernel (EPERM) in the middle of a message, after it had "
+                               "worked; run with --set rndv_mode=copy to avoid CMA");
+    }
+  }
+  // Acquire: the other end's copies are visible once its count is.
+  if (sc.done.load(std::memory_order_acquire) != x->transfer_bytes) return false;
+  if (x->is_send) {
+    // The receiver may reuse the SplitCopy once we no longer look at it.
+    send_control(peer, {PacketKind::fin, shm::kSplitMode, 0, 0, 0, me, x->transfer_bytes, x->peer_cookie},
+                 {0, 0, split, 0});
+  }
+  complete(x, x->transfer_bytes);
+  return true;
+}
+
+// The receiver's side: the sender has seen every byte arrive and is done
+// with the SplitCopy. The receive may not have noticed yet: it is complete.
+void Engine::on_split_fin(std::uint32_t source, const Packet& p) {
+  const std::uint32_t split = p.rendezvous.split;
+  Request* r = pool_.find(p.header.cookie);
+  if (r != nullptr && r->stage == Stage::receiving && r->split == static_cast<std::int32_t>(split)) {
+    if (auto at = std::find(splits_.begin(), splits_.end(), r); at != splits_.end()) splits_.erase(at);
+    complete(r, r->transfer_bytes);
+  }
+  transport_->release_split(source, split);
 }
 
 void Engine::on_data(std::uint32_t source, const Packet& p) {
@@ -410,6 +538,11 @@ bool Engine::on_packet(std::uint32_t source, const Packet& p) {
       on_data(source, p);
       return true;
     case PacketKind::fin:
+      if ((h.flags & shm::kSplitMode) != 0) {
+        on_split_fin(source, p);
+        return true;
+      }
+      [[fallthrough]];
     case PacketKind::ack:
       if (Request* r = pool_.find(h.cookie)) complete(r, h.kind == PacketKind::fin ? h.bytes : r->bytes);
       return true;
@@ -477,6 +610,8 @@ void Engine::progress() {
   transport_->flush_wakes();
   transport_->poll([this](std::uint32_t source, const Packet& p) { return on_packet(source, p); });
   if (backlog_count_ > 0) [[unlikely]] flush_backlog();
+  copied_chunk_ = false;
+  if (!splits_.empty()) [[unlikely]] advance_splits();
   if (hook_ != nullptr) [[unlikely]] hook_();
 }
 

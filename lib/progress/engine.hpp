@@ -6,9 +6,17 @@
 //   eager       the data is copied into an eager buffer      (<= eager_limit)
 //               of the sender's; the send completes at once
 //   rendezvous  request-to-send; after the match one copy with Cross Memory
-//               Attach, the receiver pulling (rndv_mode=get, seed 002's RTA)
-//               or the sender pushing (put, RAT); or pipelined chunks through
-//               eager buffers (copy, or when the kernel refuses CMA)
+//               Attach: both ends at once (rndv_mode=split, the default),
+//               the receiver pulling (get, seed 002's RTA) or the sender
+//               pushing (put, RAT); or pipelined chunks through eager
+//               buffers (copy, or when the kernel refuses CMA)
+//   split copy  the receiver reads chunks from the front of the message, the
+//               sender writes chunks from the back, one chunk per round of
+//               progress, until they meet (shm::SplitCopy). Two CPUs copy
+//               where get and put use one; an end that is busy elsewhere
+//               leaves its chunks to the other, so nothing waits for it.
+//               From kSplitMinBytes, once a CMA copy with the pair has
+//               worked (the first large message of a pair uses get)
 //   synchronous short and eager sends complete on the receiver's ack (TA)
 //
 // Sends that find no ring space wait in a per-peer backlog, in order, and go
@@ -39,6 +47,11 @@ namespace mpf::progress {
 // Status.error values the engine produces.
 inline constexpr std::int32_t kErrorTruncated = 1;
 inline constexpr std::int32_t kErrorSignature = 2;  // the sender's datatype signature is not the receive's
+
+// Split copies: the smallest chunk, and the smallest message (two chunks:
+// below that one end would copy it all anyway).
+inline constexpr std::uint64_t kSplitChunkMin = 128 * 1024;
+inline constexpr std::uint64_t kSplitMinBytes = 2 * kSplitChunkMin;
 
 // What a rank is blocked in, for introspection.
 struct BlockedCall {
@@ -126,6 +139,10 @@ class Engine {
   bool on_packet(std::uint32_t source, const shm::Packet& p);
   void deliver(Request* r, const Message& m);
   void on_cts(Request* s, const shm::Packet& p);
+  bool start_split(Request* r, std::uint32_t source, std::uint64_t address);
+  void advance_splits();
+  bool advance_split(Request* x);
+  void on_split_fin(std::uint32_t source, const shm::Packet& p);
   void on_data(std::uint32_t source, const shm::Packet& p);
   void complete(Request* r, std::uint64_t bytes);
 
@@ -160,7 +177,9 @@ class Engine {
   // From the tunables, fixed at init.
   std::uint64_t short_limit_ = 0;
   std::uint64_t eager_limit_ = 0;
-  enum class RndvMode : std::uint8_t { get, put, copy } rndv_mode_ = RndvMode::get;
+  enum class RndvMode : std::uint8_t { split, get, put, copy } rndv_mode_ = RndvMode::split;
+  std::vector<Request*> splits_;  // split copies this rank takes part in, unfinished
+  bool copied_chunk_ = false;     // the last round of progress copied a chunk of one
   std::uint64_t spin_limit_ = 0;
   std::uint64_t yield_limit_ = 0;
   bool never_sleep_ = false;

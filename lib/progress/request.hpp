@@ -59,6 +59,9 @@ struct Request {
   std::uint64_t offset = 0;          // bytes moved so far (two-copy path)
   std::uint64_t transfer_bytes = 0;  // bytes the receiver accepted (rendezvous)
   std::uint64_t peer_cookie = 0;     // the other side's request
+  std::uint64_t remote = 0;          // split copy: the other side's buffer (an address in its process)
+  std::int32_t split = -1;           // split copy: which SplitCopy of the pair, -1: none
+  std::uint32_t chunk_bytes = 0;     // split copy: bytes of each chunk
   std::uint32_t peer_rank = 0;       // receive: the matched sender
   std::uint64_t posted_ns = 0;       // receive: posted at or before this time (introspection; 0: not yet shown)
 

@@ -7,9 +7,10 @@
 //   short      envelope + data inline
 //   eager      envelope + eager cell index
 //   rts        envelope + sender's buffer (get/put)
-//   cts                                              receiver's buffer (put) or "send in chunks" (copy)
+//   cts                                              receiver's buffer (put, split) or "send in chunks" (copy)
 //   data       one chunk in an eager cell (copy)
-//   fin        "written" (put)                       "read" (get)
+//   fin        "written" (put), "done with             "read" (get)
+//              the split copy" (split)
 //   ack                                              "matched" (synchronous send)
 #pragma once
 
@@ -29,6 +30,7 @@ enum class PacketKind : std::uint8_t { short_msg = 1, eager, rts, cts, data, fin
 enum PacketFlags : std::uint8_t {
   kSynchronous = 1,  // the sender's request completes only when the receive matches
   kCopyMode = 2,     // cts: the receiver asks for the two-copy pipeline (no CMA)
+  kSplitMode = 4,    // cts, fin: a split copy (both ends copy chunks; segment_layout.hpp SplitCopy)
 };
 
 // The envelope and the protocol step: cache-line friendly, fixed layout.
@@ -47,6 +49,8 @@ static_assert(sizeof(PacketHeader) == 32);
 struct RendezvousFields {  // rts (sender's buffer) and cts (receiver's buffer)
   std::uint64_t address;
   std::uint64_t peer_cookie;  // rts: unused; cts: the receiver's request
+  std::uint32_t split;        // cts and fin with kSplitMode: which SplitCopy of the pair
+  std::uint32_t chunk_bytes;  // cts with kSplitMode: bytes of each chunk (the last may be shorter)
 };
 
 struct ChunkFields {  // eager and data: where the bytes are

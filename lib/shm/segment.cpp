@@ -25,7 +25,7 @@ std::size_t round_up(std::size_t n, std::size_t to) { return (n + to - 1) / to *
 // Offsets of every region, derived from the geometry in one place.
 struct Regions {
   std::size_t control, inbox, inbox_stride, introspection, introspection_stride, credits, rings, ring_stride,
-      eager, eager_pool_stride, cell_stride, coll, coll_stride, cells, cell_bytes, cell_acks, tunables, total;
+      eager, eager_pool_stride, cell_stride, coll, coll_stride, cells, cell_bytes, cell_acks, splits, tunables, total;
 };
 
 Regions regions_for(const Segment::Geometry& g) {
@@ -47,7 +47,8 @@ Regions regions_for(const Segment::Geometry& g) {
   r.cells = r.coll + g.nranks * r.coll_stride;
   r.cell_bytes = round_up(offsetof(MailCell, data) + g.cell_data_bytes, kCacheLine);
   r.cell_acks = r.cells + std::size_t{g.nranks} * g.nranks * kCellsPerPair * r.cell_bytes;
-  r.tunables = r.cell_acks + std::size_t{g.nranks} * g.nranks * sizeof(std::uint64_t);
+  r.splits = round_up(r.cell_acks + std::size_t{g.nranks} * g.nranks * sizeof(std::uint64_t), kCacheLine);
+  r.tunables = r.splits + std::size_t{g.nranks} * g.nranks * kSplitsPerPair * sizeof(SplitCopy);
   r.total = round_up(r.tunables + g.tunables_json.size(), page);
   return r;
 }
@@ -130,6 +131,7 @@ Segment Segment::create(const Geometry& g) {
   header->cells_offset = regions.cells;
   header->cell_bytes = static_cast<std::uint32_t>(regions.cell_bytes);
   header->cell_acks_offset = regions.cell_acks;
+  header->splits_offset = regions.splits;
   for (std::uint32_t r = 0; r < g.nranks; ++r) {
     new (segment.at(regions.control + r * sizeof(RankControl))) RankControl{};
     for (std::size_t w = 0; w < inbox_words(g.nranks); ++w) {
@@ -208,7 +210,9 @@ Segment Segment::map_checked(int fd, bool writable, const std::string& what) {
       h.cells_offset <= bytes &&
       std::uint64_t{h.nranks} * h.nranks * kCellsPerPair <= (bytes - h.cells_offset) / h.cell_bytes &&
       h.cell_acks_offset <= bytes && h.cell_acks_offset % sizeof(std::uint64_t) == 0 &&
-      std::uint64_t{h.nranks} * h.nranks <= (bytes - h.cell_acks_offset) / sizeof(std::uint64_t);
+      std::uint64_t{h.nranks} * h.nranks <= (bytes - h.cell_acks_offset) / sizeof(std::uint64_t) &&
+      h.splits_offset <= bytes && h.splits_offset % kCacheLine == 0 &&
+      std::uint64_t{h.nranks} * h.nranks * kSplitsPerPair <= (bytes - h.splits_offset) / sizeof(SplitCopy);
   if (!consistent) throw SegmentError(what + " has an inconsistent header (sizes do not match)");
   return segment;
 }
@@ -303,6 +307,12 @@ std::atomic<std::uint64_t>& Segment::cell_ack(std::uint32_t sender, std::uint32_
   const SegmentHeader& h = header();
   return *reinterpret_cast<std::atomic<std::uint64_t>*>(
       at(h.cell_acks_offset + (std::uint64_t{receiver} * h.nranks + sender) * sizeof(std::uint64_t)));
+}
+
+SplitCopy& Segment::split_copy(std::uint32_t sender, std::uint32_t receiver, std::uint32_t i) const {
+  const SegmentHeader& h = header();
+  const std::uint64_t pair = std::uint64_t{receiver} * h.nranks + sender;
+  return *reinterpret_cast<SplitCopy*>(at(h.splits_offset + (pair * kSplitsPerPair + i) * sizeof(SplitCopy)));
 }
 
 CollSlot& Segment::coll_slot(std::uint32_t r) const {

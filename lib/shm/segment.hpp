@@ -79,6 +79,8 @@ class Segment {
   // many of the sender's cells the receiver has taken.
   MailCell& cell(std::uint32_t sender, std::uint32_t receiver, std::uint32_t i) const;
   std::atomic<std::uint64_t>& cell_ack(std::uint32_t sender, std::uint32_t receiver) const;
+  // Split copy `i` (< kSplitsPerPair) of the pair (sender -> receiver).
+  SplitCopy& split_copy(std::uint32_t sender, std::uint32_t receiver, std::uint32_t i) const;
   int fd() const { return fd_; }
   std::size_t bytes() const { return bytes_; }
 

@@ -21,11 +21,13 @@
 //                              cell_bytes at cells_offset + ((r*nranks + s)*2 + i)*cell_bytes
 //   [cell acks nranks x nranks] pair (s -> r) at cell_acks_offset + (r*nranks + s)*8:
 //                              cells of s that r has taken (written by r)
+//   [split copies nranks x nranks x 4] pair (s -> r): SplitCopy i at
+//                              splits_offset + ((r*nranks + s)*4 + i)*64
 //   [tunables JSON text]       the job's resolved tunables (Tunables::to_json)
 //
 // Memory: at 64 ranks with the default tunables the rings take 17 MiB and the
 // eager pools 16 MiB, the collective slots 2 MiB, the collective cells
-// 2 MiB; everything else is a few hundred KiB.
+// 2 MiB, the split copies 1 MiB; everything else is a few hundred KiB.
 #pragma once
 
 #include <atomic>
@@ -35,7 +37,7 @@
 namespace mpf::shm {
 
 inline constexpr std::uint32_t kSegmentMagic = 0x5346504d;  // "MPFS", little-endian
-inline constexpr std::uint32_t kLayoutVersion = 7;
+inline constexpr std::uint32_t kLayoutVersion = 8;
 inline constexpr std::size_t kCacheLine = 64;
 
 // Lifecycle of a rank as its own process records it; mpfrun reads it when the
@@ -75,6 +77,7 @@ struct alignas(kCacheLine) SegmentHeader {
   std::uint64_t tunables_bytes;
   std::int64_t start_unix_ns;     // when mpfrun created the job
   char jobid[32];                 // NUL-terminated
+  std::uint64_t splits_offset;    // the split copies (SplitCopy)
   // Cache line 2: the shared-memory transport's geometry.
   alignas(kCacheLine) std::uint64_t inbox_offset;
   std::uint64_t inbox_stride;
@@ -167,6 +170,22 @@ static_assert(sizeof(RankControl) == 5 * kCacheLine);
 // publishes a packet in ring (s -> r), so a poll looks only at rings with
 // packets instead of scanning every peer.
 inline constexpr std::size_t inbox_words(std::uint32_t nranks) { return (nranks + 63) / 64; }
+
+// A large message that both ends copy at once (rndv_mode=split, see
+// progress/engine.hpp): the message is cut into chunks; the receiver claims
+// chunks from the front and reads them with CMA, the sender claims them from
+// the back and writes them, until the two meet. One claim is one
+// compare-and-swap on `claims`; after copying a chunk each end adds its bytes
+// to `done`, and the message has arrived when `done` is its size. The
+// receiver owns the SplitCopy objects of each pair (sender -> receiver): it
+// sets one up when it matches the request-to-send and reuses it only after
+// the sender's fin says the sender no longer looks at it.
+inline constexpr std::uint32_t kSplitsPerPair = 4;
+struct alignas(kCacheLine) SplitCopy {
+  std::atomic<std::uint64_t> claims;  // low 32 bits: next front chunk; high 32: end of the back chunks
+  std::atomic<std::uint64_t> done;    // bytes copied, by either end
+};
+static_assert(sizeof(SplitCopy) == kCacheLine);
 
 // Header of an eager cell, in its own cache line; the payload follows.
 // The sending rank owns the cell: it sets `busy` when it fills the cell and

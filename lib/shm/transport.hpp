@@ -101,6 +101,16 @@ class Transport {
 
   // --- large messages --------------------------------------------------------
   CopyPath copy_path(std::uint32_t peer) const { return copy_path_[peer]; }
+  // A CMA copy with `peer` has succeeded: the kernel lets this pair use it.
+  bool cma_proven(std::uint32_t peer) const { return cma_proven_[peer] != 0; }
+  // A free split copy of the pair (peer -> this rank), set up for a message
+  // of `chunks` chunks, or -1 when all are in use.
+  std::int32_t try_take_split(std::uint32_t peer, std::uint32_t chunks);
+  // The sender is done with it (its fin arrived).
+  void release_split(std::uint32_t peer, std::uint32_t split) { split_busy_[peer] &= ~(1u << split); }
+  SplitCopy& split_copy(std::uint32_t sender, std::uint32_t receiver, std::uint32_t split) const {
+    return segment_->split_copy(sender, receiver, split);
+  }
   // Single copies with CMA. On EPERM the pair is switched to the two-copy
   // path (reported once on stderr) and false is returned; any other failure
   // throws std::runtime_error naming the call and the error.
@@ -142,6 +152,8 @@ class Transport {
   std::vector<std::uint8_t> wake_due_;           // per peer: in wakes_due_
   std::vector<pid_t> peer_pid_;
   std::vector<CopyPath> copy_path_;
+  std::vector<std::uint8_t> cma_proven_;   // per peer: a CMA copy succeeded
+  std::vector<std::uint8_t> split_busy_;   // per sender: bit i set while split copy i is in use
   bool cma_refusal_reported_ = false;
 };
 

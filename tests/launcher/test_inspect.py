@@ -71,7 +71,7 @@ class Inspect(JobTestCase):
         self.assertEqual(status, 0)
         self.assertNotIn("rank 0 (pid", out)
         self.assertIn("tunables:", out)
-        self.assertIn("transport: shared memory; large messages: one copy with Cross Memory Attach (rndv_mode=get)", out)
+        self.assertIn("transport: shared memory; large messages: one copy with Cross Memory Attach (rndv_mode=split)", out)
         self.assertIn("eager_limit", out)
 
         status, _, err = self.inspect(str(proc.pid), "--rank", "9")

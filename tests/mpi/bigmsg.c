@@ -1,6 +1,7 @@
 /*
  * bigmsg: large messages both ways at once, every byte checked (run under
- * each rndv_mode: get, put, and copy, the path without Cross Memory Attach).
+ * each rndv_mode: split, get, put, and copy, the path without Cross Memory
+ * Attach).
  *
  *   round 1  both ranks post MPI_Irecv and MPI_Isend, then MPI_Waitall
  *   round 2  both ranks MPI_Isend first and post the receive only after the

@@ -129,7 +129,7 @@ TEST(Segment, CreateFillsTheHeader) {
 
   // The layout of the comment in segment_layout.hpp: header, rank blocks,
   // inboxes, rings, eager pools, collective slots, collective cells and
-  // their acks, tunables, each after the one before.
+  // their acks, split copies, tunables, each after the one before.
   EXPECT_EQ(h.rank_control_offset, sizeof(SegmentHeader));
   EXPECT_EQ(h.rank_control_offset % kCacheLine, 0u);
   EXPECT_EQ(h.rank_control_stride, sizeof(RankControl));
@@ -143,7 +143,9 @@ TEST(Segment, CreateFillsTheHeader) {
   EXPECT_EQ(h.cell_bytes % kCacheLine, 0u);
   EXPECT_GE(h.cell_bytes, sizeof(MailCell));
   EXPECT_EQ(h.cell_acks_offset, h.cells_offset + 16 * kCellsPerPair * h.cell_bytes);
-  EXPECT_EQ(h.tunables_offset, h.cell_acks_offset + 16 * sizeof(std::uint64_t));
+  EXPECT_EQ(h.splits_offset, h.cell_acks_offset + 16 * sizeof(std::uint64_t));
+  EXPECT_EQ(h.splits_offset % kCacheLine, 0u);
+  EXPECT_EQ(h.tunables_offset, h.splits_offset + 16 * kSplitsPerPair * sizeof(SplitCopy));
   EXPECT_EQ(h.ring_slots, 2u);
   EXPECT_EQ(h.eager_cells, 2u);
   EXPECT_EQ(h.tunables_bytes, std::string_view(R"({"unit":"test"})").size());
