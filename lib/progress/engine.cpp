@@ -22,6 +22,7 @@ void Engine::init(shm::Transport& transport, const common::Tunables& t) {
   backlog_.assign(transport.size(), {});
   data_sent_.assign(transport.size(), 0);
   matched_seen_.assign(transport.size(), 0);
+  rendezvous_out_.assign(transport.size(), 0);
   credit_limit_ = match::UnexpectedQueue::sender_share(
       static_cast<std::size_t>(t.integer(common::Tunable::unexpected_pool)), transport.size());
   short_limit_ = static_cast<std::uint64_t>(t.integer(common::Tunable::short_limit));
@@ -167,6 +168,8 @@ bool Engine::try_start_send(Request* r) {
     }
   }
   h.kind = PacketKind::rts;
+  r->rendezvous = true;
+  ++rendezvous_out_[peer];
   p->rendezvous = {reinterpret_cast<std::uint64_t>(r->buffer), 0, 0, 0};
   transport_->publish(peer);
   shm::count(counters_->rndv_sent);
@@ -292,6 +295,7 @@ void Engine::complete(Request* r, std::uint64_t bytes) {
   r->status.bytes = bytes;
   r->stage = Stage::complete;
   if (r->is_send) --incomplete_sends_;
+  if (r->rendezvous) --rendezvous_out_[static_cast<std::uint32_t>(r->peer)];
 }
 
 void Engine::deliver(Request* r, const Message& m) {
@@ -330,7 +334,8 @@ void Engine::deliver(Request* r, const Message& m) {
       r->transfer_bytes = accepted;
       const bool cma = transport_->copy_path(m.source) == shm::CopyPath::cma && rndv_mode_ != RndvMode::copy;
       const bool split = cma && rndv_mode_ == RndvMode::split && accepted >= kSplitMinBytes &&
-                         transport_->cma_proven(m.source) && start_split(r, m.source, m.address);
+                         rendezvous_out_[m.source] == 0 && transport_->cma_proven(m.source) &&
+                         start_split(r, m.source, m.address);
       if (debug_.protocol) [[unlikely]] {
         common::debug_report(transport_->rank(), "receive %llu bytes from rank %u tag %d by %s",
                              static_cast<unsigned long long>(accepted), m.source, m.tag,
@@ -341,13 +346,14 @@ void Engine::deliver(Request* r, const Message& m) {
       }
       if (split) return;
       if (cma && rndv_mode_ != RndvMode::put) {
-        if (transport_->cma_read(m.source, r->buffer, m.address, accepted)) {
-          send_control(m.source, {PacketKind::fin, 0, 0, 0, 0, transport_->rank(), accepted, m.cookie}, {});
-          complete(r, accepted);
-          return;
-        }
-        // CMA refused: fall through to the two-copy pipeline.
-      } else if (cma) {
+        // Read after this round's poll (advance_reads): the ring slots of
+        // the packets drained so far go back to the sender first, so it can
+        // hand us more while we copy.
+        r->remote = m.address;
+        reads_.push_back(r);
+        return;
+      }
+      if (cma) {
         send_control(m.source, {PacketKind::cts, 0, 0, 0, 0, transport_->rank(), accepted, m.cookie},
                      {reinterpret_cast<std::uint64_t>(r->buffer), r->cookie(), 0, 0});
         return;
@@ -384,6 +390,22 @@ void Engine::on_cts(Request* s, const Packet& p) {
   if (!backlog_[peer].empty() || !try_stream(s)) enqueue(peer, {Outbound::What::stream, s, {}});
 }
 
+// Reads the oldest matched rendezvous with CMA (get), one per round of
+// progress; on refusal, asks the sender for the two-copy pipeline.
+void Engine::advance_reads() {
+  Request* r = reads_.front();
+  reads_.pop_front();
+  const std::uint32_t source = r->peer_rank;
+  if (transport_->cma_read(source, r->buffer, r->remote, r->transfer_bytes)) {
+    copied_ = true;
+    send_control(source, {PacketKind::fin, 0, 0, 0, 0, transport_->rank(), r->transfer_bytes, r->peer_cookie}, {});
+    complete(r, r->transfer_bytes);
+    return;
+  }
+  send_control(source, {PacketKind::cts, shm::kCopyMode, 0, 0, 0, transport_->rank(), r->transfer_bytes, r->peer_cookie},
+               {0, r->cookie(), 0, 0});
+}
+
 // ---------------------------------------------------------------------------
 // Split copies (see engine.hpp and shm::SplitCopy)
 
@@ -418,19 +440,28 @@ bool Engine::start_split(Request* r, std::uint32_t source, std::uint64_t address
 }
 
 void Engine::advance_splits() {
-  for (std::size_t i = 0; i < splits_.size();) {
-    if (advance_split(splits_[i])) {
-      splits_[i] = splits_.back();
-      splits_.pop_back();
-    } else {
-      ++i;
+  // Receives first; a send's chunks only in a round that copied none of
+  // those. When both directions are busy each end copies what it receives
+  // (as get does), and helps its receivers once that is done.
+  for (const bool sends : {false, true}) {
+    for (std::size_t i = 0; i < splits_.size();) {
+      Request* x = splits_[i];
+      if (x->is_send != sends) {
+        ++i;
+      } else if (advance_split(x, !sends || !copied_)) {
+        splits_[i] = splits_.back();
+        splits_.pop_back();
+      } else {
+        ++i;
+      }
     }
   }
 }
 
-// Copies one chunk of `x`'s message, if one is left to claim; completes `x`
-// once every byte has arrived. Returns true when `x` is finished here.
-bool Engine::advance_split(Request* x) {
+// Copies one chunk of `x`'s message if `claim` and one is left to claim;
+// completes `x` once every byte has arrived. Returns true when `x` is
+// finished here.
+bool Engine::advance_split(Request* x, bool claim) {
   const std::uint32_t me = transport_->rank();
   const std::uint32_t peer = x->is_send ? static_cast<std::uint32_t>(x->peer) : x->peer_rank;
   const auto split = static_cast<std::uint32_t>(x->split);
@@ -439,7 +470,7 @@ bool Engine::advance_split(Request* x) {
   // Claim: the receiver moves the front up, the sender moves the end down.
   std::uint64_t claims = sc.claims.load(std::memory_order_relaxed);
   std::int64_t chunk = -1;
-  while (x->chunk_bytes != 0) {
+  while (claim && x->chunk_bytes != 0) {
     const std::uint64_t front = claims & kLow, end = claims >> 32;
     if (front >= end) break;
     const std::uint64_t next = x->is_send ? ((end - 1) << 32 | front) : (end << 32 | (front + 1));
@@ -454,7 +485,7 @@ bool Engine::advance_split(Request* x) {
     const bool copied = x->is_send ? transport_->cma_write(peer, x->remote + offset, x->buffer + offset, n)
                                    : transport_->cma_read(peer, x->buffer + offset, x->remote + offset, n);
     if (copied) {
-      copied_chunk_ = true;
+      copied_ = true;
       // seq_cst: our copy happens before the peer sees the count, and the
       // read-modify-write is the full fence the wake check needs.
       if (sc.done.fetch_add(n, std::memory_order_seq_cst) + n == x->transfer_bytes) transport_->wake_after_fence(peer);
@@ -610,7 +641,8 @@ void Engine::progress() {
   transport_->flush_wakes();
   transport_->poll([this](std::uint32_t source, const Packet& p) { return on_packet(source, p); });
   if (backlog_count_ > 0) [[unlikely]] flush_backlog();
-  copied_chunk_ = false;
+  copied_ = false;
+  if (!reads_.empty()) [[unlikely]] advance_reads();
   if (!splits_.empty()) [[unlikely]] advance_splits();
   if (hook_ != nullptr) [[unlikely]] hook_();
 }

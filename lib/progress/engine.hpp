@@ -16,7 +16,10 @@
 //               where get and put use one; an end that is busy elsewhere
 //               leaves its chunks to the other, so nothing waits for it.
 //               From kSplitMinBytes, once a CMA copy with the pair has
-//               worked (the first large message of a pair uses get)
+//               worked (the first large message of a pair uses get), and
+//               only while we send the peer no large message of our own:
+//               then it has its own copying to do (both directions busy,
+//               where get measured faster)
 //   synchronous short and eager sends complete on the receiver's ack (TA)
 //
 // Sends that find no ring space wait in a per-peer backlog, in order, and go
@@ -139,9 +142,10 @@ class Engine {
   bool on_packet(std::uint32_t source, const shm::Packet& p);
   void deliver(Request* r, const Message& m);
   void on_cts(Request* s, const shm::Packet& p);
+  void advance_reads();
   bool start_split(Request* r, std::uint32_t source, std::uint64_t address);
   void advance_splits();
-  bool advance_split(Request* x);
+  bool advance_split(Request* x, bool claim);
   void on_split_fin(std::uint32_t source, const shm::Packet& p);
   void on_data(std::uint32_t source, const shm::Packet& p);
   void complete(Request* r, std::uint64_t bytes);
@@ -179,7 +183,9 @@ class Engine {
   std::uint64_t eager_limit_ = 0;
   enum class RndvMode : std::uint8_t { split, get, put, copy } rndv_mode_ = RndvMode::split;
   std::vector<Request*> splits_;  // split copies this rank takes part in, unfinished
-  bool copied_chunk_ = false;     // the last round of progress copied a chunk of one
+  std::vector<std::uint32_t> rendezvous_out_;  // per peer: our rendezvous sends not yet complete
+  std::deque<Request*> reads_;    // matched rendezvous receives to read with CMA (get), in order
+  bool copied_ = false;           // the last round of progress copied rendezvous data
   std::uint64_t spin_limit_ = 0;
   std::uint64_t yield_limit_ = 0;
   bool never_sleep_ = false;

@@ -78,9 +78,10 @@ void Engine::sleep_once(const auto& done) {
   std::atomic_thread_fence(std::memory_order_seq_cst);
   const std::uint32_t seen = me.doorbell.load(std::memory_order_seq_cst);
   progress();
-  // A round that copied a chunk of a split copy leaves more to copy, maybe:
-  // sleeping now could leave both ends asleep with the message half done.
-  if (!done() && !copied_chunk_) {
+  // A round that copied rendezvous data may leave more to copy (a split
+  // copy's chunks, further reads): sleeping now could leave both ends
+  // asleep with a message half done.
+  if (!done() && !copied_) {
     shm::count(counters_->sleeps);
     publish_queues();
     const std::uint64_t since = debug_.wait ? now_ns() : 0;

@@ -43,6 +43,7 @@ struct Request {
   std::uint32_t generation = 0;
   bool is_send = false;
   bool persistent = false;
+  bool rendezvous = false;  // send: went by request-to-send (counted in the engine's rendezvous_out_)
   SendMode mode = SendMode::standard;
   Stage stage = Stage::inactive;
 

@@ -36,7 +36,7 @@ void Transport::init(const Segment& segment, std::uint32_t me, bool force_two_co
   copy_path_.assign(nranks_, force_two_copy ? CopyPath::two_copy : CopyPath::cma);
   cma_proven_.assign(nranks_, 0);
   split_busy_.assign(nranks_, 0);
-  static_assert(kSplitsPerPair <= 8, "split_busy_ holds one bit per split copy of a pair");
+  static_assert(kSplitsPerPair <= 32, "split_busy_ holds one bit per split copy of a pair");
   wake_due_.assign(nranks_, 0);
   wakes_due_.clear();
   wakes_due_.reserve(nranks_);
@@ -84,7 +84,7 @@ bool Transport::cma_copy(std::uint32_t peer, bool write, std::byte* local, std::
 std::int32_t Transport::try_take_split(std::uint32_t peer, std::uint32_t chunks) {
   for (std::uint32_t i = 0; i < kSplitsPerPair; ++i) {
     if ((split_busy_[peer] & (1u << i)) != 0) continue;
-    split_busy_[peer] |= static_cast<std::uint8_t>(1u << i);
+    split_busy_[peer] |= 1u << i;
     SplitCopy& s = segment_->split_copy(peer, me_, i);
     // Relaxed: the cts that names this split copy is published after these
     // stores (a release), and the sender reads them only after it.

@@ -153,7 +153,7 @@ class Transport {
   std::vector<pid_t> peer_pid_;
   std::vector<CopyPath> copy_path_;
   std::vector<std::uint8_t> cma_proven_;   // per peer: a CMA copy succeeded
-  std::vector<std::uint8_t> split_busy_;   // per sender: bit i set while split copy i is in use
+  std::vector<std::uint32_t> split_busy_;  // per sender: bit i set while split copy i is in use
   bool cma_refusal_reported_ = false;
 };
 
