@@ -37,8 +37,9 @@ void Engine::wait_until(Done&& done, const BlockedCall& call) {
     return done();
   };
   auto wait = [&] {
+  spin:
     for (std::uint64_t polls = 1; polls <= spin_limit_; ++polls) {
-      if (polls == kPublishAfterPolls) [[unlikely]] publish_blocked(call);
+      if (polls == kPublishAfterPolls && !blocked_published_) [[unlikely]] publish_blocked(call);
       cpu_relax();
       if (finished()) return;
     }
@@ -63,6 +64,12 @@ void Engine::wait_until(Done&& done, const BlockedCall& call) {
     }
     do {
       sleep_once(done);
+      // With a CPU each, a rank woken to work spins again before it sleeps:
+      // what woke it (a fin, a rendezvous request) tends to come in a
+      // stream, and every sleep costs the waker a futex call and us tens of
+      // microseconds to wake on a virtual machine. With more ranks than
+      // CPUs a poll takes the CPU from a rank with work, so sleep again.
+      if (yield_slots_ == nullptr && !finished()) goto spin;
     } while (!finished());
   };
   wait();
