@@ -28,7 +28,11 @@ inline void cpu_relax() {
 inline constexpr std::uint64_t kPublishAfterPolls = 1024;
 
 template <class Done>
-void Engine::wait_until(Done&& done, const BlockedCall& call) {
+void Engine::wait_until(Done&& predicate, const BlockedCall& call) {
+  // The predicate may act when it succeeds (MPI_Mprobe's claims the
+  // message it finds), so once it has said true it is not asked again.
+  bool succeeded = false;
+  auto done = [&] { return succeeded || (succeeded = predicate()); };
   progress();
   if (done()) return;
   // One step of waiting: progress and look again.
