@@ -177,15 +177,15 @@ class Engine {
   std::uint32_t credit_limit_ = 0;             // the peer's unexpected share for us
   std::size_t backlog_count_ = 0;
   std::size_t incomplete_sends_ = 0;
+  std::vector<std::uint32_t> rendezvous_out_;  // per peer: our rendezvous sends not yet complete
+  std::deque<Request*> reads_;    // matched rendezvous receives to read with CMA (get), in order
+  std::vector<Request*> splits_;  // split copies this rank takes part in, unfinished
+  bool copied_ = false;           // the last round of progress copied rendezvous data
 
   // From the tunables, fixed at init.
   std::uint64_t short_limit_ = 0;
   std::uint64_t eager_limit_ = 0;
   enum class RndvMode : std::uint8_t { split, get, put, copy } rndv_mode_ = RndvMode::split;
-  std::vector<Request*> splits_;  // split copies this rank takes part in, unfinished
-  std::vector<std::uint32_t> rendezvous_out_;  // per peer: our rendezvous sends not yet complete
-  std::deque<Request*> reads_;    // matched rendezvous receives to read with CMA (get), in order
-  bool copied_ = false;           // the last round of progress copied rendezvous data
   std::uint64_t spin_limit_ = 0;
   std::uint64_t yield_limit_ = 0;
   bool never_sleep_ = false;

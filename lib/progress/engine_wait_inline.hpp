@@ -41,40 +41,42 @@ void Engine::wait_until(Done&& predicate, const BlockedCall& call) {
     return done();
   };
   auto wait = [&] {
-  spin:
-    for (std::uint64_t polls = 1; polls <= spin_limit_; ++polls) {
-      if (polls == kPublishAfterPolls && !blocked_published_) [[unlikely]] publish_blocked(call);
-      cpu_relax();
-      if (finished()) return;
-    }
-    if (!blocked_published_) publish_blocked(call);
-    if (yield_slots_ != nullptr) {
-      // More ranks than CPUs: only a slot holder keeps yielding, for a while.
-      if (take_yield_slot()) {
-        const std::uint64_t deadline = now_ns() + yield_ns_;
-        bool ended = false;
-        for (std::uint64_t yields = 1; !ended; ++yields) {
-          ::sched_yield();
-          ended = finished() || (yields % 16 == 0 && now_ns() >= deadline);
-        }
-        release_yield_slot();
-        if (done()) return;
-      }
-    } else {
-      for (std::uint64_t yields = 0; yields < yield_limit_ || never_sleep_; ++yields) {
-        ::sched_yield();
+    // With a CPU each, a rank woken without its wait finished goes back to
+    // polling before it sleeps again: what woke it (a fin, a request to
+    // send) tends to come in a stream, and every sleep costs the waker a
+    // futex call and us tens of microseconds to wake on a virtual machine.
+    // With more ranks than CPUs a poll takes the CPU from a rank with work,
+    // so such a rank sleeps again at once.
+    for (;;) {
+      for (std::uint64_t polls = 1; polls <= spin_limit_; ++polls) {
+        if (polls == kPublishAfterPolls && !blocked_published_) [[unlikely]] publish_blocked(call);
+        cpu_relax();
         if (finished()) return;
       }
+      if (!blocked_published_) publish_blocked(call);
+      if (yield_slots_ != nullptr) {
+        // More ranks than CPUs: only a slot holder keeps yielding, for a while.
+        if (take_yield_slot()) {
+          const std::uint64_t deadline = now_ns() + yield_ns_;
+          bool ended = false;
+          for (std::uint64_t yields = 1; !ended; ++yields) {
+            ::sched_yield();
+            ended = finished() || (yields % 16 == 0 && now_ns() >= deadline);
+          }
+          release_yield_slot();
+          if (done()) return;
+        }
+      } else {
+        for (std::uint64_t yields = 0; yields < yield_limit_ || never_sleep_; ++yields) {
+          ::sched_yield();
+          if (finished()) return;
+        }
+      }
+      do {
+        sleep_once(done);
+        if (finished()) return;
+      } while (yield_slots_ != nullptr);
     }
-    do {
-      sleep_once(done);
-      // With a CPU each, a rank woken to work spins again before it sleeps:
-      // what woke it (a fin, a rendezvous request) tends to come in a
-      // stream, and every sleep costs the waker a futex call and us tens of
-      // microseconds to wake on a virtual machine. With more ranks than
-      // CPUs a poll takes the CPU from a rank with work, so sleep again.
-      if (yield_slots_ == nullptr && !finished()) goto spin;
-    } while (!finished());
   };
   wait();
   if (blocked_published_) clear_blocked();
