@@ -15,6 +15,16 @@ using shm::Packet;
 using shm::PacketHeader;
 using shm::PacketKind;
 
+namespace {
+
+// memcpy that takes a null buffer with nothing to copy: MPI lets a
+// zero-count message's buffer be NULL, and memcpy does not.
+inline void copy_bytes(void* to, const void* from, std::size_t bytes) {
+  if (bytes != 0) std::memcpy(to, from, bytes);
+}
+
+}  // namespace
+
 void Engine::init(shm::Transport& transport, const common::Tunables& t) {
   transport_ = &transport;
   counters_ = &transport.control().counters;
@@ -92,7 +102,7 @@ bool Engine::try_send_now(std::uint32_t peer, std::int32_t tag, std::uint32_t co
   Packet* p = transport_->try_claim(peer);
   if (p == nullptr) return false;
   p->header = {PacketKind::short_msg, 0, signature, context, tag, transport_->rank(), bytes, 0};
-  std::memcpy(p->inline_data, buffer, bytes);
+  copy_bytes(p->inline_data, buffer, bytes);
   ++data_sent_[peer];
   transport_->publish(peer);
   shm::count(counters_->short_sent);
@@ -134,7 +144,7 @@ bool Engine::try_start_send(Request* r) {
   if (credit && r->bytes <= short_limit_) {
     ++data_sent_[peer];
     h.kind = PacketKind::short_msg;
-    std::memcpy(p->inline_data, r->buffer, r->bytes);
+    copy_bytes(p->inline_data, r->buffer, r->bytes);
     transport_->publish(peer);
     shm::count(counters_->short_sent);
     shm::count(counters_->short_bytes, r->bytes);
@@ -151,7 +161,7 @@ bool Engine::try_start_send(Request* r) {
       ++data_sent_[peer];
       h.kind = PacketKind::eager;
       p->chunk = {static_cast<std::uint32_t>(cell), static_cast<std::uint32_t>(r->bytes), 0};
-      std::memcpy(transport_->cell_data(transport_->rank(), static_cast<std::uint32_t>(cell)), r->buffer, r->bytes);
+      copy_bytes(transport_->cell_data(transport_->rank(), static_cast<std::uint32_t>(cell)), r->buffer, r->bytes);
       transport_->publish(peer);
       shm::count(counters_->eager_sent);
       shm::count(counters_->eager_bytes, r->bytes);
@@ -194,7 +204,7 @@ bool Engine::try_stream(Request* s) {
       return false;
     }
     const std::uint64_t chunk = std::min<std::uint64_t>(transport_->cell_bytes(), s->transfer_bytes - s->offset);
-    std::memcpy(transport_->cell_data(transport_->rank(), static_cast<std::uint32_t>(cell)), s->buffer + s->offset,
+    copy_bytes(transport_->cell_data(transport_->rank(), static_cast<std::uint32_t>(cell)), s->buffer + s->offset,
                 chunk);
     p->header = {PacketKind::data, 0, 0, s->context, s->tag, transport_->rank(), s->transfer_bytes, s->peer_cookie};
     p->chunk = {static_cast<std::uint32_t>(cell), static_cast<std::uint32_t>(chunk), s->offset};
@@ -320,12 +330,12 @@ void Engine::deliver(Request* r, const Message& m) {
   if (m.kind == PacketKind::short_msg || m.kind == PacketKind::eager) transport_->count_matched(m.source);
   switch (m.kind) {
     case PacketKind::short_msg:
-      std::memcpy(r->buffer, m.data, accepted);
+      copy_bytes(r->buffer, m.data, accepted);
       if (sync) ack();
       complete(r, accepted);
       return;
     case PacketKind::eager:
-      std::memcpy(r->buffer, transport_->cell_data(m.source, m.cell), accepted);
+      copy_bytes(r->buffer, transport_->cell_data(m.source, m.cell), accepted);
       transport_->release_cell(m.source, m.cell);
       if (sync) ack();
       complete(r, accepted);
@@ -533,7 +543,7 @@ void Engine::on_split_fin(std::uint32_t source, const Packet& p) {
 void Engine::on_data(std::uint32_t source, const Packet& p) {
   Request* r = pool_.find(p.header.cookie);
   if (r != nullptr) {
-    std::memcpy(r->buffer + p.chunk.offset, transport_->cell_data(source, p.chunk.cell), p.chunk.chunk_bytes);
+    copy_bytes(r->buffer + p.chunk.offset, transport_->cell_data(source, p.chunk.cell), p.chunk.chunk_bytes);
     r->offset += p.chunk.chunk_bytes;
   }
   transport_->release_cell(source, p.chunk.cell);

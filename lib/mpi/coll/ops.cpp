@@ -2,8 +2,10 @@
 
 #include <complex.h>
 
+#include <algorithm>
 #include <complex>
 #include <cstdint>
+#include <cstring>
 #include <cwchar>
 #include <vector>
 
@@ -97,20 +99,48 @@ void combine_pair(MPI_Op op, const Pair<V>* in, Pair<V>* io, int n) {
   }
 }
 
+// Calls f(in, io, n) on the buffers as arrays of T, which needs both
+// aligned for T. A buffer may not be: a caller's, or an array local to a
+// collective's coroutine (GCC 12 places a coroutine frame's locals at any
+// offset, alignas or not). Such data goes through aligned copies, a piece
+// at a time.
+template <class T, class F>
+void on_aligned(const void* in, void* io, int n, F&& f) {
+  const auto misaligned = [](const void* p) { return reinterpret_cast<std::uintptr_t>(p) % alignof(T) != 0; };
+  if (!misaligned(in) && !misaligned(io)) [[likely]] {
+    f(static_cast<const T*>(in), static_cast<T*>(io), n);
+    return;
+  }
+  constexpr int kPiece = 128;
+  alignas(T) std::byte a[kPiece * sizeof(T)];
+  alignas(T) std::byte b[kPiece * sizeof(T)];
+  const auto* from = static_cast<const std::byte*>(in);
+  auto* to = static_cast<std::byte*>(io);
+  for (int done = 0; done < n; done += kPiece) {
+    const std::size_t bytes = static_cast<std::size_t>(std::min(kPiece, n - done)) * sizeof(T);
+    const std::size_t at = static_cast<std::size_t>(done) * sizeof(T);
+    std::memcpy(a, from + at, bytes);
+    std::memcpy(b, to + at, bytes);
+    f(reinterpret_cast<const T*>(a), reinterpret_cast<T*>(b), std::min(kPiece, n - done));
+    std::memcpy(to + at, b, bytes);
+  }
+}
+
 template <class T>
 void run(MPI_Op op, const void* in, void* io, int n) {
-  combine(op, static_cast<const T*>(in), static_cast<T*>(io), n);
+  on_aligned<T>(in, io, n, [op](const T* a, T* b, int m) { combine(op, a, b, m); });
 }
 
 template <class V>
 void run_pair(MPI_Op op, const void* in, void* io, int n) {
-  if (op == MPI_MAXLOC || op == MPI_MINLOC) {
-    combine_pair(op, static_cast<const Pair<V>*>(in), static_cast<Pair<V>*>(io), n);
-  } else if (op == MPI_REPLACE) {
-    const auto* a = static_cast<const Pair<V>*>(in);
-    auto* b = static_cast<Pair<V>*>(io);
-    for (int i = 0; i < n; ++i) b[i] = a[i];
-  }
+  if (op != MPI_MAXLOC && op != MPI_MINLOC && op != MPI_REPLACE) return;
+  on_aligned<Pair<V>>(in, io, n, [op](const Pair<V>* a, Pair<V>* b, int m) {
+    if (op == MPI_REPLACE) {
+      for (int i = 0; i < m; ++i) b[i] = a[i];
+    } else {
+      combine_pair(op, a, b, m);
+    }
+  });
 }
 
 void apply_predefined(MPI_Op op, const void* in, void* io, int n, MPI_Datatype t) {
