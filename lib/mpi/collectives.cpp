@@ -554,6 +554,26 @@ int null_arrays(const char* call, MPI_Comm comm) {
   return comm_error(call, comm, MPI_ERR_ARG, "a count, displacement or datatype array is NULL");
 }
 
+// A v-collective's blocks: `counts` (null: the plain call's equal blocks of
+// `count`, in rank order, and `counts` is pointed at `equal`) and their
+// displacements in bytes. MPI_SUCCESS, or the error class when only the
+// displacements are null.
+int blocks_in_bytes(const char* call, MPI_Comm comm, int n, int count, const int*& counts, const int* displs,
+                    MPI_Datatype type, std::vector<int>& equal, std::vector<std::int64_t>& bytes_displs) {
+  std::vector<int> places;
+  if (counts == nullptr) {
+    equal.assign(static_cast<std::size_t>(n), count);
+    places.resize(static_cast<std::size_t>(n));
+    for (int i = 0; i < n; ++i) places[static_cast<std::size_t>(i)] = i * count;
+    counts = equal.data();
+    displs = places.data();
+  } else if (displs == nullptr) {
+    return null_arrays(call, comm);
+  }
+  bytes_displs = scaled(displs, n, type);
+  return MPI_SUCCESS;
+}
+
 // ---- the MPI entry points' shared bodies (blocking: request == nullptr) -------
 
 int gather_entry(const char* call, const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
@@ -561,20 +581,13 @@ int gather_entry(const char* call, const void* sendbuf, int sendcount, MPI_Datat
                  MPI_Comm comm, MPI_Request* request) {
   if (int rc = check_comm(call, comm)) return rc;
   const int n = comm_size(comm);
-  std::vector<int> counts, places;
+  std::vector<int> counts;
   std::vector<std::int64_t> bytes_displs;
   if (comm_rank(comm) == root && root >= 0 && root < n) {
     if (int rc = check_type(call, comm, "receive", recvtype)) return rc;
-    if (recvcounts == nullptr) {  // MPI_Gather: equal blocks in rank order
-      counts.assign(static_cast<std::size_t>(n), recvcount);
-      places.resize(static_cast<std::size_t>(n));
-      for (int i = 0; i < n; ++i) places[static_cast<std::size_t>(i)] = i * recvcount;
-      recvcounts = counts.data();
-      displs = places.data();
-    } else if (displs == nullptr) {
-      return null_arrays(call, comm);
+    if (int rc = blocks_in_bytes(call, comm, n, recvcount, recvcounts, displs, recvtype, counts, bytes_displs)) {
+      return rc;
     }
-    bytes_displs = scaled(displs, n, recvtype);
   }
   return gatherv_impl(call, sendbuf, sendcount, sendtype, recvbuf, recvcounts, bytes_displs, recvtype, root, comm,
                       request);
@@ -585,20 +598,13 @@ int scatter_entry(const char* call, const void* sendbuf, int sendcount, const in
                   MPI_Request* request) {
   if (int rc = check_comm(call, comm)) return rc;
   const int n = comm_size(comm);
-  std::vector<int> counts, places;
+  std::vector<int> counts;
   std::vector<std::int64_t> bytes_displs;
   if (comm_rank(comm) == root && root >= 0 && root < n) {
     if (int rc = check_type(call, comm, "send", sendtype)) return rc;
-    if (sendcounts == nullptr) {  // MPI_Scatter
-      counts.assign(static_cast<std::size_t>(n), sendcount);
-      places.resize(static_cast<std::size_t>(n));
-      for (int i = 0; i < n; ++i) places[static_cast<std::size_t>(i)] = i * sendcount;
-      sendcounts = counts.data();
-      displs = places.data();
-    } else if (displs == nullptr) {
-      return null_arrays(call, comm);
+    if (int rc = blocks_in_bytes(call, comm, n, sendcount, sendcounts, displs, sendtype, counts, bytes_displs)) {
+      return rc;
     }
-    bytes_displs = scaled(displs, n, sendtype);
   }
   return scatterv_impl(call, sendbuf, sendcounts, bytes_displs, sendtype, recvbuf, recvcount, recvtype, root, comm,
                        request);
@@ -610,18 +616,11 @@ int allgather_entry(const char* call, const void* sendbuf, int sendcount, MPI_Da
   if (int rc = check_comm(call, comm)) return rc;
   if (int rc = check_type(call, comm, "receive", recvtype)) return rc;
   const int n = comm_size(comm);
-  std::vector<int> counts, places;
-  if (recvcounts == nullptr) {  // MPI_Allgather
-    counts.assign(static_cast<std::size_t>(n), recvcount);
-    places.resize(static_cast<std::size_t>(n));
-    for (int i = 0; i < n; ++i) places[static_cast<std::size_t>(i)] = i * recvcount;
-    recvcounts = counts.data();
-    displs = places.data();
-  } else if (displs == nullptr) {
-    return null_arrays(call, comm);
-  }
-  return allgatherv_impl(call, sendbuf, sendcount, sendtype, recvbuf, recvcounts, scaled(displs, n, recvtype), recvtype,
-                         comm, request);
+  std::vector<int> counts;
+  std::vector<std::int64_t> bytes_displs;
+  if (int rc = blocks_in_bytes(call, comm, n, recvcount, recvcounts, displs, recvtype, counts, bytes_displs)) return rc;
+  return allgatherv_impl(call, sendbuf, sendcount, sendtype, recvbuf, recvcounts, bytes_displs, recvtype, comm,
+                         request);
 }
 
 // Alltoall and Alltoallv in the form of Alltoallw (byte displacements, a
