@@ -43,6 +43,7 @@ enum class Tunable : std::size_t {
   coll_radix,
   coll_short_limit,
   coll_exchange_max,
+  coll_board,
   coll_single_copy,
   datatype_check,
   debug,
@@ -283,6 +284,16 @@ inline constexpr std::array<TunableSpec, kTunableCount> kTunableTable{{
         .doc = "Largest communicator on which Barrier and short Allreduce exchange pairwise "
                "(dissemination, recursive doubling: fewer steps) instead of going up and down a tree "
                "(fewer wake-ups when ranks outnumber CPUs); 0: the number of CPUs the job runs on",
+    },
+    {
+        .id = Tunable::coll_board,
+        .name = "coll_board",
+        .kind = TunableKind::boolean,
+        .default_value = "1",
+        .doc = "When MPI_COMM_WORLD has more ranks than coll_exchange_max, its Barrier, Reduce, Allreduce, "
+               "Alltoall (blocks up to 8 KiB) and Bcast (below coll_single_copy) go flat through one shared "
+               "board: each rank waits once per call, and a Bcast root runs up to 16 calls ahead of the "
+               "readers; 0: trees and exchanges over the collective cells and slots",
     },
     {
         .id = Tunable::coll_single_copy,

@@ -116,6 +116,12 @@ void Runtime::start_messaging() {
   engine_.init(transport_, *tunables_);
   channel_.init(transport_);
   cells_.init(transport_);
+  // The world's collectives go flat through the board when it has more
+  // ranks than exchange pairwise (coll_exchange_max; 0: the CPUs), unless
+  // coll_board turns it off.
+  const auto exchange_max = static_cast<std::uint32_t>(tunables_->integer(common::Tunable::coll_exchange_max));
+  board_.init(transport_, tunables_->boolean(common::Tunable::coll_board) &&
+                              transport_.size() > (exchange_max > 0 ? exchange_max : transport_.ncpus()));
   if (common::DebugTopics::from(*tunables_).wireup) {
     const shm::SegmentHeader& h = segment_->header();
     common::debug_report(job_.rank,

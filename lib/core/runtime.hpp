@@ -9,6 +9,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "coll/board.hpp"
 #include "coll/cells.hpp"
 #include "coll/channel.hpp"
 #include "common/tunables.hpp"
@@ -64,6 +65,7 @@ class Runtime {
   coll::Channel& channel() { return channel_; }
   // Small collective messages over per-pair cells.
   coll::Cells& cells() { return cells_; }
+  coll::Board& board() { return board_; }
   const shm::Segment& segment() const { return *segment_; }
 
  private:
@@ -87,6 +89,7 @@ class Runtime {
   progress::Engine engine_;
   coll::Channel channel_;
   coll::Cells cells_;
+  coll::Board board_;
 };
 
 }  // namespace mpf::core

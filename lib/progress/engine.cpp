@@ -610,7 +610,11 @@ void Engine::release_yield_slot() { std::atomic_ref<std::uint32_t>(*yield_slots_
 void Engine::publish_blocked(const BlockedCall& call) {
   const auto now = static_cast<std::int64_t>(now_ns());
   introspection_->snapshot.write([&](shm::RankSnapshot& s) {
-    std::snprintf(s.function, sizeof s.function, "%s", call.function != nullptr ? call.function : "");
+    // A bounded copy, not snprintf: this runs at every wait that lasts.
+    const char* name = call.function != nullptr ? call.function : "";
+    const std::size_t length = ::strnlen(name, sizeof s.function - 1);
+    std::memcpy(s.function, name, length);
+    s.function[length] = '\0';
     s.peer = call.peer;
     s.tag = call.tag;
     s.context = call.context;

@@ -63,6 +63,11 @@ struct BlockedCall {
   std::int32_t tag = kAnyTag;
   std::uint32_t context = 0;
   std::int32_t root = -1;  // collectives with a root: its world rank
+  // The wait ends only after most of the job's ranks have run (a flat
+  // collective on the board): with more ranks than CPUs the rank yields
+  // at once, without polling first and without taking a yield slot: every
+  // rank it yields to has work, and sleeping would cost each a wake-up.
+  bool crowd = false;
 };
 
 class Engine {

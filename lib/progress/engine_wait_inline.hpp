@@ -23,9 +23,12 @@ inline void cpu_relax() {
 #endif
 }
 
-// Polls before a wait shows up in introspection: waits that end sooner (the
-// common case) cost nothing extra.
+// Polls, or yields, before a wait shows up in introspection: waits that end
+// sooner (the common case) cost nothing extra. With more ranks than CPUs
+// every microsecond a waiting rank spends when it gets the CPU is taken
+// from the ranks with work, many times per collective.
 inline constexpr std::uint64_t kPublishAfterPolls = 1024;
+inline constexpr std::uint64_t kPublishAfterYields = 64;
 
 template <class Done>
 void Engine::wait_until(Done&& predicate, const BlockedCall& call) {
@@ -48,25 +51,36 @@ void Engine::wait_until(Done&& predicate, const BlockedCall& call) {
     // With more ranks than CPUs a poll takes the CPU from a rank with work,
     // so such a rank sleeps again at once.
     for (;;) {
-      for (std::uint64_t polls = 1; polls <= spin_limit_; ++polls) {
+      // A crowd wait with more ranks than CPUs does not poll: the ranks it
+      // waits for need this CPU.
+      const std::uint64_t spins = call.crowd && yield_slots_ != nullptr ? 0 : spin_limit_;
+      for (std::uint64_t polls = 1; polls <= spins; ++polls) {
         if (polls == kPublishAfterPolls && !blocked_published_) [[unlikely]] publish_blocked(call);
         cpu_relax();
         if (finished()) return;
       }
-      if (!blocked_published_) publish_blocked(call);
       if (yield_slots_ != nullptr) {
-        // More ranks than CPUs: only a slot holder keeps yielding, for a while.
-        if (take_yield_slot()) {
-          const std::uint64_t deadline = now_ns() + yield_ns_;
+        // More ranks than CPUs: only a slot holder keeps yielding, for a
+        // while (timed from its 16th yield: most waits end before).
+        const bool slot = !call.crowd && take_yield_slot();
+        if (slot || call.crowd) {
+          std::uint64_t deadline = 0;
           bool ended = false;
           for (std::uint64_t yields = 1; !ended; ++yields) {
             ::sched_yield();
-            ended = finished() || (yields % 16 == 0 && now_ns() >= deadline);
+            ended = finished();
+            if (ended || yields % 16 != 0) continue;
+            if (yields == kPublishAfterYields && !blocked_published_) publish_blocked(call);
+            const std::uint64_t now = now_ns();
+            if (deadline == 0) deadline = now + yield_ns_;
+            ended = now >= deadline;
           }
-          release_yield_slot();
+          if (slot) release_yield_slot();
           if (done()) return;
         }
+        if (!blocked_published_) publish_blocked(call);
       } else {
+        if (!blocked_published_) publish_blocked(call);
         for (std::uint64_t yields = 0; yields < yield_limit_ || never_sleep_; ++yields) {
           ::sched_yield();
           if (finished()) return;

@@ -22,10 +22,14 @@ namespace {
 
 std::size_t round_up(std::size_t n, std::size_t to) { return (n + to - 1) / to * to; }
 
+std::uint64_t board_bytes(std::uint64_t nranks) {
+  return sizeof(BoardHeader) + (kBoardEntries + 2 * (nranks + 1)) * kBoardStride;
+}
+
 // Offsets of every region, derived from the geometry in one place.
 struct Regions {
   std::size_t control, inbox, inbox_stride, introspection, introspection_stride, credits, rings, ring_stride,
-      eager, eager_pool_stride, cell_stride, coll, coll_stride, cells, cell_bytes, cell_acks, splits, tunables, total;
+      eager, eager_pool_stride, cell_stride, coll, coll_stride, cells, cell_bytes, cell_acks, splits, board, tunables, total;
 };
 
 Regions regions_for(const Segment::Geometry& g) {
@@ -48,7 +52,8 @@ Regions regions_for(const Segment::Geometry& g) {
   r.cell_bytes = round_up(offsetof(MailCell, data) + g.cell_data_bytes, kCacheLine);
   r.cell_acks = r.cells + std::size_t{g.nranks} * g.nranks * kCellsPerPair * r.cell_bytes;
   r.splits = round_up(r.cell_acks + std::size_t{g.nranks} * g.nranks * sizeof(std::uint64_t), kCacheLine);
-  r.tunables = r.splits + std::size_t{g.nranks} * g.nranks * kSplitsPerPair * sizeof(SplitCopy);
+  r.board = r.splits + std::size_t{g.nranks} * g.nranks * kSplitsPerPair * sizeof(SplitCopy);
+  r.tunables = r.board + board_bytes(g.nranks);
   r.total = round_up(r.tunables + g.tunables_json.size(), page);
   return r;
 }
@@ -132,6 +137,12 @@ Segment Segment::create(const Geometry& g) {
   header->cell_bytes = static_cast<std::uint32_t>(regions.cell_bytes);
   header->cell_acks_offset = regions.cell_acks;
   header->splits_offset = regions.splits;
+  header->board_offset = regions.board;
+  new (&segment.board()) BoardHeader{};
+  for (std::uint32_t i = 0; i < kBoardEntries; ++i) new (&segment.board_entry(i)) BoardStamp{};
+  for (std::uint32_t parity = 0; parity < 2; ++parity) {
+    for (std::uint32_t r = 0; r <= g.nranks; ++r) new (&segment.board_row(parity, r)) BoardStamp{};
+  }
   for (std::uint32_t r = 0; r < g.nranks; ++r) {
     new (segment.at(regions.control + r * sizeof(RankControl))) RankControl{};
     for (std::size_t w = 0; w < inbox_words(g.nranks); ++w) {
@@ -212,7 +223,8 @@ Segment Segment::map_checked(int fd, bool writable, const std::string& what) {
       h.cell_acks_offset <= bytes && h.cell_acks_offset % sizeof(std::uint64_t) == 0 &&
       std::uint64_t{h.nranks} * h.nranks <= (bytes - h.cell_acks_offset) / sizeof(std::uint64_t) &&
       h.splits_offset <= bytes && h.splits_offset % kCacheLine == 0 &&
-      std::uint64_t{h.nranks} * h.nranks * kSplitsPerPair <= (bytes - h.splits_offset) / sizeof(SplitCopy);
+      std::uint64_t{h.nranks} * h.nranks * kSplitsPerPair <= (bytes - h.splits_offset) / sizeof(SplitCopy) &&
+      h.board_offset <= bytes && h.board_offset % kCacheLine == 0 && board_bytes(h.nranks) <= bytes - h.board_offset;
   if (!consistent) throw SegmentError(what + " has an inconsistent header (sizes do not match)");
   return segment;
 }
@@ -307,6 +319,17 @@ std::atomic<std::uint64_t>& Segment::cell_ack(std::uint32_t sender, std::uint32_
   const SegmentHeader& h = header();
   return *reinterpret_cast<std::atomic<std::uint64_t>*>(
       at(h.cell_acks_offset + (std::uint64_t{receiver} * h.nranks + sender) * sizeof(std::uint64_t)));
+}
+
+BoardHeader& Segment::board() const { return *reinterpret_cast<BoardHeader*>(at(header().board_offset)); }
+
+BoardStamp& Segment::board_entry(std::uint32_t i) const {
+  return *reinterpret_cast<BoardStamp*>(at(header().board_offset + sizeof(BoardHeader) + i * kBoardStride));
+}
+
+BoardStamp& Segment::board_row(std::uint32_t parity, std::uint32_t r) const {
+  const std::uint64_t row = kBoardEntries + std::uint64_t{parity} * (header().nranks + 1) + r;
+  return *reinterpret_cast<BoardStamp*>(at(header().board_offset + sizeof(BoardHeader) + row * kBoardStride));
 }
 
 SplitCopy& Segment::split_copy(std::uint32_t sender, std::uint32_t receiver, std::uint32_t i) const {

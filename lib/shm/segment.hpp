@@ -81,6 +81,11 @@ class Segment {
   std::atomic<std::uint64_t>& cell_ack(std::uint32_t sender, std::uint32_t receiver) const;
   // Split copy `i` (< kSplitsPerPair) of the pair (sender -> receiver).
   SplitCopy& split_copy(std::uint32_t sender, std::uint32_t receiver, std::uint32_t i) const;
+  // The board: its header, broadcast entry `i` (< kBoardEntries), and row
+  // `r` (<= nranks; nranks: the result row) of parity `parity` (0 or 1).
+  BoardHeader& board() const;
+  BoardStamp& board_entry(std::uint32_t i) const;
+  BoardStamp& board_row(std::uint32_t parity, std::uint32_t r) const;
   int fd() const { return fd_; }
   std::size_t bytes() const { return bytes_; }
 

@@ -23,11 +23,15 @@
 //                              cells of s that r has taken (written by r)
 //   [split copies nranks x nranks x 4] pair (s -> r): SplitCopy i at
 //                              splits_offset + ((r*nranks + s)*4 + i)*64
+//   [board]                    MPI_COMM_WORLD's flat collectives (BoardHeader,
+//                              then kBoardEntries entries and 2 x (nranks + 1)
+//                              rows, each a BoardStamp and kBoardDataBytes)
 //   [tunables JSON text]       the job's resolved tunables (Tunables::to_json)
 //
 // Memory: at 64 ranks with the default tunables the rings take 17 MiB and the
 // eager pools 16 MiB, the collective slots 2 MiB, the collective cells
-// 2 MiB, the split copies 1 MiB; everything else is a few hundred KiB.
+// 2 MiB, the split copies 1 MiB, the board 1.2 MiB; everything else is a
+// few hundred KiB.
 #pragma once
 
 #include <atomic>
@@ -37,7 +41,7 @@
 namespace mpf::shm {
 
 inline constexpr std::uint32_t kSegmentMagic = 0x5346504d;  // "MPFS", little-endian
-inline constexpr std::uint32_t kLayoutVersion = 8;
+inline constexpr std::uint32_t kLayoutVersion = 9;
 inline constexpr std::size_t kCacheLine = 64;
 
 // Lifecycle of a rank as its own process records it; mpfrun reads it when the
@@ -78,6 +82,7 @@ struct alignas(kCacheLine) SegmentHeader {
   std::int64_t start_unix_ns;     // when mpfrun created the job
   char jobid[32];                 // NUL-terminated
   std::uint64_t splits_offset;    // the split copies (SplitCopy)
+  std::uint64_t board_offset;     // the board (BoardHeader)
   // Cache line 2: the shared-memory transport's geometry.
   alignas(kCacheLine) std::uint64_t inbox_offset;
   std::uint64_t inbox_stride;
@@ -252,5 +257,37 @@ struct alignas(kCacheLine) MailCell {
   // the rest of the cell's data follows (cell_bytes - sizeof(MailCell))
 };
 static_assert(sizeof(MailCell) == kCacheLine && offsetof(MailCell, data) == 32);
+
+// The board: a shared area through which all ranks of MPI_COMM_WORLD run
+// flat collectives when they outnumber the CPUs (coll/board.hpp). Two kinds
+// of use:
+//   rows     a collective call (barrier, reduction, all-to-all round) in
+//            which every rank writes its row, counts itself in `arrived`,
+//            and waits for `released`; the last to arrive finishes the call
+//            (combines the rows into the result row) and releases it. Calls
+//            are numbered from 1; call c uses the rows of parity c % 2.
+//   entries  a ring of kBoardEntries broadcast entries: the root writes one,
+//            the others copy it out and count down `remaining`; a root
+//            reuses an entry once that is zero.
+inline constexpr std::uint32_t kBoardEntries = 16;
+inline constexpr std::uint32_t kBoardDataBytes = 8192;  // data of one row or entry
+
+struct alignas(kCacheLine) BoardHeader {
+  std::atomic<std::uint64_t> arrived;                       // arrivals at row calls, all calls together
+  alignas(kCacheLine) std::atomic<std::uint64_t> released;  // the last row call every rank arrived at
+};
+static_assert(sizeof(BoardHeader) == 2 * kCacheLine);
+
+// Head of a row or an entry; kBoardDataBytes of data follow it.
+struct alignas(kCacheLine) BoardStamp {
+  std::atomic<std::uint64_t> stamp;      // the call (row) or broadcast number (entry) it holds
+  std::atomic<std::uint32_t> remaining;  // entry: ranks yet to copy it out
+  std::atomic<std::uint32_t> waiter;     // entry: world rank + 1 of a root waiting for it, 0 none
+  std::uint32_t context, seq, kind;      // the collective's key (coll::Key), so that ranks in
+  std::int32_t root;                     // different calls are told apart, not mixed
+  std::uint32_t bytes;
+};
+static_assert(sizeof(BoardStamp) == kCacheLine);
+inline constexpr std::size_t kBoardStride = sizeof(BoardStamp) + kBoardDataBytes;
 
 }  // namespace mpf::shm

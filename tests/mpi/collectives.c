@@ -359,6 +359,19 @@ int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
+  if (argc > 1 && strcmp(argv[1], "mismatch") == 0) {
+    /* Rank 0 in a barrier, the others in an allreduce: the job must end
+       naming both calls (on the board, the last rank to arrive sees it). */
+    int one = 1, sum = 0;
+    if (rank == 0) {
+      MPI_Barrier(MPI_COMM_WORLD);
+    } else {
+      MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    }
+    printf("rank %d: mismatched collectives returned\n", rank);
+    MPI_Finalize();
+    return 3;
+  }
   if (argc > 1) count_large = (int)mt_arg(argc, argv, 1, "large_count");
   run_all(MPI_COMM_WORLD);
   /* The same on the odd and even ranks, in reverse order: sub-communicators

@@ -47,6 +47,10 @@ Task bcast_slot_task(const Communicator& c, mpf::coll::Key key, void* buffer, st
 
 Task bcast_task(const Communicator& c, mpf::coll::Key key, void* buffer, std::uint64_t bytes, int root) {
   if (c.size() == 1 || bytes == 0) return {};
+  if (on_board(c) && !single_copy(bytes)) {
+    const std::uint64_t first = board().reserve_entries(bcast_board_entries(bytes));
+    return bcast_board_task(c, key, first, buffer, bytes, root);
+  }
   if (bytes <= cells().capacity()) return bcast_cells_task(c, key, buffer, static_cast<std::uint32_t>(bytes), root);
   if (single_copy(bytes)) return bcast_single_task(c, key, buffer, bytes, root);
   return bcast_slot_task(c, key, buffer, bytes, root);

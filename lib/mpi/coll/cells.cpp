@@ -56,9 +56,10 @@ void combine(MPI_Op op, bool commutative, bool other_first, const std::byte* oth
 
 }  // namespace
 
-Task barrier_task(const Communicator& c, mpf::coll::Key key) {
+namespace {
+
+Task barrier_cells_task(const Communicator& c, mpf::coll::Key key) {
   const int n = c.size();
-  if (n == 1) co_return;
   if (n <= exchange_max()) {
     // Dissemination: in round k, tell rank + 2^k and hear from rank - 2^k.
     std::uint32_t step = 0;
@@ -76,6 +77,14 @@ Task barrier_task(const Communicator& c, mpf::coll::Key key) {
     co_await take(world_of(c, node.parent), key, 1, nullptr, 0);
   }
   for (int child : node.children) co_await post(world_of(c, child), key, 1, nullptr, 0);
+}
+
+}  // namespace
+
+Task barrier_task(const Communicator& c, mpf::coll::Key key) {
+  if (c.size() == 1) return {};
+  if (on_board(c)) return barrier_board_task(key, board().reserve_rows(1));
+  return barrier_cells_task(c, key);
 }
 
 Task bcast_cells_task(const Communicator& c, mpf::coll::Key key, void* buffer, std::uint32_t bytes, int root) {

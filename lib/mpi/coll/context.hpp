@@ -18,6 +18,8 @@ inline mpf::coll::Channel& channel() { return core::Runtime::instance().channel(
 
 inline mpf::coll::Cells& cells() { return core::Runtime::instance().cells(); }
 
+inline mpf::coll::Board& board() { return core::Runtime::instance().board(); }
+
 inline int radix() {
   return static_cast<int>(core::Runtime::instance().tunables().integer(common::Tunable::coll_radix));
 }
@@ -29,6 +31,11 @@ inline int exchange_max() {
   const auto max = static_cast<int>(rt.tunables().integer(common::Tunable::coll_exchange_max));
   return max > 0 ? max : static_cast<int>(rt.transport().ncpus());
 }
+
+// True when `c`'s collectives go through the board (board.cpp): on
+// MPI_COMM_WORLD (context 0) when the world has more ranks than
+// coll_exchange_max (the runtime decides once, Board::in_use()).
+inline bool on_board(const Communicator& c) { return c.context == 0 && board().in_use(); }
 
 // co_await slot_free(): this rank's slot may be written (its last step taken).
 inline auto slot_free() {
@@ -77,7 +84,7 @@ inline std::vector<std::uint32_t> worlds_of(const Communicator& c, const std::ve
 inline void run(mpf::coll::Task task, const Communicator& c, const char* call, int root) {
   finish_pending(call, static_cast<std::int32_t>(c.context));
   const progress::BlockedCall blocked{call, -1, -1, c.context,
-                                      root < 0 ? -1 : static_cast<std::int32_t>(world_of(c, root))};
+                                      root < 0 ? -1 : static_cast<std::int32_t>(world_of(c, root)), on_board(c)};
   core::Runtime& rt = core::Runtime::instance();
   task.run(rt.engine(), blocked);
   rt.transport().flush_wakes();  // the task's last posts may have deferred theirs

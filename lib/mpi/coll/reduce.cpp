@@ -120,6 +120,9 @@ Task reduce_slot_task(const Communicator& c, mpf::coll::Key key, const void* sen
 Task reduce_task(const Communicator& c, mpf::coll::Key key, const void* send, void* recv, int count, MPI_Datatype type,
                  MPI_Op op, int root) {
   const std::uint64_t bytes = static_cast<std::uint64_t>(count) * *datatype_size(type);
+  if (on_board(c) && count > 0 && bytes <= mpf::coll::Board::capacity()) {
+    return reduce_board_task(c, key, board().reserve_rows(1), send, recv, count, type, op, root);
+  }
   if (c.size() > 1 && count > 0 && bytes <= cells().capacity()) {
     return reduce_cells_task(c, key, send, recv, count, type, op, root);
   }

@@ -145,7 +145,11 @@ TEST(Segment, CreateFillsTheHeader) {
   EXPECT_EQ(h.cell_acks_offset, h.cells_offset + 16 * kCellsPerPair * h.cell_bytes);
   EXPECT_EQ(h.splits_offset, h.cell_acks_offset + 16 * sizeof(std::uint64_t));
   EXPECT_EQ(h.splits_offset % kCacheLine, 0u);
-  EXPECT_EQ(h.tunables_offset, h.splits_offset + 16 * kSplitsPerPair * sizeof(SplitCopy));
+  EXPECT_EQ(h.board_offset, h.splits_offset + 16 * kSplitsPerPair * sizeof(SplitCopy));
+  // The board: header, the broadcast entries, two parities of 4 rows and a result row.
+  EXPECT_EQ(h.tunables_offset, h.board_offset + sizeof(BoardHeader) + (kBoardEntries + 2 * 5) * kBoardStride);
+  EXPECT_EQ(reinterpret_cast<std::byte*>(&s.board_row(1, 4)) + kBoardStride,
+            reinterpret_cast<std::byte*>(&s.board()) + (h.tunables_offset - h.board_offset));
   EXPECT_EQ(h.ring_slots, 2u);
   EXPECT_EQ(h.eager_cells, 2u);
   EXPECT_EQ(h.tunables_bytes, std::string_view(R"({"unit":"test"})").size());

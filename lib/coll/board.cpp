@@ -1,0 +1,103 @@
+#include "coll/board.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+namespace mpf::coll {
+
+void Board::init(shm::Transport& transport, bool in_use) {
+  in_use_ = in_use;
+  transport_ = &transport;
+  segment_ = &transport.segment();
+  header_ = &segment_->board();
+  me_ = transport.rank();
+  nranks_ = transport.size();
+}
+
+void Board::write_key(shm::BoardStamp& stamp, Key key) {
+  stamp.context = key.context;
+  stamp.seq = key.seq;
+  stamp.kind = key.kind;
+  stamp.root = key.root;
+}
+
+bool Board::has_key(const shm::BoardStamp& stamp, Key key) {
+  return stamp.context == key.context && stamp.seq == key.seq && stamp.kind == key.kind && stamp.root == key.root;
+}
+
+void Board::wake_all() {
+  for (std::uint32_t r = 0; r < nranks_; ++r) {
+    if (r != me_) transport_->wake_later(r);
+  }
+}
+
+bool Board::arrive(std::uint64_t call, Key key) {
+  shm::BoardStamp& mine = row_stamp(call, me_);
+  write_key(mine, key);
+  mine.stamp.store(call, std::memory_order_relaxed);
+  // Release: our row is written; acquire: so is every earlier arrival's
+  // (the arrivals form one chain of read-modify-writes).
+  const std::uint64_t arrived = header_->arrived.fetch_add(1, std::memory_order_acq_rel) + 1;
+  return arrived == call * nranks_;
+}
+
+Key Board::key_of(std::uint64_t call, std::uint32_t rank) const {
+  const shm::BoardStamp& s = row_stamp(call, rank);
+  return {s.context, s.seq, s.kind, s.root};
+}
+
+std::int32_t Board::mismatch(std::uint64_t call) const {
+  const Key first = key_of(call, 0);
+  for (std::uint32_t r = 1; r < nranks_; ++r) {
+    if (!has_key(row_stamp(call, r), first)) return static_cast<std::int32_t>(r);
+  }
+  return -1;
+}
+
+void Board::release(std::uint64_t call) {
+  // seq_cst: ordered before the sleeping flags the wakes read.
+  header_->released.store(call, std::memory_order_seq_cst);
+  wake_all();
+}
+
+bool Board::try_publish(std::uint64_t number, Key key, const void* data, std::uint32_t bytes) {
+  shm::BoardStamp& entry = segment_->board_entry(static_cast<std::uint32_t>(number % shm::kBoardEntries));
+  if (entry.remaining.load(std::memory_order_acquire) != 0) {
+    // Dekker with the last reader's count-down: we store `waiter` and then
+    // look again, it counts down and then reads `waiter`.
+    entry.waiter.store(me_ + 1, std::memory_order_seq_cst);
+    if (entry.remaining.load(std::memory_order_seq_cst) != 0) {
+      transport_->flush_wakes();  // readers we woke may still be asleep
+      return false;
+    }
+  }
+  entry.waiter.store(0, std::memory_order_relaxed);
+  write_key(entry, key);
+  entry.bytes = bytes;
+  if (bytes > 0) std::memcpy(data_of(entry), data, bytes);
+  entry.remaining.store(nranks_ - 1, std::memory_order_relaxed);
+  entry.stamp.store(number, std::memory_order_seq_cst);
+  wake_all();
+  return true;
+}
+
+Board::Read Board::try_read(std::uint64_t number, Key key, void* out, std::uint32_t bytes, Key* other) {
+  shm::BoardStamp& entry = segment_->board_entry(static_cast<std::uint32_t>(number % shm::kBoardEntries));
+  if (entry.stamp.load(std::memory_order_acquire) != number) {
+    transport_->flush_wakes();  // after the load: the two overlap
+    return Read::not_yet;
+  }
+  if (!has_key(entry, key)) {
+    *other = {entry.context, entry.seq, entry.kind, entry.root};
+    return Read::mismatch;
+  }
+  const std::uint32_t got = std::min(bytes, entry.bytes);
+  if (got > 0) std::memcpy(out, data_of(entry), got);
+  if (entry.remaining.fetch_sub(1, std::memory_order_seq_cst) == 1) {
+    const std::uint32_t waiter = entry.waiter.load(std::memory_order_seq_cst);
+    if (waiter != 0) transport_->wake_later(waiter - 1);
+  }
+  return Read::taken;
+}
+
+}  // namespace mpf::coll

@@ -1,0 +1,94 @@
+// Flat collectives over the board (shm::BoardHeader): one shared area for
+// all ranks of the job's world, used when they outnumber the CPUs. There a
+// tree or an exchange costs a wake-up per level or round, and every wake-up
+// of a sleeping rank is a context switch (tens of microseconds when it has
+// to wake an idle virtual CPU). On the board every rank waits once per
+// call: it writes its row and counts itself in; the last to arrive finishes
+// the call and releases everyone (rows), or the root writes a broadcast
+// entry that the others copy out in their own time (entries), so a root
+// runs up to kBoardEntries broadcasts ahead and a rank that gets the CPU
+// takes every entry that is there.
+//
+// Calls and entries are numbered in the order ranks call them: every rank
+// runs the same collectives on the world in the same order, so the numbers
+// a collective takes when it is called (reserve_rows, reserve_entries) are
+// the same on every rank. Each row and entry carries the collective's key;
+// the last to arrive checks that all rows carry one key (mismatch()), and
+// a reader checks an entry's, so ranks that disagree on the call are named
+// instead of mixing their data.
+//
+// Waits go through the progress engine like the cells'; a release or a
+// published entry wakes the sleeping ranks, the last reader of an entry
+// wakes a root waiting for it (deferred wakes, Transport::wake_later).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <utility>
+
+#include "coll/channel.hpp"
+#include "shm/segment_layout.hpp"
+#include "shm/transport.hpp"
+
+namespace mpf::coll {
+
+class Board {
+ public:
+  // `in_use`: the API runs its world's collectives here (a job-wide choice).
+  void init(shm::Transport& transport, bool in_use);
+  bool in_use() const { return in_use_; }
+
+  // Data bytes of one row or entry.
+  static constexpr std::uint32_t capacity() { return shm::kBoardDataBytes; }
+
+  // The numbers of `count` consecutive row calls or entries, taken when a
+  // collective is called; returns the first.
+  std::uint64_t reserve_rows(std::uint32_t count) { return std::exchange(rows_, rows_ + count); }
+  std::uint64_t reserve_entries(std::uint32_t count) { return std::exchange(entries_, entries_ + count); }
+
+  // Row calls. This rank's row of call `call` (or rank `rank`'s, to read
+  // after the release), and the call's result row (written by the last to
+  // arrive).
+  std::byte* row(std::uint64_t call, std::uint32_t rank) const { return data_of(row_stamp(call, rank)); }
+  std::byte* result(std::uint64_t call) const { return data_of(row_stamp(call, nranks_)); }
+  // Records `key` in this rank's row and counts this rank in: true when it
+  // is the last to arrive, which must then finish the call and release().
+  bool arrive(std::uint64_t call, Key key);
+  // The first rank whose row of `call` carries another key than rank 0's,
+  // or -1 (for the last to arrive; the rows' keys are for messages).
+  std::int32_t mismatch(std::uint64_t call) const;
+  Key key_of(std::uint64_t call, std::uint32_t rank) const;
+  void release(std::uint64_t call);
+  bool released(std::uint64_t call) const { return header_->released.load(std::memory_order_acquire) >= call; }
+
+  // Broadcast entries. Writes `bytes` (<= capacity()) at `data` as entry
+  // `number` of collective `key` for every other rank, and wakes them;
+  // false, writing nothing, while the entry's previous use has readers.
+  bool try_publish(std::uint64_t number, Key key, const void* data, std::uint32_t bytes);
+  // Copies entry `number` to `out` (at most `bytes`) and counts this rank
+  // done with it: taken; or not_yet; or mismatch when it holds another
+  // collective (its key in *other; nothing is taken).
+  enum class Read { not_yet, taken, mismatch };
+  Read try_read(std::uint64_t number, Key key, void* out, std::uint32_t bytes, Key* other);
+
+ private:
+  shm::BoardStamp& row_stamp(std::uint64_t call, std::uint32_t rank) const {
+    return segment_->board_row(static_cast<std::uint32_t>(call % 2), rank);
+  }
+  static std::byte* data_of(shm::BoardStamp& stamp) { return reinterpret_cast<std::byte*>(&stamp + 1); }
+  static void write_key(shm::BoardStamp& stamp, Key key);
+  static bool has_key(const shm::BoardStamp& stamp, Key key);
+  // Wakes every other rank that sleeps, at the next flush.
+  void wake_all();
+
+  shm::Transport* transport_ = nullptr;
+  const shm::Segment* segment_ = nullptr;
+  shm::BoardHeader* header_ = nullptr;
+  std::uint32_t me_ = 0;
+  std::uint32_t nranks_ = 0;
+  bool in_use_ = false;
+  std::uint64_t rows_ = 1;     // the next row call's number
+  std::uint64_t entries_ = 1;  // the next entry's number
+};
+
+}  // namespace mpf::coll

@@ -1,0 +1,166 @@
+// The flat collectives of MPI_COMM_WORLD over the board (coll/board.hpp),
+// when the world has more ranks than coll_exchange_max (by default, than
+// the job's CPUs): every rank waits once per call instead of once per level
+// of a tree, and a broadcast root does not wait for its readers at all.
+//
+//   barrier      every rank arrives; the last releases
+//   bcast        the root writes entries (kBoardDataBytes each), the others
+//                copy them out; the root goes on as soon as they are written
+//   reduce       every rank writes its vector in its row; the last to arrive
+//   allreduce    combines the rows in rank order (x0 op x1 op ... op xn-1,
+//                whoever arrives last and whoever the root) into the result
+//                row, which the root, or every rank, copies out
+//   alltoall     in rounds: each rank writes the blocks for a range of
+//                destinations in its row, and after the release each
+//                destination in the range copies its block from every row
+#include <algorithm>
+#include <cstring>
+#include <string>
+
+#include "mpi/coll/algorithms.hpp"
+#include "mpi/coll/context.hpp"
+#include "mpi/coll/ops.hpp"
+#include "mpi/datatype.hpp"
+
+namespace mpf::mpi::coll {
+
+using mpf::coll::Board;
+using mpf::coll::Key;
+using mpf::coll::Task;
+using mpf::coll::until;
+
+namespace {
+
+const char* call_name(std::uint32_t kind) {
+  switch (kind) {
+    case kBarrier: return "MPI_Barrier";
+    case kBcast: return "MPI_Bcast";
+    case kReduce: return "MPI_Reduce";
+    case kAllreduce: return "MPI_Allreduce";
+    case kScan: return "MPI_Scan";
+    case kExscan: return "MPI_Exscan";
+    case kGatherv: return "a gather";
+    case kScatterv: return "a scatter";
+    case kAlltoallv: return "an all-to-all";
+    default: return "an unknown collective";
+  }
+}
+
+std::string describe(Key key) {
+  std::string text = std::string(call_name(key.kind)) + " (collective #" + std::to_string(key.seq);
+  if (key.root >= 0) text += ", root " + std::to_string(key.root);
+  return text + ")";
+}
+
+[[noreturn]] void mismatched(std::uint32_t one, Key one_key, std::uint32_t other, Key other_key) {
+  core::Runtime::instance().abort(1, "collective mismatch on MPI_COMM_WORLD: rank " + std::to_string(one) +
+                                         " called " + describe(one_key) + " while rank " + std::to_string(other) +
+                                         " called " + describe(other_key));
+}
+
+// The last to arrive at `call`: every rank must be in the same collective.
+void check_same_call(std::uint64_t call) {
+  const Board& b = board();
+  const std::int32_t other = b.mismatch(call);
+  if (other < 0) return;
+  const auto rank = static_cast<std::uint32_t>(other);
+  mismatched(0, b.key_of(call, 0), rank, b.key_of(call, rank));
+}
+
+// Counts this rank in at `call`: true when it is the last, which must then
+// finish the call and release it (the others co_await released(call)).
+bool last_to_arrive(std::uint64_t call, Key key) {
+  if (!board().arrive(call, key)) return false;
+  check_same_call(call);
+  return true;
+}
+
+auto released(std::uint64_t call) {
+  return until(-1, [call] { return board().released(call); });
+}
+
+}  // namespace
+
+Task barrier_board_task(Key key, std::uint64_t call) {
+  if (last_to_arrive(call, key)) {
+    board().release(call);
+    co_return;
+  }
+  co_await released(call);
+}
+
+Task bcast_board_task(const Communicator& c, Key key, std::uint64_t first, void* buffer, std::uint64_t bytes,
+                      int root) {
+  Board& b = board();
+  auto* data = static_cast<std::byte*>(buffer);
+  const auto root_world = static_cast<std::int32_t>(world_of(c, root));
+  for (std::uint64_t offset = 0, number = first; offset < bytes; offset += Board::capacity(), ++number) {
+    const auto length = static_cast<std::uint32_t>(std::min<std::uint64_t>(Board::capacity(), bytes - offset));
+    if (c.rank == root) {
+      co_await until(-1, [&] { return b.try_publish(number, key, data + offset, length); });
+      continue;
+    }
+    Key other{};
+    co_await until(root_world, [&] {
+      const Board::Read read = b.try_read(number, key, data + offset, length, &other);
+      if (read == Board::Read::mismatch) {
+        mismatched(world_of(c, c.rank), key, static_cast<std::uint32_t>(other.root), other);
+      }
+      return read == Board::Read::taken;
+    });
+  }
+}
+
+std::uint32_t bcast_board_entries(std::uint64_t bytes) {
+  return static_cast<std::uint32_t>((bytes + Board::capacity() - 1) / Board::capacity());
+}
+
+Task reduce_board_task(const Communicator& c, Key key, std::uint64_t call, const void* send, void* recv, int count,
+                       MPI_Datatype type, MPI_Op op, int root) {
+  Board& b = board();
+  const std::size_t bytes = static_cast<std::size_t>(count) * *datatype_size(type);
+  const auto n = static_cast<std::uint32_t>(c.size());
+  std::memcpy(b.row(call, static_cast<std::uint32_t>(c.rank)), send, bytes);
+  if (last_to_arrive(call, key)) {
+    // result = x0 op (x1 op (... op xn-1)): combined from the last row down.
+    std::byte* result = b.result(call);
+    std::memcpy(result, b.row(call, n - 1), bytes);
+    for (std::uint32_t r = n - 1; r-- > 0;) apply_op(op, b.row(call, r), result, count, type);
+    b.release(call);
+  } else {
+    co_await released(call);
+  }
+  if (root < 0 || c.rank == root) std::memcpy(recv, b.result(call), bytes);
+}
+
+std::uint32_t alltoall_board_rounds(const Communicator& c, std::uint64_t bytes) {
+  const std::uint64_t per_round = Board::capacity() / bytes;
+  return static_cast<std::uint32_t>((static_cast<std::uint64_t>(c.size()) + per_round - 1) / per_round);
+}
+
+Task alltoall_board_task(const Communicator& c, Key key, std::uint64_t first, const void* send, void* recv,
+                         std::uint64_t bytes) {
+  Board& b = board();
+  const auto n = static_cast<std::uint64_t>(c.size());
+  const auto me = static_cast<std::uint64_t>(c.rank);
+  const auto* in = static_cast<const std::byte*>(send);
+  auto* out = static_cast<std::byte*>(recv);
+  const std::uint64_t per_round = Board::capacity() / bytes;
+  std::uint64_t call = first;
+  for (std::uint64_t from = 0; from < n; from += per_round, ++call) {
+    // Round: the blocks for destinations [from, to).
+    const std::uint64_t to = std::min(n, from + per_round);
+    std::memcpy(b.row(call, static_cast<std::uint32_t>(me)), in + from * bytes, (to - from) * bytes);
+    if (last_to_arrive(call, key)) {
+      b.release(call);
+    } else {
+      co_await released(call);
+    }
+    if (me < from || me >= to) continue;
+    for (std::uint64_t r = 0; r < n; ++r) {
+      std::memcpy(out + r * bytes, b.row(call, static_cast<std::uint32_t>(r)) + (me - from) * bytes, bytes);
+    }
+  }
+}
+
+}  // namespace mpf::mpi::coll
