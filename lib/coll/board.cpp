@@ -1,6 +1,7 @@
 #include "coll/board.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 
 namespace mpf::coll {
@@ -26,6 +27,9 @@ bool Board::has_key(const shm::BoardStamp& stamp, Key key) {
 }
 
 void Board::wake_all() {
+  // After our seq_cst store of what they wait for: a rank counted in later
+  // looks again before it sleeps.
+  if (std::atomic_ref<std::uint32_t>(transport_->sleepers()).load(std::memory_order_seq_cst) == 0) return;
   for (std::uint32_t r = 0; r < nranks_; ++r) {
     if (r != me_) transport_->wake_later(r);
   }

@@ -291,7 +291,7 @@ inline constexpr std::array<TunableSpec, kTunableCount> kTunableTable{{
         .kind = TunableKind::boolean,
         .default_value = "1",
         .doc = "When MPI_COMM_WORLD has more ranks than coll_exchange_max, its Barrier, Reduce, Allreduce, "
-               "Alltoall (blocks up to 8 KiB) and Bcast (below coll_single_copy) go flat through one shared "
+               "Alltoall (blocks up to 8 KiB) and Bcast (up to 8 KiB, or below coll_single_copy) go flat through one shared "
                "board: each rank waits once per call, and a Bcast root runs up to 16 calls ahead of the "
                "readers; 0: trees and exchanges over the collective cells and slots",
     },

@@ -99,8 +99,11 @@ void Engine::wait_until(Done&& predicate, const BlockedCall& call) {
 void Engine::sleep_once(const auto& done) {
   shm::RankControl& me = transport_->control();
   // Announce the sleep, then look once more: a peer that handed us work
-  // before seeing `sleeping` set is found by this last look; one that hands
-  // it after sees the flag and rings the doorbell (transport.wake()).
+  // before seeing `sleeping` set (or the node's count of sleepers) is found
+  // by this last look; one that hands it after sees the flag and rings the
+  // doorbell (transport.wake()).
+  std::atomic_ref<std::uint32_t> sleepers(transport_->sleepers());
+  sleepers.fetch_add(1, std::memory_order_seq_cst);
   me.sleeping.store(1, std::memory_order_seq_cst);
   std::atomic_thread_fence(std::memory_order_seq_cst);
   const std::uint32_t seen = me.doorbell.load(std::memory_order_seq_cst);
@@ -118,6 +121,7 @@ void Engine::sleep_once(const auto& done) {
     }
   }
   me.sleeping.store(0, std::memory_order_relaxed);
+  sleepers.fetch_sub(1, std::memory_order_relaxed);
 }
 
 }  // namespace mpf::progress

@@ -113,6 +113,10 @@ struct alignas(kCacheLine) SegmentHeader {
   // yielders from taking every CPU from the ranks with work.
   // Accessed with std::atomic_ref (the header stays trivially copyable).
   alignas(kCacheLine) std::uint32_t yield_slots_taken;
+  // Ranks in (or on their way into) a futex sleep: a rank that would wake
+  // every rank (coll::Board) reads this one word instead of every rank's
+  // `sleeping` flag when it is 0, the common case.
+  std::uint32_t sleepers;
 };
 static_assert(sizeof(SegmentHeader) == 5 * kCacheLine);
 static_assert(offsetof(SegmentHeader, inbox_offset) == 2 * kCacheLine);

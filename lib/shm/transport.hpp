@@ -44,6 +44,9 @@ class Transport {
   std::uint32_t ncpus() const { return segment_->header().ncpus; }
   const SegmentHeader& header() const { return segment_->header(); }
   const Segment& segment() const { return *segment_; }
+  // The node's count of sleeping ranks (SegmentHeader::sleepers), for
+  // std::atomic_ref.
+  std::uint32_t& sleepers() const { return const_cast<SegmentHeader&>(segment_->header()).sleepers; }
 
   // --- sending (inline) --------------------------------------------------
   // A free packet in the ring to `peer`, or null when the ring is full.

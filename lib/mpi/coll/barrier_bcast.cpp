@@ -47,7 +47,10 @@ Task bcast_slot_task(const Communicator& c, mpf::coll::Key key, void* buffer, st
 
 Task bcast_task(const Communicator& c, mpf::coll::Key key, void* buffer, std::uint64_t bytes, int root) {
   if (c.size() == 1 || bytes == 0) return {};
-  if (on_board(c) && !single_copy(bytes)) {
+  // On the board: one entry's worth at once (the common case, decided
+  // without reading the tunables), more in pipelined entries up to the
+  // single-copy threshold.
+  if (on_board(c) && (bytes <= mpf::coll::Board::capacity() || !single_copy(bytes))) {
     const std::uint64_t first = board().reserve_entries(bcast_board_entries(bytes));
     return bcast_board_task(c, key, first, buffer, bytes, root);
   }
