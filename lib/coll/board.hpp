@@ -9,13 +9,13 @@
 // runs up to kBoardEntries broadcasts ahead and a rank that gets the CPU
 // takes every entry that is there.
 //
-// Calls and entries are numbered in the order ranks call them: every rank
-// runs the same collectives on the world in the same order, so the numbers
-// a collective takes when it is called (reserve_rows, reserve_entries) are
-// the same on every rank. Each row and entry carries the collective's key;
-// the last to arrive checks that all rows carry one key (mismatch()), and
-// a reader checks an entry's, so ranks that disagree on the call are named
-// instead of mixing their data.
+// Calls and entries are numbered in the order ranks run them: every rank
+// runs the same collectives on the world in the same order, one at a time,
+// so the numbers a collective takes when it starts (reserve_rows,
+// reserve_entries) are the same on every rank. Each row and entry carries
+// the collective's key; the last to arrive checks that all rows carry one
+// key (mismatch()), and a reader checks an entry's, so ranks that disagree
+// on the call are named instead of mixing their data.
 //
 // Waits go through the progress engine like the cells'; a release or a
 // published entry wakes the sleeping ranks, the last reader of an entry
@@ -42,7 +42,8 @@ class Board {
   static constexpr std::uint32_t capacity() { return shm::kBoardDataBytes; }
 
   // The numbers of `count` consecutive row calls or entries, taken when a
-  // collective is called; returns the first.
+  // collective starts to run (in call order on every rank); returns the
+  // first.
   std::uint64_t reserve_rows(std::uint32_t count) { return std::exchange(rows_, rows_ + count); }
   std::uint64_t reserve_entries(std::uint32_t count) { return std::exchange(entries_, entries_ + count); }
 

@@ -87,20 +87,20 @@ mpf::coll::Task alltoall_single_task(const Communicator& c, mpf::coll::Key key, 
 mpf::coll::Task allgatherv_single_task(const Communicator& c, mpf::coll::Key key, const void* send, void* recv,
                                        std::vector<std::uint64_t> bytes, std::vector<std::uint64_t> displs);
 
-// The board algorithms (board.cpp), for MPI_COMM_WORLD when on_board():
-// each takes its row calls or broadcast entries, reserved on the board when
-// the collective is called (Board::reserve_rows, reserve_entries).
-mpf::coll::Task barrier_board_task(mpf::coll::Key key, std::uint64_t call);
-std::uint32_t bcast_board_entries(std::uint64_t bytes);
-mpf::coll::Task bcast_board_task(const Communicator& c, mpf::coll::Key key, std::uint64_t first, void* buffer,
-                                 std::uint64_t bytes, int root);
+// The board algorithms (board.cpp), for MPI_COMM_WORLD when on_board().
+// Each takes the numbers of its row calls or broadcast entries when it
+// starts to run (Board::reserve_rows, reserve_entries): a rank runs its
+// collectives one at a time in the order it called them, so every rank
+// numbers them alike, nonblocking ones included.
+mpf::coll::Task barrier_board_task(mpf::coll::Key key);
+mpf::coll::Task bcast_board_task(const Communicator& c, mpf::coll::Key key, void* buffer, std::uint64_t bytes,
+                                 int root);
 // count * size of type <= Board::capacity().
-mpf::coll::Task reduce_board_task(const Communicator& c, mpf::coll::Key key, std::uint64_t call, const void* send,
-                                  void* recv, int count, MPI_Datatype type, MPI_Op op, int root);
+mpf::coll::Task reduce_board_task(const Communicator& c, mpf::coll::Key key, const void* send, void* recv, int count,
+                                  MPI_Datatype type, MPI_Op op, int root);
 // Blocks of at most Board::capacity() bytes.
-std::uint32_t alltoall_board_rounds(const Communicator& c, std::uint64_t bytes);
-mpf::coll::Task alltoall_board_task(const Communicator& c, mpf::coll::Key key, std::uint64_t first, const void* send,
-                                    void* recv, std::uint64_t bytes);
+mpf::coll::Task alltoall_board_task(const Communicator& c, mpf::coll::Key key, const void* send, void* recv,
+                                    std::uint64_t bytes);
 
 // MPI_Alltoall's equal blocks of `bytes`, rank i's at i * bytes (send and
 // recv distinct): through the cells when they fit one, by single-copy reads

@@ -51,8 +51,7 @@ Task bcast_task(const Communicator& c, mpf::coll::Key key, void* buffer, std::ui
   // without reading the tunables), more in pipelined entries up to the
   // single-copy threshold.
   if (on_board(c) && (bytes <= mpf::coll::Board::capacity() || !single_copy(bytes))) {
-    const std::uint64_t first = board().reserve_entries(bcast_board_entries(bytes));
-    return bcast_board_task(c, key, first, buffer, bytes, root);
+    return bcast_board_task(c, key, buffer, bytes, root);
   }
   if (bytes <= cells().capacity()) return bcast_cells_task(c, key, buffer, static_cast<std::uint32_t>(bytes), root);
   if (single_copy(bytes)) return bcast_single_task(c, key, buffer, bytes, root);

@@ -81,7 +81,8 @@ auto released(std::uint64_t call) {
 
 }  // namespace
 
-Task barrier_board_task(Key key, std::uint64_t call) {
+Task barrier_board_task(Key key) {
+  const std::uint64_t call = board().reserve_rows(1);
   if (last_to_arrive(call, key)) {
     board().release(call);
     co_return;
@@ -89,9 +90,10 @@ Task barrier_board_task(Key key, std::uint64_t call) {
   co_await released(call);
 }
 
-Task bcast_board_task(const Communicator& c, Key key, std::uint64_t first, void* buffer, std::uint64_t bytes,
-                      int root) {
+Task bcast_board_task(const Communicator& c, Key key, void* buffer, std::uint64_t bytes, int root) {
   Board& b = board();
+  const auto entries = static_cast<std::uint32_t>((bytes + Board::capacity() - 1) / Board::capacity());
+  const std::uint64_t first = b.reserve_entries(entries);
   auto* data = static_cast<std::byte*>(buffer);
   const auto root_world = static_cast<std::int32_t>(world_of(c, root));
   for (std::uint64_t offset = 0, number = first; offset < bytes; offset += Board::capacity(), ++number) {
@@ -111,13 +113,10 @@ Task bcast_board_task(const Communicator& c, Key key, std::uint64_t first, void*
   }
 }
 
-std::uint32_t bcast_board_entries(std::uint64_t bytes) {
-  return static_cast<std::uint32_t>((bytes + Board::capacity() - 1) / Board::capacity());
-}
-
-Task reduce_board_task(const Communicator& c, Key key, std::uint64_t call, const void* send, void* recv, int count,
-                       MPI_Datatype type, MPI_Op op, int root) {
+Task reduce_board_task(const Communicator& c, Key key, const void* send, void* recv, int count, MPI_Datatype type,
+                       MPI_Op op, int root) {
   Board& b = board();
+  const std::uint64_t call = b.reserve_rows(1);
   const std::size_t bytes = static_cast<std::size_t>(count) * *datatype_size(type);
   const auto n = static_cast<std::uint32_t>(c.size());
   std::memcpy(b.row(call, static_cast<std::uint32_t>(c.rank)), send, bytes);
@@ -133,20 +132,14 @@ Task reduce_board_task(const Communicator& c, Key key, std::uint64_t call, const
   if (root < 0 || c.rank == root) std::memcpy(recv, b.result(call), bytes);
 }
 
-std::uint32_t alltoall_board_rounds(const Communicator& c, std::uint64_t bytes) {
-  const std::uint64_t per_round = Board::capacity() / bytes;
-  return static_cast<std::uint32_t>((static_cast<std::uint64_t>(c.size()) + per_round - 1) / per_round);
-}
-
-Task alltoall_board_task(const Communicator& c, Key key, std::uint64_t first, const void* send, void* recv,
-                         std::uint64_t bytes) {
+Task alltoall_board_task(const Communicator& c, Key key, const void* send, void* recv, std::uint64_t bytes) {
   Board& b = board();
   const auto n = static_cast<std::uint64_t>(c.size());
   const auto me = static_cast<std::uint64_t>(c.rank);
   const auto* in = static_cast<const std::byte*>(send);
   auto* out = static_cast<std::byte*>(recv);
   const std::uint64_t per_round = Board::capacity() / bytes;
-  std::uint64_t call = first;
+  std::uint64_t call = b.reserve_rows(static_cast<std::uint32_t>((n + per_round - 1) / per_round));
   for (std::uint64_t from = 0; from < n; from += per_round, ++call) {
     // Round: the blocks for destinations [from, to).
     const std::uint64_t to = std::min(n, from + per_round);

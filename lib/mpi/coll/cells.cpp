@@ -83,7 +83,7 @@ Task barrier_cells_task(const Communicator& c, mpf::coll::Key key) {
 
 Task barrier_task(const Communicator& c, mpf::coll::Key key) {
   if (c.size() == 1) return {};
-  if (on_board(c)) return barrier_board_task(key, board().reserve_rows(1));
+  if (on_board(c)) return barrier_board_task(key);
   return barrier_cells_task(c, key);
 }
 

@@ -213,8 +213,7 @@ Task alltoallv_task(const Communicator& c, mpf::coll::Key key, const void* send,
 Task alltoall_task(const Communicator& c, mpf::coll::Key key, const void* send, void* recv, std::uint64_t bytes) {
   const auto n = static_cast<std::size_t>(c.size());
   if (on_board(c) && bytes > 0 && bytes <= mpf::coll::Board::capacity()) {
-    const std::uint64_t first = board().reserve_rows(alltoall_board_rounds(c, bytes));
-    return alltoall_board_task(c, key, first, send, recv, bytes);
+    return alltoall_board_task(c, key, send, recv, bytes);
   }
   // Many more ranks than CPUs (measured on 2 CPUs: pairwise is faster at 8
   // and 16 ranks, Bruck's 5x faster at 64): log2 n rounds beat n - 1

@@ -121,7 +121,7 @@ Task reduce_task(const Communicator& c, mpf::coll::Key key, const void* send, vo
                  MPI_Op op, int root) {
   const std::uint64_t bytes = static_cast<std::uint64_t>(count) * *datatype_size(type);
   if (on_board(c) && count > 0 && bytes <= mpf::coll::Board::capacity()) {
-    return reduce_board_task(c, key, board().reserve_rows(1), send, recv, count, type, op, root);
+    return reduce_board_task(c, key, send, recv, count, type, op, root);
   }
   if (c.size() > 1 && count > 0 && bytes <= cells().capacity()) {
     return reduce_cells_task(c, key, send, recv, count, type, op, root);
