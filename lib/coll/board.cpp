@@ -38,7 +38,6 @@ void Board::wake_all() {
 bool Board::arrive(std::uint64_t call, Key key) {
   shm::BoardStamp& mine = row_stamp(call, me_);
   write_key(mine, key);
-  mine.stamp.store(call, std::memory_order_relaxed);
   // Release: our row is written; acquire: so is every earlier arrival's
   // (the arrivals form one chain of read-modify-writes).
   const std::uint64_t arrived = header_->arrived.fetch_add(1, std::memory_order_acq_rel) + 1;

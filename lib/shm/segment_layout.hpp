@@ -284,7 +284,7 @@ static_assert(sizeof(BoardHeader) == 2 * kCacheLine);
 
 // Head of a row or an entry; kBoardDataBytes of data follow it.
 struct alignas(kCacheLine) BoardStamp {
-  std::atomic<std::uint64_t> stamp;      // the call (row) or broadcast number (entry) it holds
+  std::atomic<std::uint64_t> stamp;      // entry: the broadcast number it holds
   std::atomic<std::uint32_t> remaining;  // entry: ranks yet to copy it out
   std::atomic<std::uint32_t> waiter;     // entry: world rank + 1 of a root waiting for it, 0 none
   std::uint32_t context, seq, kind;      // the collective's key (coll::Key), so that ranks in

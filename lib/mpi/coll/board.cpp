@@ -67,27 +67,24 @@ void check_same_call(std::uint64_t call) {
   mismatched(0, b.key_of(call, 0), rank, b.key_of(call, rank));
 }
 
-// Counts this rank in at `call`: true when it is the last, which must then
-// finish the call and release it (the others co_await released(call)).
-bool last_to_arrive(std::uint64_t call, Key key) {
-  if (!board().arrive(call, key)) return false;
-  check_same_call(call);
-  return true;
-}
-
-auto released(std::uint64_t call) {
+// co_await arrive(call, key, finish): counts this rank in at `call`; the
+// last to arrive checks the call, runs finish() and releases the others;
+// everyone resumes once the call is released (the last at once).
+template <class Finish>
+auto arrive(std::uint64_t call, Key key, Finish finish) {
+  Board& b = board();
+  if (b.arrive(call, key)) {
+    check_same_call(call);
+    finish();
+    b.release(call);
+  }
   return until(-1, [call] { return board().released(call); });
 }
 
 }  // namespace
 
 Task barrier_board_task(Key key) {
-  const std::uint64_t call = board().reserve_rows(1);
-  if (last_to_arrive(call, key)) {
-    board().release(call);
-    co_return;
-  }
-  co_await released(call);
+  co_await arrive(board().reserve_rows(1), key, [] {});
 }
 
 Task bcast_board_task(const Communicator& c, Key key, void* buffer, std::uint64_t bytes, int root) {
@@ -120,15 +117,12 @@ Task reduce_board_task(const Communicator& c, Key key, const void* send, void* r
   const std::size_t bytes = static_cast<std::size_t>(count) * *datatype_size(type);
   const auto n = static_cast<std::uint32_t>(c.size());
   std::memcpy(b.row(call, static_cast<std::uint32_t>(c.rank)), send, bytes);
-  if (last_to_arrive(call, key)) {
+  co_await arrive(call, key, [&] {
     // result = x0 op (x1 op (... op xn-1)): combined from the last row down.
     std::byte* result = b.result(call);
     std::memcpy(result, b.row(call, n - 1), bytes);
     for (std::uint32_t r = n - 1; r-- > 0;) apply_op(op, b.row(call, r), result, count, type);
-    b.release(call);
-  } else {
-    co_await released(call);
-  }
+  });
   if (root < 0 || c.rank == root) std::memcpy(recv, b.result(call), bytes);
 }
 
@@ -144,11 +138,7 @@ Task alltoall_board_task(const Communicator& c, Key key, const void* send, void*
     // Round: the blocks for destinations [from, to).
     const std::uint64_t to = std::min(n, from + per_round);
     std::memcpy(b.row(call, static_cast<std::uint32_t>(me)), in + from * bytes, (to - from) * bytes);
-    if (last_to_arrive(call, key)) {
-      b.release(call);
-    } else {
-      co_await released(call);
-    }
+    co_await arrive(call, key, [] {});
     if (me < from || me >= to) continue;
     for (std::uint64_t r = 0; r < n; ++r) {
       std::memcpy(out + r * bytes, b.row(call, static_cast<std::uint32_t>(r)) + (me - from) * bytes, bytes);
