@@ -267,7 +267,7 @@ inline constexpr std::array<TunableSpec, kTunableCount> kTunableTable{{
         .id = Tunable::coll_short_limit,
         .name = "coll_short_limit",
         .kind = TunableKind::size,
-        .default_value = "224",
+        .default_value = "2KiB",
         .min = 0,
         .max = 4032,
         .doc = "Largest piece of collective data (a rank's contribution, or one block of an all-to-all) "
