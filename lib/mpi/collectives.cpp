@@ -274,32 +274,17 @@ Task scatterv_op(const Communicator& c, Key key, const void* sendbuf, Blocks sen
   if (!in_place) recv.finish();
 }
 
-// Allgatherv: on up to coll_exchange_max ranks, when every block fits a
-// collective cell, each rank sends its own to every other, and when the
-// largest is a single-copy size, each rank reads every other's; otherwise
-// the blocks are gathered at rank 0, packed in rank order, then broadcast
-// and placed (a tree: few wake-ups when ranks outnumber CPUs). (Every rank knows every block's
-// size, so all choose the same way.)
+// Allgatherv on the blocks as the algorithms see them (packed in rank
+// order in a staging buffer when the gather and broadcast move them, or
+// when a type is not contiguous), then unpacked.
 Task allgatherv_op(const Communicator& c, Key gather_key, Key bcast_key, std::vector<std::byte> mine_copy,
                    const std::byte* mine, std::uint64_t send_bytes, void* recvbuf, Blocks recv) {
   if (mine_copy.size() > 0) mine = mine_copy.data();
   const std::uint64_t largest = *std::max_element(recv.bytes.begin(), recv.bytes.end());
-  // Every rank to every other: n^2 messages, each possibly a wake-up, which
-  // only pays while each rank has a CPU of its own.
-  if (c.size() > 1 && c.size() <= coll::exchange_max() &&
-      (largest <= coll::cells().capacity() || coll::single_copy(largest))) {
-    Task t = largest <= coll::cells().capacity()
-                 ? coll::allgatherv_cells_task(c, gather_key, mine, recv.base(recvbuf), recv.bytes, recv.offsets)
-                 : coll::allgatherv_single_task(c, gather_key, mine, recv.base(recvbuf), recv.bytes, recv.offsets);
-    co_await finished(t);
-    unpack_blocks(recv, recvbuf);
-    co_return;
-  }
-  if (!recv.staged) recv.stage();  // every block moves packed, in rank order
-  Task g = coll::gatherv_task(c, gather_key, mine, send_bytes, recv.staging.data(), recv.bytes, recv.offsets, 0);
-  co_await finished(g);
-  Task b = coll::bcast_task(c, bcast_key, recv.staging.data(), recv.staging.size(), 0);
-  co_await finished(b);
+  if (!coll::allgather_direct(c, largest) && !recv.staged) recv.stage();
+  Task t = coll::allgatherv_task(c, gather_key, bcast_key, mine, send_bytes, recv.base(recvbuf), recv.bytes,
+                                 recv.offsets);
+  co_await finished(t);
   unpack_blocks(recv, recvbuf);
 }
 
@@ -616,6 +601,30 @@ int allgather_entry(const char* call, const void* sendbuf, int sendcount, MPI_Da
   if (int rc = check_comm(call, comm)) return rc;
   if (int rc = check_type(call, comm, "receive", recvtype)) return rc;
   const int n = comm_size(comm);
+  const bool in_place = sendbuf == MPI_IN_PLACE;
+  if (recvcounts == nullptr && recvcount >= 0 && in_place_type(recvtype) &&
+      (in_place || (sendcount >= 0 && in_place_type(sendtype)))) {
+    // MPI_Allgather on contiguous types: the algorithms work on the user's
+    // buffers, block i at i * bytes, with no staging and no per-block
+    // bookkeeping. Anything unusual (sizes that differ, a NULL buffer)
+    // takes the general path, which reports it.
+    const std::uint64_t bytes = static_cast<std::uint64_t>(recvcount) * find_type(recvtype)->size;
+    const std::uint64_t send_bytes =
+        in_place ? bytes : static_cast<std::uint64_t>(sendcount) * find_type(sendtype)->size;
+    if (send_bytes == bytes && (bytes == 0 || (recvbuf != nullptr && (in_place || sendbuf != nullptr)))) {
+      Communicator& c = comm_of(comm);
+      auto* out = static_cast<std::byte*>(recvbuf);
+      const void* send = in_place ? out + static_cast<std::uint64_t>(c.rank) * bytes : sendbuf;
+      std::vector<std::uint64_t> each(static_cast<std::size_t>(n), bytes), places(static_cast<std::size_t>(n));
+      for (std::size_t i = 0; i < places.size(); ++i) places[i] = i * bytes;
+      const Key gather_key = c.next_collective(coll::kGatherv, 0);
+      const Key bcast_key = c.next_collective(coll::kBcast, 0);
+      return launch(call, comm, -1,
+                    coll::allgatherv_task(c, gather_key, bcast_key, send, bytes, recvbuf, std::move(each),
+                                          std::move(places)),
+                    request);
+    }
+  }
   std::vector<int> counts;
   std::vector<std::int64_t> bytes_displs;
   if (int rc = blocks_in_bytes(call, comm, n, recvcount, recvcounts, displs, recvtype, counts, bytes_displs)) return rc;

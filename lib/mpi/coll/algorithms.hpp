@@ -108,6 +108,19 @@ mpf::coll::Task alltoall_board_task(const Communicator& c, mpf::coll::Key key, c
 mpf::coll::Task alltoall_task(const Communicator& c, mpf::coll::Key key, const void* send, void* recv,
                               std::uint64_t bytes);
 
+// Allgatherv: every rank's block (bytes[i] at displs[i] of recv; this
+// rank's `send_bytes` from `send`, which may be its own place in recv) to
+// every rank. With allgather_direct, each rank sends its block to every
+// other through the cells, or every rank reads every other's by single
+// copy (gather_key only); otherwise the blocks are gathered at rank 0 and
+// broadcast (a tree: few wake-ups when ranks outnumber CPUs), which needs
+// them packed in rank order. Every rank knows every block's size, so all
+// choose alike.
+bool allgather_direct(const Communicator& c, std::uint64_t largest);
+mpf::coll::Task allgatherv_task(const Communicator& c, mpf::coll::Key gather_key, mpf::coll::Key bcast_key,
+                                const void* send, std::uint64_t send_bytes, void* recv,
+                                std::vector<std::uint64_t> bytes, std::vector<std::uint64_t> displs);
+
 // Blocking forms: take the key, run the task.
 void barrier(Communicator& c, const char* call);
 void bcast(Communicator& c, void* buffer, std::uint64_t bytes, int root, const char* call);

@@ -93,7 +93,8 @@ Task gatherv_task(const Communicator& c, mpf::coll::Key key, const void* send, s
     co_return;
   }
   const auto me = static_cast<std::size_t>(c.rank);
-  if (send != nullptr && bytes[me] > 0) std::memcpy(out + displs[me], send, bytes[me]);
+  // (An allgather's own block may already be in place.)
+  if (send != nullptr && send != out + displs[me] && bytes[me] > 0) std::memcpy(out + displs[me], send, bytes[me]);
   for (int j = 0; j < c.size(); ++j) {
     if (j == root) continue;
     Task take = take_block(c, key, j, out + displs[static_cast<std::size_t>(j)], bytes[static_cast<std::size_t>(j)]);
@@ -228,6 +229,37 @@ Task alltoall_task(const Communicator& c, mpf::coll::Key key, const void* send, 
   std::vector<std::uint64_t> each(n, bytes), displs(n);
   for (std::size_t i = 0; i < n; ++i) displs[i] = i * bytes;
   return alltoallv_task(c, key, send, each, displs, recv, each, displs);
+}
+
+bool allgather_direct(const Communicator& c, std::uint64_t largest) {
+  // Every rank to every other: n^2 messages, each possibly a wake-up, which
+  // only pays while each rank has a CPU of its own.
+  return c.size() > 1 && c.size() <= exchange_max() && (largest <= cells().capacity() || single_copy(largest));
+}
+
+namespace {
+
+Task gather_then_bcast(const Communicator& c, mpf::coll::Key gather_key, mpf::coll::Key bcast_key, const void* send,
+                       std::uint64_t send_bytes, void* recv, std::vector<std::uint64_t> bytes,
+                       std::vector<std::uint64_t> displs) {
+  const std::uint64_t total = displs.back() + bytes.back();  // packed in rank order
+  Task gather = gatherv_task(c, gather_key, send, send_bytes, recv, std::move(bytes), std::move(displs), 0);
+  co_await finished(gather);
+  Task bcast = bcast_task(c, bcast_key, recv, total, 0);
+  co_await finished(bcast);
+}
+
+}  // namespace
+
+Task allgatherv_task(const Communicator& c, mpf::coll::Key gather_key, mpf::coll::Key bcast_key, const void* send,
+                     std::uint64_t send_bytes, void* recv, std::vector<std::uint64_t> bytes,
+                     std::vector<std::uint64_t> displs) {
+  const std::uint64_t largest = *std::max_element(bytes.begin(), bytes.end());
+  if (!allgather_direct(c, largest)) {
+    return gather_then_bcast(c, gather_key, bcast_key, send, send_bytes, recv, std::move(bytes), std::move(displs));
+  }
+  if (largest <= cells().capacity()) return allgatherv_cells_task(c, gather_key, send, recv, std::move(bytes), std::move(displs));
+  return allgatherv_single_task(c, gather_key, send, recv, std::move(bytes), std::move(displs));
 }
 
 void gatherv(Communicator& c, const void* send, std::uint64_t send_bytes, void* recv,
