@@ -641,6 +641,19 @@ int alltoall_entry(const char* call, const void* sendbuf, int sendcount, const i
   const int n = comm_size(comm);
   const bool in_place = sendbuf == MPI_IN_PLACE;
   const bool equal = recvcounts == nullptr;
+  if (equal && !in_place && in_place_type(sendtype) && in_place_type(recvtype)) {
+    // MPI_Alltoall on contiguous types: the algorithm works on the user's
+    // buffers, blocks at i * bytes (a size mismatch takes the general path,
+    // which reports it).
+    std::uint64_t send_bytes = 0, recv_bytes = 0;
+    if (int rc = check_buffer(call, comm, "send", sendbuf, sendcount, sendtype, &send_bytes)) return rc;
+    if (int rc = check_buffer(call, comm, "receive", recvbuf, recvcount, recvtype, &recv_bytes)) return rc;
+    if (send_bytes == recv_bytes && (send_bytes == 0 || sendbuf != recvbuf)) {
+      Communicator& c = comm_of(comm);
+      const Key key = c.next_collective(coll::kAlltoallv, -1);
+      return launch(call, comm, -1, coll::alltoall_task(c, key, sendbuf, recvbuf, send_bytes), request);
+    }
+  }
   std::vector<int> sc, sd, rc_, rd;
   if (equal) {
     sc.assign(static_cast<std::size_t>(n), sendcount);
@@ -661,19 +674,6 @@ int alltoall_entry(const char* call, const void* sendbuf, int sendcount, const i
   if (int rc = check_type(call, comm, "receive", recvtype)) return rc;
   if (!in_place) {
     if (int rc = check_type(call, comm, "send", sendtype)) return rc;
-  }
-  if (equal && !in_place && in_place_type(sendtype) && in_place_type(recvtype)) {
-    // MPI_Alltoall on contiguous types: the algorithm works on the user's
-    // buffers, blocks at i * bytes (a size mismatch takes the general path,
-    // which reports it).
-    std::uint64_t send_bytes = 0, recv_bytes = 0;
-    if (int rc = check_buffer(call, comm, "send", sendbuf, sendcount, sendtype, &send_bytes)) return rc;
-    if (int rc = check_buffer(call, comm, "receive", recvbuf, recvcount, recvtype, &recv_bytes)) return rc;
-    if (send_bytes == recv_bytes && (send_bytes == 0 || sendbuf != recvbuf)) {
-      Communicator& c = comm_of(comm);
-      const Key key = c.next_collective(coll::kAlltoallv, -1);
-      return launch(call, comm, -1, coll::alltoall_task(c, key, sendbuf, recvbuf, send_bytes), request);
-    }
   }
   const std::vector<MPI_Datatype> st(static_cast<std::size_t>(n), sendtype), rt(static_cast<std::size_t>(n), recvtype);
   return alltoallw_impl(call, sendbuf, sendcounts, in_place ? std::vector<std::int64_t>() : scaled(sdispls, n, sendtype),
