@@ -13,7 +13,7 @@
 // Data of at most coll_short_limit bytes per rank goes through the cells
 // (cells.cpp: one cache-line transfer per message, and dissemination or
 // recursive doubling on up to coll_exchange_max ranks); blocks of at least
-// coll_single_copy bytes of Bcast, Allreduce, Alltoall and Allgather are
+// coll_single_copy bytes of Bcast, Reduce, Allreduce, Alltoall and Allgather are
 // read straight from the peers' buffers (single_copy.cpp); the rest goes
 // through the slots:
 //
@@ -80,8 +80,9 @@ mpf::coll::Task alltoallv_task(const Communicator& c, mpf::coll::Key key, const 
 // the coll_single_copy tunable; the functions here choose them.
 mpf::coll::Task bcast_single_task(const Communicator& c, mpf::coll::Key key, void* buffer, std::uint64_t bytes,
                                   int root);
-mpf::coll::Task allreduce_single_task(const Communicator& c, mpf::coll::Key key, const void* send, void* recv,
-                                      int count, MPI_Datatype type, MPI_Op op);
+// `root` < 0: every rank gets the result (allreduce).
+mpf::coll::Task reduce_single_task(const Communicator& c, mpf::coll::Key key, const void* send, void* recv, int count,
+                                   MPI_Datatype type, MPI_Op op, int root);
 mpf::coll::Task alltoall_single_task(const Communicator& c, mpf::coll::Key key, const void* send, void* recv,
                                      std::uint64_t bytes);
 mpf::coll::Task allgatherv_single_task(const Communicator& c, mpf::coll::Key key, const void* send, void* recv,

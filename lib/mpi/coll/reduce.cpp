@@ -126,8 +126,8 @@ Task reduce_task(const Communicator& c, mpf::coll::Key key, const void* send, vo
   if (c.size() > 1 && count > 0 && bytes <= cells().capacity()) {
     return reduce_cells_task(c, key, send, recv, count, type, op, root);
   }
-  if (root < 0 && c.size() > 1 && c.size() <= exchange_max() && single_copy(bytes)) {
-    return allreduce_single_task(c, key, send, recv, count, type, op);
+  if (c.size() > 1 && c.size() <= exchange_max() && single_copy(bytes)) {
+    return reduce_single_task(c, key, send, recv, count, type, op, root);
   }
   return reduce_slot_task(c, key, send, recv, count, type, op, root);
 }

@@ -6,10 +6,11 @@
 // peer reads its buffers any more.
 //
 //   bcast       every rank reads the root's buffer
-//   allreduce   reduce-scatter, then allgather: rank r combines block r
-//               of every rank's input, in rank order (x0 op x1 op ...),
-//               reading each from its owner, then every rank reads each
-//               reduced block from the rank that made it. Only on up to
+//   reduce,     reduce-scatter, then allgather (or gather at the root):
+//   allreduce   rank r combines block r of every rank's input, in rank
+//               order (x0 op x1 op ...), reading each from its owner, then
+//               every rank (the root) reads each reduced block from the
+//               rank that made it. Only on up to
 //               coll_exchange_max ranks (one per CPU): each rank reads
 //               from all others, which pays when they all run at once.
 //   alltoall    every rank reads its block from each peer's send buffer
@@ -21,6 +22,7 @@
 #include <utility>
 #include <vector>
 
+#include "coll/scratch.hpp"
 #include "mpi/coll/algorithms.hpp"
 #include "mpi/coll/context.hpp"
 #include "mpi/coll/ops.hpp"
@@ -90,22 +92,30 @@ Task bcast_single_task(const Communicator& c, mpf::coll::Key key, void* buffer, 
   co_await post(from, key, 1, nullptr, 0);
 }
 
-Task allreduce_single_task(const Communicator& c, mpf::coll::Key key, const void* send, void* recv, int count,
-                           MPI_Datatype type, MPI_Op op) {
+Task reduce_single_task(const Communicator& c, mpf::coll::Key key, const void* send, void* recv, int count,
+                        MPI_Datatype type, MPI_Op op, int root) {
   const int n = c.size();
   const std::size_t element = *datatype_size(type);
   auto* out = static_cast<std::byte*>(recv);
-  std::vector<Exposed> peers(static_cast<std::size_t>(n));
-  Task exchange = exchange_exposed(c, key, {address(send), address(recv)}, peers);
-  co_await finished(exchange);
   // Block r: elements [r * count / n, (r + 1) * count / n).
   auto first = [&](int r) { return static_cast<std::size_t>(static_cast<std::int64_t>(r) * count / n); };
+  const std::size_t mine = first(c.rank) * element, mine_bytes = first(c.rank + 1) * element - mine;
+  // Where this rank's reduced block goes: its place in the output, or, for
+  // a rank other than the root of MPI_Reduce (whose receive buffer does not
+  // count), a buffer of its own until the root has read it.
+  const bool keeps_result = root < 0 || c.rank == root;
+  mpf::coll::Scratch own_block(keeps_result ? 0 : mine_bytes);
+  std::byte* block = keeps_result ? out + mine : own_block.data();
+  std::vector<Exposed> peers(static_cast<std::size_t>(n));
+  Task exchange = exchange_exposed(c, key, {address(send), address(block)}, peers);
+  co_await finished(exchange);
   // Reduce-scatter, a chunk at a time so that both operands stay in cache:
   // acc = x0, then acc op x_j into a buffer that does not hold acc, the
-  // last one straight into the output. Each x_j is read (or, for this
+  // last one straight into the block. Each x_j is read (or, for this
   // rank's own, copied) once; apply_op writes its second operand.
   const std::size_t chunk_elements = std::max<std::size_t>(1, (64 * 1024) / element);
-  std::vector<std::byte> a(std::min(chunk_elements, first(c.rank + 1) - first(c.rank)) * element), b(a.size());
+  const std::size_t chunk_bytes = std::min(chunk_elements, first(c.rank + 1) - first(c.rank)) * element;
+  mpf::coll::Scratch a(chunk_bytes), b(chunk_bytes);
   const bool in_place = send == recv;
   for (std::size_t e = first(c.rank); e < first(c.rank + 1); e += chunk_elements) {
     const std::size_t m = std::min(chunk_elements, first(c.rank + 1) - e);
@@ -114,24 +124,26 @@ Task allreduce_single_task(const Communicator& c, mpf::coll::Key key, const void
     if (c.rank == 0 && !in_place) {
       acc = static_cast<const std::byte*>(send) + offset;  // read only
     } else {
-      read_peer(world_of(c, 0), a.data(), peers[0].in + offset, len, "allreduce");
+      read_peer(world_of(c, 0), a.data(), peers[0].in + offset, len, "reduction");
     }
     for (int j = 1; j < n; ++j) {
-      std::byte* target = j == n - 1 ? out + offset : (acc == a.data() ? b.data() : a.data());
-      read_peer(world_of(c, j), target, peers[static_cast<std::size_t>(j)].in + offset, len, "allreduce");
+      std::byte* target = j == n - 1 ? block + (offset - mine) : (acc == a.data() ? b.data() : a.data());
+      read_peer(world_of(c, j), target, peers[static_cast<std::size_t>(j)].in + offset, len, "reduction");
       apply_op(op, acc, target, static_cast<int>(m), type);  // target = acc op x_j
       acc = target;
     }
   }
   // Step 1: this rank's block is reduced, and it reads no input any more
-  // (so a peer may overwrite its own, in place). Then the allgather.
+  // (so a peer may overwrite its own, in place). Then every rank (the
+  // root, for MPI_Reduce) reads each reduced block from its maker.
   Task reduced = all_signal(c, key, 1);
   co_await finished(reduced);
-  for (int k = 1; k < n; ++k) {
-    const int j = (c.rank + k) % n;
-    const std::size_t offset = first(j) * element;
-    read_peer(world_of(c, j), out + offset, peers[static_cast<std::size_t>(j)].out + offset,
-              (first(j + 1) - first(j)) * element, "allreduce");
+  if (keeps_result) {
+    for (int k = 1; k < n; ++k) {
+      const int j = (c.rank + k) % n;
+      read_peer(world_of(c, j), out + first(j) * element, peers[static_cast<std::size_t>(j)].out,
+                (first(j + 1) - first(j)) * element, "reduction");
+    }
   }
   Task done = all_signal(c, key, 2);
   co_await finished(done);
