@@ -232,9 +232,15 @@ Task alltoall_task(const Communicator& c, mpf::coll::Key key, const void* send, 
 }
 
 bool allgather_direct(const Communicator& c, std::uint64_t largest) {
-  // Every rank to every other: n^2 messages, each possibly a wake-up, which
-  // only pays while each rank has a CPU of its own.
-  return c.size() > 1 && c.size() <= exchange_max() && (largest <= cells().capacity() || single_copy(largest));
+  if (c.size() < 2) return false;
+  // Large blocks: every rank reads every other's, one copy each, where the
+  // gather and broadcast would copy each block n + 1 times; n^2 small
+  // messages cost little next to that.
+  if (single_copy(largest)) return true;
+  // Small ones: every rank sends its own to every other, n^2 messages,
+  // each possibly a wake-up, which only pays while each rank has a CPU of
+  // its own.
+  return c.size() <= exchange_max() && largest <= cells().capacity();
 }
 
 namespace {
