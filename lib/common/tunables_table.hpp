@@ -302,7 +302,7 @@ inline constexpr std::array<TunableSpec, kTunableCount> kTunableTable{{
         .default_value = "64KiB",
         .min = 0,
         .max = std::int64_t{1} << 40,
-        .doc = "Smallest Bcast, Reduce and Allreduce (up to one rank per CPU), Alltoall or Allgather block that ranks "
+        .doc = "Smallest Bcast, Reduce and Allreduce (above coll_exchange_max ranks: each rank's share of it), Alltoall or Allgather block that ranks "
                "read straight from each other's buffers with Cross Memory Attach (one copy) instead of "
                "through the collective slots (two copies); 0: never (also off when rndv_mode is copy)",
     },
