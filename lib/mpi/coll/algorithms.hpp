@@ -112,8 +112,9 @@ mpf::coll::Task alltoall_task(const Communicator& c, mpf::coll::Key key, const v
 // Allgatherv: every rank's block (bytes[i] at displs[i] of recv; this
 // rank's `send_bytes` from `send`, which may be its own place in recv) to
 // every rank. With allgather_direct, each rank sends its block to every
-// other through the cells, or every rank reads every other's by single
-// copy (gather_key only); otherwise the blocks are gathered at rank 0 and
+// other (through the cells, or as an all-to-all of the same block), or
+// every rank reads every other's by single copy (gather_key only);
+// otherwise the blocks are gathered at rank 0 and
 // broadcast (a tree: few wake-ups when ranks outnumber CPUs), which needs
 // them packed in rank order. Every rank knows every block's size, so all
 // choose alike.

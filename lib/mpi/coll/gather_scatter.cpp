@@ -237,10 +237,10 @@ bool allgather_direct(const Communicator& c, std::uint64_t largest) {
   // gather and broadcast would copy each block n + 1 times; n^2 small
   // messages cost little next to that.
   if (single_copy(largest)) return true;
-  // Small ones: every rank sends its own to every other, n^2 messages,
-  // each possibly a wake-up, which only pays while each rank has a CPU of
-  // its own.
-  return c.size() <= exchange_max() && largest <= cells().capacity();
+  // Otherwise every rank sends its own to every other, n^2 messages, each
+  // possibly a wake-up, which only pays while each rank has a CPU of its
+  // own.
+  return c.size() <= exchange_max();
 }
 
 namespace {
@@ -264,8 +264,14 @@ Task allgatherv_task(const Communicator& c, mpf::coll::Key gather_key, mpf::coll
   if (!allgather_direct(c, largest)) {
     return gather_then_bcast(c, gather_key, bcast_key, send, send_bytes, recv, std::move(bytes), std::move(displs));
   }
-  if (largest <= cells().capacity()) return allgatherv_cells_task(c, gather_key, send, recv, std::move(bytes), std::move(displs));
-  return allgatherv_single_task(c, gather_key, send, recv, std::move(bytes), std::move(displs));
+  if (largest <= cells().capacity()) {
+    return allgatherv_cells_task(c, gather_key, send, recv, std::move(bytes), std::move(displs));
+  }
+  if (single_copy(largest)) return allgatherv_single_task(c, gather_key, send, recv, std::move(bytes), std::move(displs));
+  // An all-to-all in which every rank sends each peer the same block.
+  const auto n = static_cast<std::size_t>(c.size());
+  return alltoallv_task(c, gather_key, send, std::vector<std::uint64_t>(n, send_bytes), std::vector<std::uint64_t>(n, 0),
+                        recv, std::move(bytes), std::move(displs));
 }
 
 void gatherv(Communicator& c, const void* send, std::uint64_t send_bytes, void* recv,

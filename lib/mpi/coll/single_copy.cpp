@@ -10,9 +10,10 @@
 //   allreduce   rank r combines block r of every rank's input, in rank
 //               order (x0 op x1 op ...), reading each from its owner, then
 //               every rank (the root) reads each reduced block from the
-//               rank that made it. Only on up to
-//               coll_exchange_max ranks (one per CPU): each rank reads
-//               from all others, which pays when they all run at once.
+//               rank that made it. Each rank reads from all others,
+//               which pays when they all run at once (up to
+//               coll_exchange_max ranks), or beyond that when each
+//               block is large enough to be worth a read of its own.
 //   alltoall    every rank reads its block from each peer's send buffer
 //   allgather   every rank reads each peer's block
 #include <algorithm>
