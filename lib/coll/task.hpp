@@ -13,8 +13,8 @@
 //
 // The awaiter lives in the coroutine frame while the task is suspended, so
 // the condition is stored as a pointer to it: no allocation per wait. Frames
-// themselves come from a small cache of freed ones (FrameCache), so a
-// collective called in a loop allocates nothing after its first call.
+// themselves come from a pool of freed ones (FrameCache), so a collective
+// called in a loop allocates nothing after its first call.
 #pragma once
 
 #include <coroutine>
@@ -24,63 +24,31 @@
 #include <exception>
 #include <utility>
 
+#include "coll/block_pool.hpp"
 #include "progress/engine.hpp"
 
 namespace mpf::coll {
 
-// Recently freed coroutine frames, reused by size: the frames of one
-// algorithm always have the same size. Unlocked: a rank's collectives run
-// one call at a time (the MPI library provides at most
-// MPI_THREAD_SERIALIZED).
+// Coroutine frames, reused (block_pool.hpp): the frames of one algorithm
+// always have the same size.
 class FrameCache {
  public:
-  // Each frame carries its size in a header before it (GCC 12 does not pass
-  // a coroutine's operator delete the size it allocated).
+  // Each frame carries its block's size in a header before it (GCC 12 does
+  // not pass a coroutine's operator delete the size it allocated).
   static void* take(std::size_t bytes) {
-    Cache& c = cache();
-    for (std::size_t i = 0; i < c.count; ++i) {
-      if (c.entry[i].bytes == bytes) {
-        std::byte* block = c.entry[i].block;
-        c.entry[i] = c.entry[--c.count];
-        return block + kHeader;
-      }
-    }
-    auto* block = static_cast<std::byte*>(::operator new(bytes + kHeader));
-    *reinterpret_cast<std::size_t*>(block) = bytes;
+    std::size_t capacity = 0;
+    std::byte* block = Pool::take(bytes + kHeader, &capacity);
+    *reinterpret_cast<std::size_t*>(block) = capacity;
     return block + kHeader;
   }
   static void give(void* frame) {
     std::byte* block = static_cast<std::byte*>(frame) - kHeader;
-    const std::size_t bytes = *reinterpret_cast<const std::size_t*>(block);
-    Cache& c = cache();
-    if (bytes > kLargest) return ::operator delete(block);
-    if (c.count == kEntries) {
-      // Full: one cached frame makes room.
-      ::operator delete(c.entry[0].block);
-      c.entry[0] = c.entry[--c.count];
-    }
-    c.entry[c.count++] = {block, bytes};
+    Pool::give(block, *reinterpret_cast<const std::size_t*>(block));
   }
 
  private:
-  static constexpr std::size_t kEntries = 16;
-  static constexpr std::size_t kLargest = 64 * 1024;
   static constexpr std::size_t kHeader = alignof(std::max_align_t);
-  struct Entry {
-    std::byte* block;
-    std::size_t bytes;
-  };
-  // Trivially destructible on purpose: tasks may still be destroyed during
-  // exit (requests never completed), after a destructor would have run. The
-  // cached frames stay reachable until the process ends.
-  struct Cache {
-    Entry entry[kEntries] = {};
-    std::size_t count = 0;
-  };
-  static Cache& cache() {
-    static constinit Cache c;
-    return c;
-  }
+  using Pool = BlockPool<FrameCache, 16, 64 * 1024>;
 };
 
 class Task {
