@@ -19,7 +19,6 @@
 
 #include <coroutine>
 #include <cstddef>
-#include <new>
 #include <cstdint>
 #include <exception>
 #include <utility>

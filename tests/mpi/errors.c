@@ -91,6 +91,14 @@ static void check_arguments(void) {
   CHECK_CLASS(MPI_Recv(NULL, 3, MPI_INT, 1, 0, MPI_COMM_WORLD, &st), MPI_ERR_BUFFER);
   CHECK_CLASS(MPI_Isend(NULL, 2, MPI_BYTE, 1, 0, MPI_COMM_WORLD, &req), MPI_ERR_BUFFER);
 
+  /* MPI_Allgather's contiguous fast path leaves bad arguments to the
+     general path, which names them (every rank fails alike, before any
+     data moves). */
+  int gathered[8];
+  CHECK_CLASS(MPI_Allgather(data, 1, MPI_INT, gathered, -1, MPI_INT, MPI_COMM_WORLD), MPI_ERR_COUNT);
+  CHECK_CLASS(MPI_Allgather(data, 1, MPI_INT, NULL, 1, MPI_INT, MPI_COMM_WORLD), MPI_ERR_BUFFER);
+  CHECK_CLASS(MPI_Allgather(data, 2, MPI_INT, gathered, 1, MPI_INT, MPI_COMM_WORLD), MPI_ERR_TRUNCATE);
+
   CHECK_CLASS(MPI_Comm_set_errhandler(MPI_COMM_WORLD, (MPI_Errhandler)42), MPI_ERR_ARG);
   MPI_Errhandler handler = MPI_ERRHANDLER_NULL;
   CHECK_RC(MPI_Comm_get_errhandler(MPI_COMM_WORLD, &handler));
