@@ -44,10 +44,11 @@ bool Cells::try_post(std::uint32_t to, Key key, std::uint32_t step, const void* 
   shm::MailCell& cell = out_cell(to, n);
   cell.context = key.context;
   cell.seq = key.seq;
-  cell.kind = key.kind;
+  cell.kind = static_cast<std::uint16_t>(key.kind);
   cell.root = key.root;
   cell.step = step;
-  cell.bytes = bytes;
+  cell.bytes = static_cast<std::uint16_t>(bytes);
+  cell.taken = static_cast<std::uint32_t>(taken_[to]);
   if (bytes > 0) std::memcpy(data_of(cell), data, bytes);
   cell.stamp.store(n, std::memory_order_release);
   posted_[to] = n;

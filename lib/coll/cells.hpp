@@ -27,8 +27,9 @@
 
 namespace mpf::coll {
 
-// The most data a cell can carry (the coll_short_limit tunable's maximum):
-// algorithms may keep a cell's worth of data on their stack.
+// The most data a cell can carry (the coll_short_limit tunable's maximum;
+// MailCell::bytes holds it): algorithms may keep a cell's worth of data on
+// their stack.
 inline constexpr std::uint32_t kMaxCellData = 4032;
 
 class Cells {
@@ -67,7 +68,7 @@ class Cells {
     return reinterpret_cast<const std::byte*>(&cell) + offsetof(shm::MailCell, data);
   }
   static bool belongs(const shm::MailCell& cell, Key key, std::uint32_t step) {
-    return cell.context == key.context && cell.seq == key.seq && cell.kind == key.kind && cell.root == key.root &&
+    return cell.context == key.context && cell.seq == key.seq && cell.kind == static_cast<std::uint16_t>(key.kind) && cell.root == key.root &&
            cell.step == step;
   }
   void taken(std::uint32_t from, std::uint64_t n);
@@ -93,7 +94,11 @@ bool Cells::try_take(std::uint32_t from, Key key, std::uint32_t step, Take&& tak
     transport_->flush_wakes();  // after the load: the two overlap
     return false;
   }
-  take(data_of(cell), std::min(cell.bytes, capacity_));
+  take(data_of(cell), std::min<std::uint32_t>(cell.bytes, capacity_));
+  // The peer's count of our messages it has taken, from the low bits it
+  // sent: at most a few behind what we posted.
+  const std::uint64_t acked = posted_[from] - static_cast<std::uint32_t>(static_cast<std::uint32_t>(posted_[from]) - cell.taken);
+  if (acked > acked_[from]) acked_[from] = acked;
   taken(from, n);
   return true;
 }

@@ -300,7 +300,9 @@ Task alltoallw_op(const Communicator& c, Key key, const void* sendbuf, Blocks se
 int barrier_impl(const char* call, MPI_Comm comm, MPI_Request* request) {
   if (int rc = check_comm(call, comm)) return rc;
   Communicator& c = comm_of(comm);
-  return launch(call, comm, -1, coll::barrier_task(c, c.next_collective(coll::kBarrier, -1)), request);
+  const Key key = c.next_collective(coll::kBarrier, -1);
+  if (request == nullptr && coll::barrier_by_steps(c, key, call)) return MPI_SUCCESS;
+  return launch(call, comm, -1, coll::barrier_task(c, key), request);
 }
 
 int bcast_impl(const char* call, void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
@@ -311,7 +313,10 @@ int bcast_impl(const char* call, void* buffer, int count, MPI_Datatype datatype,
   if (int rc = check_buffer(call, comm, "", buffer, count, datatype, &bytes)) return rc;
   Communicator& c = comm_of(comm);
   const Key key = c.next_collective(coll::kBcast, root);
-  if (in_place_type(datatype)) return launch(call, comm, root, coll::bcast_task(c, key, buffer, bytes, root), request);
+  if (in_place_type(datatype)) {
+    if (request == nullptr && coll::bcast_by_steps(c, key, buffer, bytes, root, call)) return MPI_SUCCESS;
+    return launch(call, comm, root, coll::bcast_task(c, key, buffer, bytes, root), request);
+  }
   Staged data(buffer, static_cast<std::uint64_t>(count), datatype, c.rank == root);
   return launch(call, comm, root, bcast_op(c, key, std::move(data), bytes, root), request);
 }
@@ -363,8 +368,12 @@ int all_reduction(const char* call, const void* sendbuf, void* recvbuf, int coun
   Communicator& c = comm_of(comm);
   if (kind == 0 && in_place_type(datatype)) {
     const Key key = c.next_collective(coll::kAllreduce, -1);
+    const void* send = in_place ? recvbuf : sendbuf;
+    if (request == nullptr && coll::allreduce_by_steps(c, key, send, recvbuf, elements, element, op, call)) {
+      return MPI_SUCCESS;
+    }
     return launch(call, comm, -1,
-                  coll::reduce_task(c, key, in_place ? recvbuf : sendbuf, recvbuf, elements, element, op, -1), request);
+                  coll::reduce_task(c, key, send, recvbuf, elements, element, op, -1), request);
   }
   Staged out(recvbuf, static_cast<std::uint64_t>(count), datatype, in_place);
   Staged in(in_place ? nullptr : sendbuf, static_cast<std::uint64_t>(in_place ? 0 : count), in_place ? MPI_BYTE : datatype,
@@ -651,6 +660,7 @@ int alltoall_entry(const char* call, const void* sendbuf, int sendcount, const i
     if (send_bytes == recv_bytes && (send_bytes == 0 || sendbuf != recvbuf)) {
       Communicator& c = comm_of(comm);
       const Key key = c.next_collective(coll::kAlltoallv, -1);
+      if (request == nullptr && coll::alltoall_by_steps(c, key, sendbuf, recvbuf, send_bytes, call)) return MPI_SUCCESS;
       return launch(call, comm, -1, coll::alltoall_task(c, key, sendbuf, recvbuf, send_bytes), request);
     }
   }

@@ -22,6 +22,13 @@ namespace {
 
 std::size_t round_up(std::size_t n, std::size_t to) { return (n + to - 1) / to * to; }
 
+// One receiver's row of per-sender counters (credits, cell acks), padded to
+// whole cache lines: with few ranks the rows of two receivers would share
+// a line that both write on every message.
+std::size_t counter_row_bytes(std::uint64_t nranks) {
+  return round_up(nranks * sizeof(std::uint64_t), kCacheLine);
+}
+
 std::uint64_t board_bytes(std::uint64_t nranks) {
   return sizeof(BoardHeader) + (kBoardEntries + 2 * (nranks + 1)) * kBoardStride;
 }
@@ -41,7 +48,7 @@ Regions regions_for(const Segment::Geometry& g) {
   r.introspection = r.inbox + g.nranks * r.inbox_stride;
   r.introspection_stride = sizeof(Introspection);
   r.credits = r.introspection + g.nranks * r.introspection_stride;
-  r.rings = round_up(r.credits + std::size_t{g.nranks} * g.nranks * sizeof(std::uint64_t), page);
+  r.rings = round_up(r.credits + g.nranks * counter_row_bytes(g.nranks), page);
   r.ring_stride = round_up(PacketRing::bytes_for(g.ring_slots), kCacheLine);
   r.eager = round_up(r.rings + std::size_t{g.nranks} * g.nranks * r.ring_stride, page);
   r.cell_stride = sizeof(EagerCell) + round_up(g.eager_cell_bytes, kCacheLine);
@@ -51,7 +58,7 @@ Regions regions_for(const Segment::Geometry& g) {
   r.cells = r.coll + g.nranks * r.coll_stride;
   r.cell_bytes = round_up(offsetof(MailCell, data) + g.cell_data_bytes, kCacheLine);
   r.cell_acks = r.cells + std::size_t{g.nranks} * g.nranks * kCellsPerPair * r.cell_bytes;
-  r.splits = round_up(r.cell_acks + std::size_t{g.nranks} * g.nranks * sizeof(std::uint64_t), kCacheLine);
+  r.splits = r.cell_acks + g.nranks * counter_row_bytes(g.nranks);
   r.board = r.splits + std::size_t{g.nranks} * g.nranks * kSplitsPerPair * sizeof(SplitCopy);
   r.tunables = r.board + board_bytes(g.nranks);
   r.total = round_up(r.tunables + g.tunables_json.size(), page);
@@ -212,16 +219,16 @@ Segment Segment::map_checked(int fd, bool writable, const std::string& what) {
       h.eager_offset <= bytes && h.nranks <= (bytes - h.eager_offset) / std::max<std::uint64_t>(h.eager_pool_stride, 1) &&
       h.introspection_stride >= sizeof(Introspection) && h.introspection_stride <= bytes &&
       h.introspection_offset <= bytes && h.nranks <= (bytes - h.introspection_offset) / h.introspection_stride &&
-      h.credits_offset <= bytes && h.credits_offset % sizeof(std::uint64_t) == 0 &&
-      std::uint64_t{h.nranks} * h.nranks <= (bytes - h.credits_offset) / sizeof(std::uint64_t) &&
+      h.credits_offset <= bytes && h.credits_offset % kCacheLine == 0 &&
+      h.nranks <= (bytes - h.credits_offset) / counter_row_bytes(h.nranks) &&
       h.coll_stride >= sizeof(CollSlot) + std::uint64_t{h.coll_bytes} && h.coll_stride <= bytes &&
       h.coll_offset % kCacheLine == 0 && h.coll_offset <= bytes &&
       h.nranks <= (bytes - h.coll_offset) / h.coll_stride &&
       h.cell_bytes >= sizeof(MailCell) && h.cell_bytes % kCacheLine == 0 && h.cells_offset % kCacheLine == 0 &&
       h.cells_offset <= bytes &&
       std::uint64_t{h.nranks} * h.nranks * kCellsPerPair <= (bytes - h.cells_offset) / h.cell_bytes &&
-      h.cell_acks_offset <= bytes && h.cell_acks_offset % sizeof(std::uint64_t) == 0 &&
-      std::uint64_t{h.nranks} * h.nranks <= (bytes - h.cell_acks_offset) / sizeof(std::uint64_t) &&
+      h.cell_acks_offset <= bytes && h.cell_acks_offset % kCacheLine == 0 &&
+      h.nranks <= (bytes - h.cell_acks_offset) / counter_row_bytes(h.nranks) &&
       h.splits_offset <= bytes && h.splits_offset % kCacheLine == 0 &&
       std::uint64_t{h.nranks} * h.nranks * kSplitsPerPair <= (bytes - h.splits_offset) / sizeof(SplitCopy) &&
       h.board_offset <= bytes && h.board_offset % kCacheLine == 0 && board_bytes(h.nranks) <= bytes - h.board_offset;
@@ -306,7 +313,7 @@ Introspection& Segment::introspection(std::uint32_t r) const {
 std::atomic<std::uint64_t>& Segment::matched(std::uint32_t sender, std::uint32_t receiver) const {
   const SegmentHeader& h = header();
   return *reinterpret_cast<std::atomic<std::uint64_t>*>(
-      at(h.credits_offset + (std::uint64_t{receiver} * h.nranks + sender) * sizeof(std::uint64_t)));
+      at(h.credits_offset + receiver * counter_row_bytes(h.nranks) + std::uint64_t{sender} * sizeof(std::uint64_t)));
 }
 
 MailCell& Segment::cell(std::uint32_t sender, std::uint32_t receiver, std::uint32_t i) const {
@@ -318,7 +325,7 @@ MailCell& Segment::cell(std::uint32_t sender, std::uint32_t receiver, std::uint3
 std::atomic<std::uint64_t>& Segment::cell_ack(std::uint32_t sender, std::uint32_t receiver) const {
   const SegmentHeader& h = header();
   return *reinterpret_cast<std::atomic<std::uint64_t>*>(
-      at(h.cell_acks_offset + (std::uint64_t{receiver} * h.nranks + sender) * sizeof(std::uint64_t)));
+      at(h.cell_acks_offset + receiver * counter_row_bytes(h.nranks) + std::uint64_t{sender} * sizeof(std::uint64_t)));
 }
 
 BoardHeader& Segment::board() const { return *reinterpret_cast<BoardHeader*>(at(header().board_offset)); }

@@ -12,14 +12,15 @@
 //   [RankControl x nranks]     one cache-line-aligned block per rank
 //   [Inbox x nranks]           per receiver: which senders have packets pending
 //   [Introspection x nranks]   per rank: blocked call and queues, under a seqlock
-//   [credits nranks x nranks]  pair (s -> r) at credits_offset + (r*nranks + s)*8: data
-//                              messages of s that r has matched (written by r)
+//   [credits nranks x nranks]  pair (s -> r) at credits_offset + r*row + s*8: data
+//                              messages of s that r has matched (written by r);
+//                              row = nranks*8 rounded up to a cache line
 //   [rings nranks x nranks]    ring (s -> r) at rings_offset + (r*nranks + s)*ring_stride
 //   [eager pools x nranks]     per sender: eager_cells buffers of eager_cell_bytes
 //   [collective slots x nranks] per rank: the slot it publishes collective data in
 //   [collective cells nranks x nranks x 2] pair (s -> r): two MailCells of
 //                              cell_bytes at cells_offset + ((r*nranks + s)*2 + i)*cell_bytes
-//   [cell acks nranks x nranks] pair (s -> r) at cell_acks_offset + (r*nranks + s)*8:
+//   [cell acks nranks x nranks] pair (s -> r) at cell_acks_offset + r*row + s*8:
 //                              cells of s that r has taken (written by r)
 //   [split copies nranks x nranks x 4] pair (s -> r): SplitCopy i at
 //                              splits_offset + ((r*nranks + s)*4 + i)*64
@@ -41,7 +42,7 @@
 namespace mpf::shm {
 
 inline constexpr std::uint32_t kSegmentMagic = 0x5346504d;  // "MPFS", little-endian
-inline constexpr std::uint32_t kLayoutVersion = 9;
+inline constexpr std::uint32_t kLayoutVersion = 10;
 inline constexpr std::size_t kCacheLine = 64;
 
 // Lifecycle of a rank as its own process records it; mpfrun reads it when the
@@ -245,7 +246,10 @@ static_assert(sizeof(CollSlot) % kCacheLine == 0);
 // costs one cache-line transfer, where the slot's table, version and
 // counter cost several. Messages of a pair are numbered from 1; message n
 // goes in cell n % 2, and the sender writes it only after the receiver has
-// taken message n - 2 (the receiver's count in the cell acks). `stamp` is
+// taken message n - 2. The receiver's count of taken messages is in the
+// cell acks, and also in every message it posts back (`taken`): when
+// messages go both ways, as in a barrier, the sender learns it from the
+// cells it reads anyway, without a cache miss on the ack. `stamp` is
 // stored last (release): a cell holds message n once its stamp reads n.
 inline constexpr std::uint32_t kCellsPerPair = 2;
 
@@ -253,10 +257,14 @@ struct alignas(kCacheLine) MailCell {
   std::atomic<std::uint64_t> stamp;
   std::uint32_t context;  // which collective (coll::Key) and step:
   std::uint32_t seq;      // a receiver takes only the message it expects,
-  std::uint32_t kind;     // so mismatched calls wait (and mpfinspect names
-  std::int32_t root;      // them) instead of mixing their data
-  std::uint32_t step;
-  std::uint32_t bytes;    // of data, which starts at `data`
+  std::int32_t root;      // so mismatched calls wait (and mpfinspect names
+  std::uint32_t step;     // them) instead of mixing their data
+  std::uint16_t kind;
+  std::uint16_t bytes;    // of data, which starts at `data`
+  // The low 32 bits of the count of messages of the pair (receiver ->
+  // sender) that the sender had taken: the receiver has at most
+  // kCellsPerPair messages of its own not yet taken, so it finds the rest.
+  std::uint32_t taken;
   std::byte data[kCacheLine - 32];
   // the rest of the cell's data follows (cell_bytes - sizeof(MailCell))
 };

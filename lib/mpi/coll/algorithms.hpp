@@ -123,6 +123,21 @@ mpf::coll::Task allgatherv_task(const Communicator& c, mpf::coll::Key gather_key
                                 const void* send, std::uint64_t send_bytes, void* recv,
                                 std::vector<std::uint64_t> bytes, std::vector<std::uint64_t> displs);
 
+// Blocking runs of the short exchanges on up to coll_exchange_max ranks,
+// driven without a coroutine (steps.hpp): the same algorithms the tasks
+// above choose there. False, doing nothing, when the collective is not one
+// of them: then the caller runs the task.
+bool barrier_by_steps(const Communicator& c, mpf::coll::Key key, const char* call);
+// Any size of communicator off the board: the bcast tree through the cells.
+bool bcast_by_steps(const Communicator& c, mpf::coll::Key key, void* buffer, std::uint64_t bytes, int root,
+                    const char* call);
+// MPI_Allreduce of count elements of a contiguous type.
+bool allreduce_by_steps(const Communicator& c, mpf::coll::Key key, const void* send, void* recv, int count,
+                        MPI_Datatype type, MPI_Op op, const char* call);
+// MPI_Alltoall's equal blocks of `bytes`, as alltoall_task.
+bool alltoall_by_steps(const Communicator& c, mpf::coll::Key key, const void* send, void* recv, std::uint64_t bytes,
+                       const char* call);
+
 // Blocking forms: take the key, run the task.
 void barrier(Communicator& c, const char* call);
 void bcast(Communicator& c, void* buffer, std::uint64_t bytes, int root, const char* call);

@@ -60,12 +60,12 @@ Task bcast_task(const Communicator& c, mpf::coll::Key key, void* buffer, std::ui
 
 void barrier(Communicator& c, const char* call) {
   const mpf::coll::Key key = c.next_collective(kBarrier, -1);
-  run(barrier_task(c, key), c, call, -1);
+  if (!barrier_by_steps(c, key, call)) run(barrier_task(c, key), c, call, -1);
 }
 
 void bcast(Communicator& c, void* buffer, std::uint64_t bytes, int root, const char* call) {
   const mpf::coll::Key key = c.next_collective(kBcast, root);
-  run(bcast_task(c, key, buffer, bytes, root), c, call, root);
+  if (!bcast_by_steps(c, key, buffer, bytes, root, call)) run(bcast_task(c, key, buffer, bytes, root), c, call, root);
 }
 
 }  // namespace mpf::mpi::coll

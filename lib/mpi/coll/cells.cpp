@@ -16,7 +16,8 @@
 //               bcast from rank 0
 //   reduce      the k-nomial tree rooted at rank 0, children combined in
 //               rank order (the result does not depend on the root), then
-//               to the root
+//               to the root; rooted at the root for exact operations
+//               (integers: any grouping gives the same bits)
 //   allgather   every rank posts its block to every other, staggered
 //   alltoall    every rank posts each peer its block, staggered, then
 //               takes its own (MPI_Alltoall's equal blocks; a v-collective's
@@ -30,6 +31,7 @@
 #include "mpi/coll/algorithms.hpp"
 #include "mpi/coll/context.hpp"
 #include "mpi/coll/ops.hpp"
+#include "mpi/coll/steps.hpp"
 #include "mpi/coll/tree.hpp"
 #include "mpi/datatype.hpp"
 
@@ -58,18 +60,35 @@ void combine(MPI_Op op, bool commutative, bool other_first, const std::byte* oth
 
 namespace {
 
-Task barrier_cells_task(const Communicator& c, mpf::coll::Key key) {
-  const int n = c.size();
-  if (n <= exchange_max()) {
-    // Dissemination: in round k, tell rank + 2^k and hear from rank - 2^k.
-    std::uint32_t step = 0;
-    for (int distance = 1; distance < n; distance *= 2, ++step) {
-      co_await post(world_of(c, (c.rank + distance) % n), key, step, nullptr, 0);
-      co_await take(world_of(c, (c.rank - distance + n) % n), key, step, nullptr, 0);
-    }
-    co_return;
+// The barrier's dissemination: in round k, tell rank + 2^k and hear from
+// rank - 2^k.
+class Dissemination {
+ public:
+  Dissemination(const Communicator& c, mpf::coll::Key key) : c_(c), key_(key) {
+    for (int distance = 1; distance < c.size(); distance *= 2) ++rounds_;
   }
-  const TreeNode node = knomial_node(c.rank, 0, n, radix());
+  int count() const { return 2 * rounds_; }
+  std::int32_t peer(int i) const { return static_cast<std::int32_t>(partner(i)); }
+  bool try_step(int i) {
+    const auto round = static_cast<std::uint32_t>(i / 2);
+    if (i % 2 == 0) return cells().try_post(partner(i), key_, round, nullptr, 0);
+    return cells().try_take_into(partner(i), key_, round, nullptr, 0);
+  }
+  void finish() {}
+
+ private:
+  std::uint32_t partner(int i) const {
+    const int n = c_.size(), distance = 1 << (i / 2);
+    return world_of(c_, i % 2 == 0 ? (c_.rank + distance) % n : (c_.rank - distance + n) % n);
+  }
+  const Communicator& c_;
+  mpf::coll::Key key_;
+  int rounds_ = 0;
+};
+
+// The tree barrier, for communicators larger than coll_exchange_max.
+Task barrier_tree_task(const Communicator& c, mpf::coll::Key key) {
+  const TreeNode node = knomial_node(c.rank, 0, c.size(), radix());
   // Up: every child has arrived, then tell the parent; down: the release.
   for (int child : node.children) co_await take(world_of(c, child), key, 0, nullptr, 0);
   if (node.parent >= 0) {
@@ -79,46 +98,172 @@ Task barrier_cells_task(const Communicator& c, mpf::coll::Key key) {
   for (int child : node.children) co_await post(world_of(c, child), key, 1, nullptr, 0);
 }
 
+// Allreduce by recursive doubling: after round k each rank holds the
+// result of its block of 2^(k+1) ranks.
+class Doubling {
+ public:
+  Doubling(const Communicator& c, mpf::coll::Key key, const void* send, void* recv, int count, MPI_Datatype type,
+           MPI_Op op)
+      : c_(c), key_(key), recv_(recv), count_(count), type_(type), op_(op), commutative_(op_is_commutative(op)),
+        bytes_(static_cast<std::uint32_t>(static_cast<std::size_t>(count) * *datatype_size(type))) {
+    for (int distance = 1; distance < c.size(); distance *= 2) ++rounds_;
+    std::memcpy(acc_, send, bytes_);
+  }
+  int count() const { return 2 * rounds_; }
+  std::int32_t peer(int i) const { return static_cast<std::int32_t>(world_of(c_, partner(i))); }
+  bool try_step(int i) {
+    const int partner_rank = partner(i);
+    const std::uint32_t to = world_of(c_, partner_rank);
+    const auto round = static_cast<std::uint32_t>(i / 2);
+    if (i % 2 == 0) return cells().try_post(to, key_, round, acc_, bytes_);
+    // Partners combine lower op higher, so every rank computes the same bits.
+    return cells().try_take(to, key_, round, [&](const std::byte* data, std::uint32_t) {
+      combine(op_, commutative_, partner_rank < c_.rank, data, acc_, scratch_, count_, type_, bytes_);
+    });
+  }
+  void finish() { std::memcpy(recv_, acc_, bytes_); }
+
+ private:
+  int partner(int i) const { return c_.rank ^ (1 << (i / 2)); }
+  const Communicator& c_;
+  mpf::coll::Key key_;
+  void* recv_;
+  int count_;
+  MPI_Datatype type_;
+  MPI_Op op_;
+  bool commutative_;
+  std::uint32_t bytes_;
+  int rounds_ = 0;
+  alignas(16) std::byte acc_[mpf::coll::kMaxCellData];
+  alignas(16) std::byte scratch_[mpf::coll::kMaxCellData];
+};
+
+// MPI_Alltoall's blocks through the cells: every rank posts each peer its
+// block, staggered (rank + 1 first), then takes its own from each.
+class Staggered {
+ public:
+  Staggered(const Communicator& c, mpf::coll::Key key, const void* send, void* recv, std::uint32_t bytes)
+      : c_(c), key_(key), in_(static_cast<const std::byte*>(send)), out_(static_cast<std::byte*>(recv)), bytes_(bytes) {
+    std::memcpy(out_ + at(c.rank), in_ + at(c.rank), bytes);
+  }
+  int count() const { return 2 * (c_.size() - 1); }
+  std::int32_t peer(int i) const { return static_cast<std::int32_t>(world_of(c_, partner(i))); }
+  bool try_step(int i) {
+    const int other = partner(i);
+    if (i < c_.size() - 1) return cells().try_post(world_of(c_, other), key_, 0, in_ + at(other), bytes_);
+    return cells().try_take_into(world_of(c_, other), key_, 0, out_ + at(other), bytes_);
+  }
+  void finish() {}
+
+ private:
+  // Posts to rank + 1, + 2, ...; then takes from rank - 1, - 2, ...
+  int partner(int i) const {
+    const int n = c_.size();
+    return i < n - 1 ? (c_.rank + i + 1) % n : (c_.rank - (i - n + 2) + n) % n;
+  }
+  std::size_t at(int rank) const { return static_cast<std::size_t>(rank) * bytes_; }
+  const Communicator& c_;
+  mpf::coll::Key key_;
+  const std::byte* in_;
+  std::byte* out_;
+  std::uint32_t bytes_;
+};
+
+// Bcast down the k-nomial tree from the root (tree.hpp): take from the
+// parent, then post to each child. The children are found again at each
+// step instead of kept in a vector: nothing is allocated per call.
+class TreeBcast {
+ public:
+  TreeBcast(const Communicator& c, mpf::coll::Key key, void* buffer, std::uint32_t bytes, int root)
+      : c_(c), key_(key), buffer_(buffer), bytes_(bytes), root_(root), radix_(radix()) {
+    const int n = c.size();
+    relative_ = (c.rank - root + n) % n;
+    while (weight_ < n && (relative_ / weight_) % radix_ == 0) weight_ *= radix_;
+    if (relative_ != 0) parent_ = absolute(relative_ - (relative_ / weight_) % radix_ * weight_);
+    children_ = child(-1);
+  }
+  int count() const { return (parent_ >= 0 ? 1 : 0) + children_; }
+  std::int32_t peer(int i) const { return static_cast<std::int32_t>(world_of(c_, target(i))); }
+  bool try_step(int i) {
+    const std::uint32_t other = world_of(c_, target(i));
+    if (parent_ >= 0 && i == 0) return cells().try_take_into(other, key_, 0, buffer_, bytes_);
+    return cells().try_post(other, key_, 0, buffer_, bytes_);
+  }
+  void finish() {}
+
+ private:
+  int absolute(long relative) const { return static_cast<int>((relative + root_) % c_.size()); }
+  int target(int i) const { return parent_ >= 0 ? (i == 0 ? parent_ : child(i - 1)) : child(i); }
+  // Child `index` (comm rank) in knomial_node's order; index -1: how many.
+  int child(int index) const {
+    int found = 0;
+    for (long w = 1; w < weight_ && w < c_.size(); w *= radix_) {
+      for (long d = 1; d < radix_; ++d) {
+        const long relative = relative_ + d * w;
+        if (relative >= c_.size()) break;
+        if (found++ == index) return absolute(relative);
+      }
+    }
+    return found;
+  }
+  const Communicator& c_;
+  mpf::coll::Key key_;
+  void* buffer_;
+  std::uint32_t bytes_;
+  int root_;
+  long radix_;
+  long relative_ = 0;
+  long weight_ = 1;
+  int parent_ = -1;
+  int children_ = 0;
+};
+
 }  // namespace
 
 Task barrier_task(const Communicator& c, mpf::coll::Key key) {
   if (c.size() == 1) return {};
   if (on_board(c)) return barrier_board_task(key);
-  return barrier_cells_task(c, key);
+  if (exchanges_fit(c)) return steps_task<Dissemination>(c, key);
+  return barrier_tree_task(c, key);
+}
+
+bool barrier_by_steps(const Communicator& c, mpf::coll::Key key, const char* call) {
+  if (c.size() == 1 || !exchanges_fit(c)) return false;
+  Dissemination steps(c, key);
+  run_steps(steps, c, call, -1);
+  return true;
 }
 
 Task bcast_cells_task(const Communicator& c, mpf::coll::Key key, void* buffer, std::uint32_t bytes, int root) {
-  const TreeNode node = knomial_node(c.rank, root, c.size(), radix());
-  if (node.parent >= 0) co_await take(world_of(c, node.parent), key, 0, buffer, bytes);
-  for (int child : node.children) co_await post(world_of(c, child), key, 0, buffer, bytes);
+  return steps_task<TreeBcast>(c, key, buffer, bytes, root);
 }
 
-Task reduce_cells_task(const Communicator& c, mpf::coll::Key key, const void* send, void* recv, int count,
-                       MPI_Datatype type, MPI_Op op, int root) {
+bool bcast_by_steps(const Communicator& c, mpf::coll::Key key, void* buffer, std::uint64_t bytes, int root,
+                    const char* call) {
+  // The choice bcast_task makes off the board: the cells when the data fits.
+  if (c.size() == 1 || bytes == 0 || on_board(c) || bytes > cells().capacity()) return false;
+  TreeBcast steps(c, key, buffer, static_cast<std::uint32_t>(bytes), root);
+  run_steps(steps, c, call, root);
+  return true;
+}
+
+namespace {
+
+// Reduce and the other allreduces: up the tree, children combined in rank
+// order; then down the same tree, or to the root. The tree is rooted at
+// rank 0, so the result does not depend on the root, unless the operation
+// is exact (op_is_exact): then at the root itself, which saves the last
+// hop.
+Task reduce_tree_cells_task(const Communicator& c, mpf::coll::Key key, const void* send, void* recv, int count,
+                            MPI_Datatype type, MPI_Op op, int root) {
   const auto bytes = static_cast<std::uint32_t>(static_cast<std::size_t>(count) * *datatype_size(type));
   const bool commutative = op_is_commutative(op);
-  const int n = c.size();
+  const int top = root >= 0 && op_is_exact(op, type) ? root : 0;
   alignas(16) std::byte acc[mpf::coll::kMaxCellData];
   alignas(16) std::byte scratch[mpf::coll::kMaxCellData];
   std::memcpy(acc, send, bytes);
-  if (root < 0 && power_of_two(n) && n <= exchange_max()) {
-    // Recursive doubling: after round k each rank holds its block of 2^(k+1).
-    std::uint32_t step = 0;
-    for (int distance = 1; distance < n; distance *= 2, ++step) {
-      const int partner = c.rank ^ distance;
-      const std::uint32_t peer = world_of(c, partner);
-      co_await post(peer, key, step, acc, bytes);
-      co_await mpf::coll::until(static_cast<std::int32_t>(peer), [&] {
-        return cells().try_take(peer, key, step, [&](const std::byte* data, std::uint32_t) {
-          combine(op, commutative, partner < c.rank, data, acc, scratch, count, type, bytes);
-        });
-      });
-    }
-    std::memcpy(recv, acc, bytes);
-    co_return;
-  }
-  // Up the tree rooted at rank 0: this rank's subtree, children in rank order.
-  const TreeNode node = knomial_node(c.rank, 0, n, radix());
+  // Up: this rank's subtree, children in rank order.
+  const TreeNode node = knomial_node(c.rank, top, c.size(), radix());
   for (int child : node.children) {
     const std::uint32_t from = world_of(c, child);
     co_await mpf::coll::until(static_cast<std::int32_t>(from), [&] {
@@ -129,20 +274,45 @@ Task reduce_cells_task(const Communicator& c, mpf::coll::Key key, const void* se
   }
   if (node.parent >= 0) co_await post(world_of(c, node.parent), key, 0, acc, bytes);
   if (root < 0) {
-    // Down: rank 0's result through the same tree.
+    // Down: the top's result through the same tree.
     if (node.parent >= 0) {
       co_await take(world_of(c, node.parent), key, 1, recv, bytes);
     } else {
       std::memcpy(recv, acc, bytes);
     }
     for (int child : node.children) co_await post(world_of(c, child), key, 1, recv, bytes);
-  } else if (c.rank == 0 && root == 0) {
+  } else if (c.rank == top && top == root) {
     std::memcpy(recv, acc, bytes);
-  } else if (c.rank == 0) {
+  } else if (c.rank == top) {
     co_await post(world_of(c, root), key, 1, acc, bytes);
   } else if (c.rank == root) {
-    co_await take(world_of(c, 0), key, 1, recv, bytes);
+    co_await take(world_of(c, top), key, 1, recv, bytes);
   }
+}
+
+// Recursive doubling applies: every rank gets the result, on a
+// power-of-two communicator of exchange size.
+bool doubling_fits(const Communicator& c, int root) { return root < 0 && power_of_two(c.size()) && exchanges_fit(c); }
+
+}  // namespace
+
+Task reduce_cells_task(const Communicator& c, mpf::coll::Key key, const void* send, void* recv, int count,
+                       MPI_Datatype type, MPI_Op op, int root) {
+  if (doubling_fits(c, root)) return steps_task<Doubling>(c, key, send, recv, count, type, op);
+  return reduce_tree_cells_task(c, key, send, recv, count, type, op, root);
+}
+
+bool allreduce_by_steps(const Communicator& c, mpf::coll::Key key, const void* send, void* recv, int count,
+                        MPI_Datatype type, MPI_Op op, const char* call) {
+  // The choice reduce_task makes: the cells hold it (off the board, which
+  // exchange sizes never use), and recursive doubling applies.
+  if (c.size() == 1 || count == 0 || static_cast<std::size_t>(count) * *datatype_size(type) > cells().capacity() ||
+      !doubling_fits(c, -1)) {
+    return false;
+  }
+  Doubling steps(c, key, send, recv, count, type, op);
+  run_steps(steps, c, call, -1);
+  return true;
 }
 
 Task allgatherv_cells_task(const Communicator& c, mpf::coll::Key key, const void* send, void* recv,
@@ -163,19 +333,17 @@ Task allgatherv_cells_task(const Communicator& c, mpf::coll::Key key, const void
 
 Task alltoall_cells_task(const Communicator& c, mpf::coll::Key key, const void* send, void* recv,
                          std::uint32_t bytes) {
-  const int n = c.size();
-  const auto* in = static_cast<const std::byte*>(send);
-  auto* out = static_cast<std::byte*>(recv);
-  const auto at = [bytes](int rank) { return static_cast<std::size_t>(rank) * bytes; };
-  std::memcpy(out + at(c.rank), in + at(c.rank), bytes);
-  for (int k = 1; k < n; ++k) {
-    const int to = (c.rank + k) % n;
-    co_await post(world_of(c, to), key, 0, in + at(to), bytes);
-  }
-  for (int k = 1; k < n; ++k) {
-    const int from = (c.rank - k + n) % n;
-    co_await take(world_of(c, from), key, 0, out + at(from), bytes);
-  }
+  return steps_task<Staggered>(c, key, send, recv, bytes);
+}
+
+bool alltoall_by_steps(const Communicator& c, mpf::coll::Key key, const void* send, void* recv, std::uint64_t bytes,
+                       const char* call) {
+  // The choice alltoall_task makes at exchange sizes (off the board, not
+  // Bruck's): the cells when a block fits one.
+  if (c.size() == 1 || !exchanges_fit(c) || bytes > cells().capacity()) return false;
+  Staggered steps(c, key, send, recv, static_cast<std::uint32_t>(bytes));
+  run_steps(steps, c, call, -1);
+  return true;
 }
 
 Task alltoall_bruck_task(const Communicator& c, mpf::coll::Key key, const void* send, void* recv,

@@ -32,6 +32,10 @@ inline int exchange_max() {
   return max > 0 ? max : static_cast<int>(rt.transport().ncpus());
 }
 
+// True when `c` is small enough for the pairwise exchanges (dissemination,
+// recursive doubling, staggered all-to-all): never on the board.
+inline bool exchanges_fit(const Communicator& c) { return c.size() <= exchange_max(); }
+
 // True when `c`'s collectives go through the board (board.cpp): on
 // MPI_COMM_WORLD (context 0) when the world has more ranks than
 // coll_exchange_max (the runtime decides once, Board::in_use()).

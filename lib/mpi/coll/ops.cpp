@@ -193,6 +193,17 @@ std::string op_problem(MPI_Op op, MPI_Datatype datatype) {
   return {};
 }
 
+bool op_is_exact(MPI_Op op, MPI_Datatype datatype) {
+  const Kind k = kind_of(datatype);
+  if (k != Kind::integer && k != Kind::logical && k != Kind::byte) return false;
+  switch (op) {
+    case MPI_MAX: case MPI_MIN: case MPI_SUM: case MPI_PROD: case MPI_LAND: case MPI_LOR: case MPI_LXOR:
+    case MPI_BAND: case MPI_BOR: case MPI_BXOR:
+      return op_allows(op, k);
+    default: return false;
+  }
+}
+
 bool op_is_commutative(MPI_Op op) {
   const UserOp* u = user_op(op);
   return u == nullptr || u->commutative;

@@ -13,6 +13,11 @@ namespace mpf::mpi::coll {
 // defined for MPI_BYTE", "invalid operation 99").
 std::string op_problem(MPI_Op op, MPI_Datatype datatype);
 bool op_is_commutative(MPI_Op op);
+// True when combining `datatype` with `op` gives the same bits in any
+// order and grouping (a predefined operation on integers, logicals or
+// bytes): a reduction may then be rooted anywhere and still give every
+// root the same result.
+bool op_is_exact(MPI_Op op, MPI_Datatype datatype);
 // inout[i] = in[i] op inout[i] for `count` elements (op_problem() empty).
 void apply_op(MPI_Op op, const void* in, void* inout, int count, MPI_Datatype datatype);
 std::string op_name(MPI_Op op);

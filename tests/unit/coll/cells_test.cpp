@@ -68,6 +68,22 @@ TEST_F(CellsTest, ASenderWaitsForTheReceiverAfterTwoMessages) {
   EXPECT_TRUE(cells_[1].try_post(0, kKey, 0, &value, sizeof value));
 }
 
+TEST_F(CellsTest, ASenderLearnsWhatWasTakenFromTheMessagesComingBack) {
+  const int value = 7;
+  ASSERT_TRUE(cells_[0].try_post(1, kKey, 0, &value, sizeof value));
+  ASSERT_TRUE(cells_[0].try_post(1, kKey, 1, &value, sizeof value));
+  std::string got;
+  ASSERT_TRUE(take(1, 0, kKey, 0, &got));
+  ASSERT_TRUE(take(1, 0, kKey, 1, &got));
+  ASSERT_TRUE(cells_[1].try_post(0, kKey, 0, &value, sizeof value));  // carries "took 2"
+  // Hide the receiver's ack: only the message back can tell rank 0.
+  segment_.cell_ack(0, 1).store(0);
+  ASSERT_TRUE(take(0, 1, kKey, 0, &got));
+  EXPECT_TRUE(cells_[0].try_post(1, kKey, 2, &value, sizeof value));
+  EXPECT_TRUE(cells_[0].try_post(1, kKey, 3, &value, sizeof value));
+  EXPECT_FALSE(cells_[0].try_post(1, kKey, 4, &value, sizeof value)) << "messages 3 and 4 are not taken";
+}
+
 TEST_F(CellsTest, AMessageOfAnotherCollectiveIsNotTaken) {
   const int value = 1;
   ASSERT_TRUE(cells_[0].try_post(1, kKey, 0, &value, sizeof value));

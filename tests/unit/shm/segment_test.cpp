@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <cstring>
 #include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
 #include <string>
@@ -143,7 +144,8 @@ TEST(Segment, CreateFillsTheHeader) {
   EXPECT_EQ(h.cell_bytes % kCacheLine, 0u);
   EXPECT_GE(h.cell_bytes, sizeof(MailCell));
   EXPECT_EQ(h.cell_acks_offset, h.cells_offset + 16 * kCellsPerPair * h.cell_bytes);
-  EXPECT_EQ(h.splits_offset, h.cell_acks_offset + 16 * sizeof(std::uint64_t));
+  // Each receiver's row of 4 acks is padded to a cache line of its own.
+  EXPECT_EQ(h.splits_offset, h.cell_acks_offset + 4 * kCacheLine);
   EXPECT_EQ(h.splits_offset % kCacheLine, 0u);
   EXPECT_EQ(h.board_offset, h.splits_offset + 16 * kSplitsPerPair * sizeof(SplitCopy));
   // The board: header, the broadcast entries, two parities of 4 rows and a result row.
@@ -247,6 +249,30 @@ TEST(Segment, TransportRegionsAreDistinctAndInsideTheMapping) {
       EXPECT_EQ(s.eager_data(r, c), reinterpret_cast<std::byte*>(&cell) + sizeof(EagerCell));
       EXPECT_TRUE(s.eager_data(r, c) + 64 <= end);
       EXPECT_TRUE(seen.insert(&cell).second);
+    }
+  }
+}
+
+// Each receiver writes its counters of the messages it matched and of the
+// cells it took, on every message. With few ranks, two receivers' rows
+// fitted in one cache line, which then moved between them on every
+// message both ways.
+TEST(Segment, ReceiversCountersNeverShareACacheLine) {
+  for (std::uint32_t ranks : {2u, 3u, 9u}) {
+    Segment s = Segment::create(geometry(ranks));
+    const auto line = [](const void* p) { return reinterpret_cast<std::uintptr_t>(p) / kCacheLine; };
+    std::map<std::uintptr_t, std::uint32_t> writer;  // cache line -> the receiver that writes it
+    for (std::uint32_t r = 0; r < ranks; ++r) {
+      for (std::uint32_t sender = 0; sender < ranks; ++sender) {
+        for (const void* counter : {static_cast<const void*>(&s.matched(sender, r)),
+                                    static_cast<const void*>(&s.cell_ack(sender, r))}) {
+          const auto [at, added] = writer.emplace(line(counter), r);
+          EXPECT_EQ(at->second, r) << ranks << " ranks: receivers " << at->second << " and " << r
+                                   << " write one line";
+          EXPECT_EQ(s.matched(sender, r).load(), 0u);
+          EXPECT_EQ(s.cell_ack(sender, r).load(), 0u);
+        }
+      }
     }
   }
 }
