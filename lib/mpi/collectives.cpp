@@ -339,10 +339,12 @@ int reduce_impl(const char* call, const void* sendbuf, void* recvbuf, int count,
   }
   const Key key = c.next_collective(coll::kReduce, root);
   if (in_place_type(datatype)) {
-    return launch(call, comm, root,
-                  coll::reduce_task(c, key, in_place ? recvbuf : sendbuf, is_root ? recvbuf : nullptr, elements, element,
-                                    op, root),
-                  request);
+    const void* send = in_place ? recvbuf : sendbuf;
+    void* recv = is_root ? recvbuf : nullptr;
+    if (request == nullptr && coll::reduce_by_steps(c, key, send, recv, elements, element, op, root, call)) {
+      return MPI_SUCCESS;
+    }
+    return launch(call, comm, root, coll::reduce_task(c, key, send, recv, elements, element, op, root), request);
   }
   Staged in(in_place ? nullptr : sendbuf, static_cast<std::uint64_t>(in_place ? 0 : count), in_place ? MPI_BYTE : datatype,
             true);
@@ -369,7 +371,7 @@ int all_reduction(const char* call, const void* sendbuf, void* recvbuf, int coun
   if (kind == 0 && in_place_type(datatype)) {
     const Key key = c.next_collective(coll::kAllreduce, -1);
     const void* send = in_place ? recvbuf : sendbuf;
-    if (request == nullptr && coll::allreduce_by_steps(c, key, send, recvbuf, elements, element, op, call)) {
+    if (request == nullptr && coll::reduce_by_steps(c, key, send, recvbuf, elements, element, op, -1, call)) {
       return MPI_SUCCESS;
     }
     return launch(call, comm, -1,

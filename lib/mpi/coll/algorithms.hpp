@@ -131,9 +131,10 @@ bool barrier_by_steps(const Communicator& c, mpf::coll::Key key, const char* cal
 // Any size of communicator off the board: the bcast tree through the cells.
 bool bcast_by_steps(const Communicator& c, mpf::coll::Key key, void* buffer, std::uint64_t bytes, int root,
                     const char* call);
-// MPI_Allreduce of count elements of a contiguous type.
-bool allreduce_by_steps(const Communicator& c, mpf::coll::Key key, const void* send, void* recv, int count,
-                        MPI_Datatype type, MPI_Op op, const char* call);
+// Any size of communicator off the board: Reduce (root >= 0) or
+// Allreduce (root < 0) of `count` elements of `type`, as reduce_task.
+bool reduce_by_steps(const Communicator& c, mpf::coll::Key key, const void* send, void* recv, int count,
+                     MPI_Datatype type, MPI_Op op, int root, const char* call);
 // MPI_Alltoall's equal blocks of `bytes`, as alltoall_task.
 bool alltoall_by_steps(const Communicator& c, mpf::coll::Key key, const void* send, void* recv, std::uint64_t bytes,
                        const char* call);

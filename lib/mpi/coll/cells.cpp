@@ -170,52 +170,30 @@ class Staggered {
 };
 
 // Bcast down the k-nomial tree from the root (tree.hpp): take from the
-// parent, then post to each child. The children are found again at each
-// step instead of kept in a vector: nothing is allocated per call.
+// parent, then post to each child.
 class TreeBcast {
  public:
   TreeBcast(const Communicator& c, mpf::coll::Key key, void* buffer, std::uint32_t bytes, int root)
-      : c_(c), key_(key), buffer_(buffer), bytes_(bytes), root_(root), radix_(radix()) {
-    const int n = c.size();
-    relative_ = (c.rank - root + n) % n;
-    while (weight_ < n && (relative_ / weight_) % radix_ == 0) weight_ *= radix_;
-    if (relative_ != 0) parent_ = absolute(relative_ - (relative_ / weight_) % radix_ * weight_);
-    children_ = child(-1);
-  }
-  int count() const { return (parent_ >= 0 ? 1 : 0) + children_; }
+      : c_(c), key_(key), buffer_(buffer), bytes_(bytes), node_(c.rank, root, c.size(), radix()) {}
+  int count() const { return (node_.parent() >= 0 ? 1 : 0) + node_.children(); }
   std::int32_t peer(int i) const { return static_cast<std::int32_t>(world_of(c_, target(i))); }
   bool try_step(int i) {
     const std::uint32_t other = world_of(c_, target(i));
-    if (parent_ >= 0 && i == 0) return cells().try_take_into(other, key_, 0, buffer_, bytes_);
+    if (node_.parent() >= 0 && i == 0) return cells().try_take_into(other, key_, 0, buffer_, bytes_);
     return cells().try_post(other, key_, 0, buffer_, bytes_);
   }
   void finish() {}
 
  private:
-  int absolute(long relative) const { return static_cast<int>((relative + root_) % c_.size()); }
-  int target(int i) const { return parent_ >= 0 ? (i == 0 ? parent_ : child(i - 1)) : child(i); }
-  // Child `index` (comm rank) in knomial_node's order; index -1: how many.
-  int child(int index) const {
-    int found = 0;
-    for (long w = 1; w < weight_ && w < c_.size(); w *= radix_) {
-      for (long d = 1; d < radix_; ++d) {
-        const long relative = relative_ + d * w;
-        if (relative >= c_.size()) break;
-        if (found++ == index) return absolute(relative);
-      }
-    }
-    return found;
+  int target(int i) const {
+    if (node_.parent() < 0) return node_.child(i);
+    return i == 0 ? node_.parent() : node_.child(i - 1);
   }
   const Communicator& c_;
   mpf::coll::Key key_;
   void* buffer_;
   std::uint32_t bytes_;
-  int root_;
-  long radix_;
-  long relative_ = 0;
-  long weight_ = 1;
-  int parent_ = -1;
-  int children_ = 0;
+  Knomial node_;
 };
 
 }  // namespace
@@ -253,42 +231,76 @@ namespace {
 // order; then down the same tree, or to the root. The tree is rooted at
 // rank 0, so the result does not depend on the root, unless the operation
 // is exact (op_is_exact): then at the root itself, which saves the last
-// hop.
-Task reduce_tree_cells_task(const Communicator& c, mpf::coll::Key key, const void* send, void* recv, int count,
-                            MPI_Datatype type, MPI_Op op, int root) {
-  const auto bytes = static_cast<std::uint32_t>(static_cast<std::size_t>(count) * *datatype_size(type));
-  const bool commutative = op_is_commutative(op);
-  const int top = root >= 0 && op_is_exact(op, type) ? root : 0;
-  alignas(16) std::byte acc[mpf::coll::kMaxCellData];
-  alignas(16) std::byte scratch[mpf::coll::kMaxCellData];
-  std::memcpy(acc, send, bytes);
-  // Up: this rank's subtree, children in rank order.
-  const TreeNode node = knomial_node(c.rank, top, c.size(), radix());
-  for (int child : node.children) {
-    const std::uint32_t from = world_of(c, child);
-    co_await mpf::coll::until(static_cast<std::int32_t>(from), [&] {
-      return cells().try_take(from, key, 0, [&](const std::byte* data, std::uint32_t) {
-        combine(op, commutative, false, data, acc, scratch, count, type, bytes);
+// hop. Steps: take and combine each child's; post to the parent; then
+// (allreduce) take the result from the parent and post it to each child,
+// or (reduce) the top's result to the root.
+class TreeReduce {
+ public:
+  TreeReduce(const Communicator& c, mpf::coll::Key key, const void* send, void* recv, int count, MPI_Datatype type,
+             MPI_Op op, int root)
+      : c_(c), key_(key), recv_(recv), count_(count), type_(type), op_(op), root_(root),
+        top_(root >= 0 && op_is_exact(op, type) ? root : 0), commutative_(op_is_commutative(op)),
+        bytes_(static_cast<std::uint32_t>(static_cast<std::size_t>(count) * *datatype_size(type))),
+        node_(c.rank, top_, c.size(), radix()) {
+    std::memcpy(acc_, send, bytes_);
+  }
+  int count() const {
+    const int up = node_.children() + (node_.parent() >= 0 ? 1 : 0);
+    if (root_ < 0) return up + 1 + node_.children();
+    return up + (c_.rank == top_ || c_.rank == root_ ? 1 : 0);
+  }
+  std::int32_t peer(int i) const {
+    const int other = target(i);
+    return other < 0 ? -1 : static_cast<std::int32_t>(world_of(c_, other));
+  }
+  bool try_step(int i) {
+    const int children = node_.children(), parent = node_.parent();
+    if (i < children) {  // up: this rank's subtree, children in rank order
+      return cells().try_take(world_of(c_, node_.child(i)), key_, 0, [&](const std::byte* data, std::uint32_t) {
+        combine(op_, commutative_, false, data, acc_, scratch_, count_, type_, bytes_);
       });
-    });
-  }
-  if (node.parent >= 0) co_await post(world_of(c, node.parent), key, 0, acc, bytes);
-  if (root < 0) {
-    // Down: the top's result through the same tree.
-    if (node.parent >= 0) {
-      co_await take(world_of(c, node.parent), key, 1, recv, bytes);
-    } else {
-      std::memcpy(recv, acc, bytes);
     }
-    for (int child : node.children) co_await post(world_of(c, child), key, 1, recv, bytes);
-  } else if (c.rank == top && top == root) {
-    std::memcpy(recv, acc, bytes);
-  } else if (c.rank == top) {
-    co_await post(world_of(c, root), key, 1, acc, bytes);
-  } else if (c.rank == root) {
-    co_await take(world_of(c, top), key, 1, recv, bytes);
+    i -= children;
+    if (parent >= 0 && i-- == 0) return cells().try_post(world_of(c_, parent), key_, 0, acc_, bytes_);
+    if (root_ < 0) {  // down: the top's result through the same tree
+      if (i == 0 && parent >= 0) return cells().try_take_into(world_of(c_, parent), key_, 1, recv_, bytes_);
+      if (i == 0) return copy_result();
+      return cells().try_post(world_of(c_, node_.child(i - 1)), key_, 1, recv_, bytes_);
+    }
+    if (c_.rank == top_ && top_ == root_) return copy_result();
+    if (c_.rank == top_) return cells().try_post(world_of(c_, root_), key_, 1, acc_, bytes_);
+    return cells().try_take_into(world_of(c_, top_), key_, 1, recv_, bytes_);  // the root
   }
-}
+  void finish() {}
+
+ private:
+  bool copy_result() {
+    std::memcpy(recv_, acc_, bytes_);
+    return true;
+  }
+  // The comm rank step i waits for (-1: none).
+  int target(int i) const {
+    const int children = node_.children(), parent = node_.parent();
+    if (i < children) return node_.child(i);
+    i -= children;
+    if (parent >= 0 && i-- == 0) return parent;
+    if (root_ < 0) return i == 0 ? parent : node_.child(i - 1);
+    if (c_.rank == top_) return top_ == root_ ? -1 : root_;
+    return top_;
+  }
+  const Communicator& c_;
+  mpf::coll::Key key_;
+  void* recv_;
+  int count_;
+  MPI_Datatype type_;
+  MPI_Op op_;
+  int root_, top_;
+  bool commutative_;
+  std::uint32_t bytes_;
+  Knomial node_;
+  alignas(16) std::byte acc_[mpf::coll::kMaxCellData];
+  alignas(16) std::byte scratch_[mpf::coll::kMaxCellData];
+};
 
 // Recursive doubling applies: every rank gets the result, on a
 // power-of-two communicator of exchange size.
@@ -299,19 +311,24 @@ bool doubling_fits(const Communicator& c, int root) { return root < 0 && power_o
 Task reduce_cells_task(const Communicator& c, mpf::coll::Key key, const void* send, void* recv, int count,
                        MPI_Datatype type, MPI_Op op, int root) {
   if (doubling_fits(c, root)) return steps_task<Doubling>(c, key, send, recv, count, type, op);
-  return reduce_tree_cells_task(c, key, send, recv, count, type, op, root);
+  return steps_task<TreeReduce>(c, key, send, recv, count, type, op, root);
 }
 
-bool allreduce_by_steps(const Communicator& c, mpf::coll::Key key, const void* send, void* recv, int count,
-                        MPI_Datatype type, MPI_Op op, const char* call) {
-  // The choice reduce_task makes: the cells hold it (off the board, which
-  // exchange sizes never use), and recursive doubling applies.
-  if (c.size() == 1 || count == 0 || static_cast<std::size_t>(count) * *datatype_size(type) > cells().capacity() ||
-      !doubling_fits(c, -1)) {
+bool reduce_by_steps(const Communicator& c, mpf::coll::Key key, const void* send, void* recv, int count,
+                     MPI_Datatype type, MPI_Op op, int root, const char* call) {
+  // The choice reduce_task makes off the board: the cells when the data
+  // fits one.
+  if (c.size() == 1 || count == 0 || on_board(c) ||
+      static_cast<std::size_t>(count) * *datatype_size(type) > cells().capacity()) {
     return false;
   }
-  Doubling steps(c, key, send, recv, count, type, op);
-  run_steps(steps, c, call, -1);
+  if (doubling_fits(c, root)) {
+    Doubling steps(c, key, send, recv, count, type, op);
+    run_steps(steps, c, call, -1);
+  } else {
+    TreeReduce steps(c, key, send, recv, count, type, op, root);
+    run_steps(steps, c, call, root);
+  }
   return true;
 }
 

@@ -174,7 +174,7 @@ Task scan_task(const Communicator& c, mpf::coll::Key key, const void* send, void
 void reduce(Communicator& c, const void* send, void* recv, int count, MPI_Datatype type, MPI_Op op, int root,
             const char* call) {
   const mpf::coll::Key key = c.next_collective(root < 0 ? kAllreduce : kReduce, root);
-  if (root < 0 && allreduce_by_steps(c, key, send, recv, count, type, op, call)) return;
+  if (reduce_by_steps(c, key, send, recv, count, type, op, root, call)) return;
   run(reduce_task(c, key, send, recv, count, type, op, root), c, call, root);
 }
 
