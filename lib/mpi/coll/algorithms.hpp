@@ -22,7 +22,11 @@
 //   reductions               always rooted at rank 0 and combined in rank
 //                            order, so the result does not depend on the
 //                            root and non-commutative operations see
-//                            x0 op x1 op ... (seed 002 §3.3)
+//                            x0 op x1 op ... (seed 002 §3.3); on the cells,
+//                            exact operations (op_is_exact) at the root
+//
+// The cells' algorithms are step lists (steps.hpp): the *_by_steps
+// functions below run them for a blocking call without a coroutine.
 //   gatherv, scatterv        straight to and from the root
 //   alltoallv                every rank publishes its blocks, staggered by
 //                            rank, and takes its own from every other (a
