@@ -250,43 +250,44 @@ class TreeReduce {
     return up + (c_.rank == top_ || c_.rank == root_ ? 1 : 0);
   }
   std::int32_t peer(int i) const {
-    const int other = target(i);
-    return other < 0 ? -1 : static_cast<std::int32_t>(world_of(c_, other));
+    const Step s = step(i);
+    return s.peer < 0 ? -1 : static_cast<std::int32_t>(world_of(c_, s.peer));
   }
   bool try_step(int i) {
-    const int children = node_.children(), parent = node_.parent();
-    if (i < children) {  // up: this rank's subtree, children in rank order
-      return cells().try_take(world_of(c_, node_.child(i)), key_, 0, [&](const std::byte* data, std::uint32_t) {
-        combine(op_, commutative_, false, data, acc_, scratch_, count_, type_, bytes_);
-      });
+    const Step s = step(i);
+    const std::uint32_t other = s.peer < 0 ? 0 : world_of(c_, s.peer);
+    switch (s.what) {
+      case Step::combine_child:
+        return cells().try_take(other, key_, 0, [&](const std::byte* data, std::uint32_t) {
+          combine(op_, commutative_, false, data, acc_, scratch_, count_, type_, bytes_);
+        });
+      case Step::post_up: return cells().try_post(other, key_, 0, acc_, bytes_);
+      case Step::keep_result: std::memcpy(recv_, acc_, bytes_); return true;
+      case Step::post_result: return cells().try_post(other, key_, 1, s.from_acc ? acc_ : recv_, bytes_);
+      case Step::take_result: return cells().try_take_into(other, key_, 1, recv_, bytes_);
     }
-    i -= children;
-    if (parent >= 0 && i-- == 0) return cells().try_post(world_of(c_, parent), key_, 0, acc_, bytes_);
-    if (root_ < 0) {  // down: the top's result through the same tree
-      if (i == 0 && parent >= 0) return cells().try_take_into(world_of(c_, parent), key_, 1, recv_, bytes_);
-      if (i == 0) return copy_result();
-      return cells().try_post(world_of(c_, node_.child(i - 1)), key_, 1, recv_, bytes_);
-    }
-    if (c_.rank == top_ && top_ == root_) return copy_result();
-    if (c_.rank == top_) return cells().try_post(world_of(c_, root_), key_, 1, acc_, bytes_);
-    return cells().try_take_into(world_of(c_, top_), key_, 1, recv_, bytes_);  // the root
+    return false;
   }
   void finish() {}
 
  private:
-  bool copy_result() {
-    std::memcpy(recv_, acc_, bytes_);
-    return true;
-  }
-  // The comm rank step i waits for (-1: none).
-  int target(int i) const {
+  // Step i: what it does, with which comm rank (-1: none).
+  struct Step {
+    enum What { combine_child, post_up, keep_result, post_result, take_result } what;
+    int peer;
+    bool from_acc = false;  // post_result: the combined data, not the received result
+  };
+  Step step(int i) const {
     const int children = node_.children(), parent = node_.parent();
-    if (i < children) return node_.child(i);
+    if (i < children) return {Step::combine_child, node_.child(i)};  // children in rank order
     i -= children;
-    if (parent >= 0 && i-- == 0) return parent;
-    if (root_ < 0) return i == 0 ? parent : node_.child(i - 1);
-    if (c_.rank == top_) return top_ == root_ ? -1 : root_;
-    return top_;
+    if (parent >= 0 && i-- == 0) return {Step::post_up, parent};
+    if (root_ < 0) {  // down: the top's result through the same tree
+      if (i == 0) return parent >= 0 ? Step{Step::take_result, parent} : Step{Step::keep_result, -1};
+      return {Step::post_result, node_.child(i - 1)};
+    }
+    if (c_.rank != top_) return {Step::take_result, top_};  // the root
+    return top_ == root_ ? Step{Step::keep_result, -1} : Step{Step::post_result, root_, true};
   }
   const Communicator& c_;
   mpf::coll::Key key_;
