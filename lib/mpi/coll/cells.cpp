@@ -56,6 +56,35 @@ void combine(MPI_Op op, bool commutative, bool other_first, const std::byte* oth
   }
 }
 
+// A reduction's running value, in a cell's worth of bytes: this rank's
+// data, combined with what arrives, copied to `recv` at the end.
+class Accumulator {
+ public:
+  Accumulator(const void* send, void* recv, int count, MPI_Datatype type, MPI_Op op)
+      : recv_(recv), count_(count), type_(type), op_(op), commutative_(op_is_commutative(op)),
+        bytes_(static_cast<std::uint32_t>(static_cast<std::size_t>(count) * *datatype_size(type))) {
+    std::memcpy(acc_, send, bytes_);
+  }
+  const std::byte* data() const { return acc_; }
+  std::uint32_t bytes() const { return bytes_; }
+  void* recv() const { return recv_; }
+  // Combines `other` in: other op acc when the other's data comes first.
+  void add(const std::byte* other, bool other_first) {
+    combine(op_, commutative_, other_first, other, acc_, scratch_, count_, type_, bytes_);
+  }
+  void copy_out() const { std::memcpy(recv_, acc_, bytes_); }
+
+ private:
+  void* recv_;
+  int count_;
+  MPI_Datatype type_;
+  MPI_Op op_;
+  bool commutative_;
+  std::uint32_t bytes_;
+  alignas(16) std::byte acc_[mpf::coll::kMaxCellData];
+  alignas(16) std::byte scratch_[mpf::coll::kMaxCellData];
+};
+
 }  // namespace
 
 namespace {
@@ -104,10 +133,8 @@ class Doubling {
  public:
   Doubling(const Communicator& c, mpf::coll::Key key, const void* send, void* recv, int count, MPI_Datatype type,
            MPI_Op op)
-      : c_(c), key_(key), recv_(recv), count_(count), type_(type), op_(op), commutative_(op_is_commutative(op)),
-        bytes_(static_cast<std::uint32_t>(static_cast<std::size_t>(count) * *datatype_size(type))) {
+      : c_(c), key_(key), sum_(send, recv, count, type, op) {
     for (int distance = 1; distance < c.size(); distance *= 2) ++rounds_;
-    std::memcpy(acc_, send, bytes_);
   }
   int count() const { return 2 * rounds_; }
   std::int32_t peer(int i) const { return static_cast<std::int32_t>(world_of(c_, partner(i))); }
@@ -115,27 +142,19 @@ class Doubling {
     const int partner_rank = partner(i);
     const std::uint32_t to = world_of(c_, partner_rank);
     const auto round = static_cast<std::uint32_t>(i / 2);
-    if (i % 2 == 0) return cells().try_post(to, key_, round, acc_, bytes_);
+    if (i % 2 == 0) return cells().try_post(to, key_, round, sum_.data(), sum_.bytes());
     // Partners combine lower op higher, so every rank computes the same bits.
-    return cells().try_take(to, key_, round, [&](const std::byte* data, std::uint32_t) {
-      combine(op_, commutative_, partner_rank < c_.rank, data, acc_, scratch_, count_, type_, bytes_);
-    });
+    return cells().try_take(to, key_, round,
+                            [&](const std::byte* data, std::uint32_t) { sum_.add(data, partner_rank < c_.rank); });
   }
-  void finish() { std::memcpy(recv_, acc_, bytes_); }
+  void finish() { sum_.copy_out(); }
 
  private:
   int partner(int i) const { return c_.rank ^ (1 << (i / 2)); }
   const Communicator& c_;
   mpf::coll::Key key_;
-  void* recv_;
-  int count_;
-  MPI_Datatype type_;
-  MPI_Op op_;
-  bool commutative_;
-  std::uint32_t bytes_;
+  Accumulator sum_;
   int rounds_ = 0;
-  alignas(16) std::byte acc_[mpf::coll::kMaxCellData];
-  alignas(16) std::byte scratch_[mpf::coll::kMaxCellData];
 };
 
 // MPI_Alltoall's blocks through the cells: every rank posts each peer its
@@ -238,12 +257,8 @@ class TreeReduce {
  public:
   TreeReduce(const Communicator& c, mpf::coll::Key key, const void* send, void* recv, int count, MPI_Datatype type,
              MPI_Op op, int root)
-      : c_(c), key_(key), recv_(recv), count_(count), type_(type), op_(op), root_(root),
-        top_(root >= 0 && op_is_exact(op, type) ? root : 0), commutative_(op_is_commutative(op)),
-        bytes_(static_cast<std::uint32_t>(static_cast<std::size_t>(count) * *datatype_size(type))),
-        node_(c.rank, top_, c.size(), radix()) {
-    std::memcpy(acc_, send, bytes_);
-  }
+      : c_(c), key_(key), root_(root), top_(root >= 0 && op_is_exact(op, type) ? root : 0),
+        node_(c.rank, top_, c.size(), radix()), sum_(send, recv, count, type, op) {}
   int count() const {
     const int up = node_.children() + (node_.parent() >= 0 ? 1 : 0);
     if (root_ < 0) return up + 1 + node_.children();
@@ -258,13 +273,12 @@ class TreeReduce {
     const std::uint32_t other = s.peer < 0 ? 0 : world_of(c_, s.peer);
     switch (s.what) {
       case Step::combine_child:
-        return cells().try_take(other, key_, 0, [&](const std::byte* data, std::uint32_t) {
-          combine(op_, commutative_, false, data, acc_, scratch_, count_, type_, bytes_);
-        });
-      case Step::post_up: return cells().try_post(other, key_, 0, acc_, bytes_);
-      case Step::keep_result: std::memcpy(recv_, acc_, bytes_); return true;
-      case Step::post_result: return cells().try_post(other, key_, 1, s.from_acc ? acc_ : recv_, bytes_);
-      case Step::take_result: return cells().try_take_into(other, key_, 1, recv_, bytes_);
+        return cells().try_take(other, key_, 0, [&](const std::byte* data, std::uint32_t) { sum_.add(data, false); });
+      case Step::post_up: return cells().try_post(other, key_, 0, sum_.data(), sum_.bytes());
+      case Step::keep_result: sum_.copy_out(); return true;
+      case Step::post_result:
+        return cells().try_post(other, key_, 1, s.from_acc ? sum_.data() : sum_.recv(), sum_.bytes());
+      case Step::take_result: return cells().try_take_into(other, key_, 1, sum_.recv(), sum_.bytes());
     }
     return false;
   }
@@ -291,16 +305,9 @@ class TreeReduce {
   }
   const Communicator& c_;
   mpf::coll::Key key_;
-  void* recv_;
-  int count_;
-  MPI_Datatype type_;
-  MPI_Op op_;
   int root_, top_;
-  bool commutative_;
-  std::uint32_t bytes_;
   Knomial node_;
-  alignas(16) std::byte acc_[mpf::coll::kMaxCellData];
-  alignas(16) std::byte scratch_[mpf::coll::kMaxCellData];
+  Accumulator sum_;
 };
 
 // Recursive doubling applies: every rank gets the result, on a
