@@ -68,8 +68,8 @@ class Cells {
     return reinterpret_cast<const std::byte*>(&cell) + offsetof(shm::MailCell, data);
   }
   static bool belongs(const shm::MailCell& cell, Key key, std::uint32_t step) {
-    return cell.context == key.context && cell.seq == key.seq && cell.kind == static_cast<std::uint16_t>(key.kind) && cell.root == key.root &&
-           cell.step == step;
+    return cell.context == key.context && cell.seq == key.seq && cell.kind == static_cast<std::uint16_t>(key.kind) &&
+           cell.root == key.root && cell.step == step;
   }
   void taken(std::uint32_t from, std::uint64_t n);
 
@@ -97,7 +97,8 @@ bool Cells::try_take(std::uint32_t from, Key key, std::uint32_t step, Take&& tak
   take(data_of(cell), std::min<std::uint32_t>(cell.bytes, capacity_));
   // The peer's count of our messages it has taken, from the low bits it
   // sent: at most a few behind what we posted.
-  const std::uint64_t acked = posted_[from] - static_cast<std::uint32_t>(static_cast<std::uint32_t>(posted_[from]) - cell.taken);
+  const auto behind = static_cast<std::uint32_t>(static_cast<std::uint32_t>(posted_[from]) - cell.taken);
+  const std::uint64_t acked = posted_[from] - behind;
   if (acked > acked_[from]) acked_[from] = acked;
   taken(from, n);
   return true;

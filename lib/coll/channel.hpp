@@ -38,7 +38,7 @@ inline constexpr std::int32_t kEveryConsumer = -1;
 struct Key {
   std::uint32_t context;
   std::uint32_t seq;
-  std::uint32_t kind = 0;
+  std::uint32_t kind = 0;  // below 65536: a cell (shm::MailCell) carries 16 bits of it
   std::int32_t root = -1;
 };
 

@@ -47,7 +47,7 @@ Regions regions_for(const Segment::Geometry& g) {
   r.inbox_stride = round_up(inbox_words(g.nranks) * sizeof(std::uint64_t), kCacheLine);
   r.introspection = r.inbox + g.nranks * r.inbox_stride;
   r.introspection_stride = sizeof(Introspection);
-  r.credits = r.introspection + g.nranks * r.introspection_stride;
+  r.credits = round_up(r.introspection + g.nranks * r.introspection_stride, kCacheLine);
   r.rings = round_up(r.credits + g.nranks * counter_row_bytes(g.nranks), page);
   r.ring_stride = round_up(PacketRing::bytes_for(g.ring_slots), kCacheLine);
   r.eager = round_up(r.rings + std::size_t{g.nranks} * g.nranks * r.ring_stride, page);
