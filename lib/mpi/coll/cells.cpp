@@ -43,19 +43,6 @@ namespace {
 
 bool power_of_two(int n) { return n > 0 && (n & (n - 1)) == 0; }
 
-// acc = acc op other when this rank's data comes first, other op acc when
-// the other's does (`other_first`): canonical order for any operation.
-void combine(MPI_Op op, bool commutative, bool other_first, const std::byte* other, std::byte* acc, std::byte* scratch,
-             int count, MPI_Datatype type, std::size_t bytes) {
-  if (other_first || commutative) {
-    apply_op(op, other, acc, count, type);
-  } else {
-    std::memcpy(scratch, other, bytes);
-    apply_op(op, acc, scratch, count, type);
-    std::memcpy(acc, scratch, bytes);
-  }
-}
-
 // A reduction's running value, in a cell's worth of bytes: this rank's
 // data, combined with what arrives, copied to `recv` at the end.
 class Accumulator {
@@ -68,9 +55,17 @@ class Accumulator {
   const std::byte* data() const { return acc_; }
   std::uint32_t bytes() const { return bytes_; }
   void* recv() const { return recv_; }
-  // Combines `other` in: other op acc when the other's data comes first.
+  // Combines `other` in: acc = other op acc when the other's data comes
+  // first (`other_first`), acc op other when this rank's does: canonical
+  // order for any operation.
   void add(const std::byte* other, bool other_first) {
-    combine(op_, commutative_, other_first, other, acc_, scratch_, count_, type_, bytes_);
+    if (other_first || commutative_) {
+      apply_op(op_, other, acc_, count_, type_);
+    } else {
+      std::memcpy(scratch_, other, bytes_);
+      apply_op(op_, acc_, scratch_, count_, type_);
+      std::memcpy(acc_, scratch_, bytes_);
+    }
   }
   void copy_out() const { std::memcpy(recv_, acc_, bytes_); }
 
