@@ -11,6 +11,15 @@
 #include "mpi/requests.hpp"
 
 namespace mpf::mpi {
+
+void received_status(const progress::Status& st, MPI_Comm comm, MPI_Status* status) {
+  if (status == MPI_STATUS_IGNORE) return;
+  status->MPI_SOURCE = from_world(comm, st.source);
+  status->MPI_TAG = st.tag;
+  status->mpf_bytes = static_cast<MPI_Count>(st.bytes);
+  status->mpf_cancelled = st.cancelled ? 1 : 0;
+}
+
 namespace {
 
 progress::Engine& engine() { return core::Runtime::instance().engine(); }
@@ -23,9 +32,13 @@ void fill_status(const MpiRequest& r, MPI_Status* status) {
     return;
   }
   const progress::Status& st = r.engine != nullptr ? r.engine->status : r.fixed_status;
-  status->MPI_SOURCE = r.is_send ? r.peer : from_world(r.comm, st.source);
-  status->MPI_TAG = r.is_send ? r.tag : st.tag;
-  status->mpf_bytes = static_cast<MPI_Count>(r.is_send && r.engine == nullptr ? 0 : st.bytes);
+  if (!r.is_send) {
+    received_status(st, r.comm, status);
+    return;
+  }
+  status->MPI_SOURCE = r.peer;
+  status->MPI_TAG = r.tag;
+  status->mpf_bytes = static_cast<MPI_Count>(r.engine == nullptr ? 0 : st.bytes);
   status->mpf_cancelled = st.cancelled ? 1 : 0;
 }
 

@@ -66,6 +66,59 @@ int check_request_ptr(const char* call, MPI_Comm comm, const void* request) {
   return comm_error(call, comm, MPI_ERR_REQUEST, "request argument is NULL");
 }
 
+// A send or receive as the engine sees it: contiguous bytes between this
+// rank and a world rank, in a communicator's matching context.
+struct Route {
+  std::int32_t world;  // the peer's world rank, or -1 for MPI_ANY_SOURCE
+  std::uint32_t context;
+  std::uint64_t bytes;
+  std::uint16_t signature;  // checked_signature() of the datatype
+};
+
+// Starts an engine request for `route` and returns it.
+progress::Request* start_engine(bool is_send, const Route& route, int tag, const void* data, SendMode mode) {
+  progress::Request* e = engine().new_request();
+  e->peer = route.world;
+  e->tag = tag;
+  e->context = route.context;
+  e->buffer = static_cast<std::byte*>(const_cast<void*>(data));
+  e->bytes = route.bytes;
+  e->signature = route.signature;
+  e->mode = mode;
+  if (is_send) {
+    engine().start_send(e);
+  } else {
+    engine().start_recv(e);
+  }
+  return e;
+}
+
+// The common case of a blocking send or receive, recognised in one pass
+// over its arguments: MPI initialised, a valid communicator, a peer in it
+// (not MPI_PROC_NULL), a valid tag, a committed datatype used in place.
+// Fills `route` and says true; anything else, every error included, says
+// false and takes the general path (prepare()), which reports it.
+bool direct_route(bool is_send, const void* buf, int count, MPI_Datatype datatype, int peer, int tag, MPI_Comm comm,
+                  Route& route) {
+  const Runtime& rt = Runtime::instance();
+  const Communicator* c = find_comm(comm);
+  const TypeInfo* t = usable_type(datatype);
+  if (!rt.initialized() || rt.finalized() || c == nullptr || t == nullptr || !t->contiguous || count < 0) return false;
+  if (tag < 0 && (is_send || tag != MPI_ANY_TAG)) return false;
+  if (peer >= 0 && peer < c->size()) {
+    route.world = static_cast<std::int32_t>(c->world[static_cast<std::size_t>(peer)]);
+  } else if (!is_send && peer == MPI_ANY_SOURCE) {
+    route.world = -1;
+  } else {
+    return false;
+  }
+  route.bytes = static_cast<std::uint64_t>(count) * t->size;
+  if (route.bytes > 0 && buf == nullptr) return false;
+  route.context = c->context;
+  route.signature = checked_signature(*t);
+  return true;
+}
+
 // Starts the operation a (possibly persistent) request describes.
 void start(MpiRequest& r) {
   r.active = true;
@@ -82,28 +135,17 @@ void start(MpiRequest& r) {
     r.fixed_status = progress::Status{};
     return;
   }
-  progress::Request* e = engine().new_request();
-  e->peer = to_world(r.comm, r.peer);
-  e->tag = r.tag;
-  e->context = comm_context(r.comm);
-  e->buffer = static_cast<std::byte*>(const_cast<void*>(r.buffer));
+  const void* data = r.buffer;
   if (r.layout) {
     // Sends take a packed copy now (the standard lets the program reuse
     // nothing until completion, but packing at start keeps the engine to
     // contiguous bytes); receives land packed and are unpacked at completion.
     r.staging.resize(bytes);
     if (r.is_send) pack(*r.layout, r.buffer, static_cast<std::uint64_t>(r.count), r.staging.data());
-    e->buffer = r.staging.data();
+    data = r.staging.data();
   }
-  e->bytes = bytes;
-  e->signature = r.signature;
-  e->mode = r.mode;
-  r.engine = e;
-  if (r.is_send) {
-    engine().start_send(e);
-  } else {
-    engine().start_recv(e);
-  }
+  r.engine = start_engine(r.is_send, {to_world(r.comm, r.peer), comm_context(r.comm), bytes, r.signature}, r.tag,
+                          data, r.mode);
 }
 
 // Checks a send's or receive's arguments and describes the operation in `r`
@@ -160,6 +202,33 @@ int make_request(const char* call, bool is_send, const void* buf, int count, MPI
 // handle in the table.
 int blocking(const char* call, bool is_send, const void* buf, int count, MPI_Datatype datatype, int peer, int tag,
              MPI_Comm comm, SendMode mode, bool buffered, MPI_Status* status) {
+  Route route;
+  if (!buffered && direct_route(is_send, buf, count, datatype, peer, tag, comm, route)) [[likely]] {
+    // No MpiRequest: its fields, checks and table are what a ping-pong of
+    // small messages spends most of its instructions on.
+    if (is_send && mode != SendMode::synchronous &&
+        engine().try_send_now(static_cast<std::uint32_t>(route.world), tag, route.context, buf, route.bytes,
+                              route.signature)) {
+      return MPI_SUCCESS;
+    }
+    progress::Request* e = start_engine(is_send, route, tag, buf, mode);
+    if (!e->done()) engine().wait_until([e] { return e->done(); }, {call, route.world, tag, route.context});
+    if (e->status.error == 0) [[likely]] {
+      if (!is_send) received_status(e->status, comm, status);
+      engine().free_request(e);
+      return MPI_SUCCESS;
+    }
+    // Truncated, or a type mismatch: the general finish names it.
+    MpiRequest r;
+    r.is_send = is_send;
+    r.active = true;
+    r.comm = comm;
+    r.datatype = datatype;
+    r.peer = peer;
+    r.tag = tag;
+    r.engine = e;
+    return finish_operation(r, status, call, false);
+  }
   MpiRequest r;
   if (int rc = prepare(call, is_send, buf, count, datatype, peer, tag, comm, mode, buffered, false, r)) return rc;
   // A small standard send needs no request: into the ring and done.

@@ -112,6 +112,9 @@ int finish_operation(MpiRequest& r, MPI_Status* status, const char* call, bool s
 // Returns MPI_SUCCESS or the request's error class (already reported through
 // the communicator's error handler as `call`).
 int finish_request(MPI_Request* handle, MPI_Status* status, const char* call, bool set_error_field);
+// The status of a receive the engine completed with `st`, in `comm`'s ranks
+// (`status` may be MPI_STATUS_IGNORE; MPI_ERROR is left alone).
+void received_status(const progress::Status& st, MPI_Comm comm, MPI_Status* status);
 // An empty status (inactive or null requests).
 void empty_status(MPI_Status* status);
 // The status of an operation on MPI_PROC_NULL: source MPI_PROC_NULL, tag
