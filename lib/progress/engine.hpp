@@ -148,7 +148,8 @@ class Engine {
   void deliver(Request* r, const Message& m);
   void on_cts(Request* s, const shm::Packet& p);
   void advance_reads();
-  bool start_split(Request* r, std::uint32_t source, std::uint64_t address);
+  bool start_split(Request* r, std::uint32_t source);
+  [[noreturn]] static void cma_refused_midway(std::uint32_t peer);
   void advance_splits();
   bool advance_split(Request* x, bool claim);
   void on_split_fin(std::uint32_t source, const shm::Packet& p);
@@ -183,7 +184,8 @@ class Engine {
   std::size_t backlog_count_ = 0;
   std::size_t incomplete_sends_ = 0;
   std::vector<std::uint32_t> rendezvous_out_;  // per peer: our rendezvous sends not yet complete
-  std::deque<Request*> reads_;    // matched rendezvous receives to read with CMA (get), in order
+  std::deque<Request*> reads_;    // matched rendezvous receives to read with CMA (get), in order;
+                                  // those with chunk_bytes set wait for a SplitCopy (advance_reads)
   std::vector<Request*> splits_;  // split copies this rank takes part in, unfinished
   bool copied_ = false;           // the last round of progress copied rendezvous data
 

@@ -82,15 +82,16 @@ bool Transport::cma_copy(std::uint32_t peer, bool write, std::byte* local, std::
   return true;
 }
 
-std::int32_t Transport::try_take_split(std::uint32_t peer, std::uint32_t chunks) {
+std::int32_t Transport::try_take_split(std::uint32_t peer, std::uint32_t chunks, std::uint32_t copied,
+                                      std::uint64_t copied_bytes) {
   for (std::uint32_t i = 0; i < kSplitsPerPair; ++i) {
     if ((split_busy_[peer] & (1u << i)) != 0) continue;
     split_busy_[peer] |= 1u << i;
     SplitCopy& s = segment_->split_copy(peer, me_, i);
     // Relaxed: the cts that names this split copy is published after these
     // stores (a release), and the sender reads them only after it.
-    s.claims.store(std::uint64_t{chunks} << 32, std::memory_order_relaxed);
-    s.done.store(0, std::memory_order_relaxed);
+    s.claims.store(std::uint64_t{chunks} << 32 | copied, std::memory_order_relaxed);
+    s.done.store(copied_bytes, std::memory_order_relaxed);
     return static_cast<std::int32_t>(i);
   }
   return -1;

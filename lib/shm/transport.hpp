@@ -107,8 +107,10 @@ class Transport {
   // A CMA copy with `peer` has succeeded: the kernel lets this pair use it.
   bool cma_proven(std::uint32_t peer) const { return cma_proven_[peer] != 0; }
   // A free split copy of the pair (peer -> this rank), set up for a message
-  // of `chunks` chunks, or -1 when all are in use.
-  std::int32_t try_take_split(std::uint32_t peer, std::uint32_t chunks);
+  // of `chunks` chunks whose first `copied` chunks (`copied_bytes`) this
+  // rank has read already, or -1 when all are in use.
+  std::int32_t try_take_split(std::uint32_t peer, std::uint32_t chunks, std::uint32_t copied,
+                              std::uint64_t copied_bytes);
   // The sender is done with it (its fin arrived).
   void release_split(std::uint32_t peer, std::uint32_t split) { split_busy_[peer] &= ~(1u << split); }
   SplitCopy& split_copy(std::uint32_t sender, std::uint32_t receiver, std::uint32_t split) const {
