@@ -15,6 +15,9 @@
 //               progress, until they meet (shm::SplitCopy). Two CPUs copy
 //               where get and put use one; an end that is busy elsewhere
 //               leaves its chunks to the other, so nothing waits for it.
+//               A pair has kSplitsPerPair SplitCopies; a message that finds
+//               them all in use is read from the front a chunk per round
+//               and split as soon as one is free (advance_reads).
 //               From kSplitMinBytes, once a CMA copy with the pair has
 //               worked (the first large message of a pair uses get), and
 //               only while we send the peer no large message of our own:

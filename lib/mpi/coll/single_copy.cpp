@@ -5,7 +5,9 @@
 // out). A last exchange of messages keeps every rank in the call until no
 // peer reads its buffers any more.
 //
-//   bcast       every rank reads the root's buffer
+//   bcast       every rank reads the root's buffer; with a CPU per rank
+//               the root meanwhile writes the end of each reader's (a
+//               1/n share), so that all the CPUs copy
 //   reduce,     reduce-scatter, then allgather (or gather at the root):
 //   allreduce   rank r combines block r of every rank's input, in rank
 //               order (x0 op x1 op ...), reading each from its owner, then
@@ -33,19 +35,40 @@ namespace mpf::mpi::coll {
 
 using mpf::coll::Task;
 
-void read_peer(std::uint32_t peer, void* local, std::uint64_t remote, std::size_t bytes, const char* what) {
+namespace {
+
+// read_peer and write_peer: `bytes` between `local` and address `remote` of
+// world rank `peer`.
+void copy_with_peer(bool write, std::uint32_t peer, void* local, std::uint64_t remote, std::size_t bytes,
+                    const char* what) {
   core::Runtime& rt = core::Runtime::instance();
   if (bytes == 0) return;
   if (peer == rt.transport().rank()) {
-    std::memmove(local, reinterpret_cast<const void*>(remote), bytes);
+    if (write) {
+      std::memmove(reinterpret_cast<void*>(remote), local, bytes);
+    } else {
+      std::memmove(local, reinterpret_cast<const void*>(remote), bytes);
+    }
     return;
   }
-  if (!rt.transport().cma_read(peer, local, remote, bytes)) {
-    rt.abort(1, std::string("the kernel refused Cross Memory Attach (process_vm_readv) to rank ") +
-                    std::to_string(peer) + " in a single-copy " + what +
+  if (!(write ? rt.transport().cma_write(peer, remote, local, bytes) : rt.transport().cma_read(peer, local, remote, bytes))) {
+    rt.abort(1, std::string("the kernel refused Cross Memory Attach (") +
+                    (write ? "process_vm_writev" : "process_vm_readv") + ") to rank " + std::to_string(peer) +
+                    " in a single-copy " + what +
                     "; run with --set coll_single_copy=0 (or MPF_COLL_SINGLE_COPY=0) to move large collectives "
                     "through shared memory instead");
   }
+}
+
+// Copies `bytes` from `local` to address `remote` of world rank `peer`.
+void write_peer(std::uint32_t peer, std::uint64_t remote, const void* local, std::size_t bytes, const char* what) {
+  copy_with_peer(true, peer, const_cast<void*>(local), remote, bytes, what);
+}
+
+}  // namespace
+
+void read_peer(std::uint32_t peer, void* local, std::uint64_t remote, std::size_t bytes, const char* what) {
+  copy_with_peer(false, peer, local, remote, bytes, what);
 }
 
 namespace {
@@ -76,20 +99,50 @@ Task all_signal(const Communicator& c, mpf::coll::Key key, std::uint32_t step) {
   for (int k = 1; k < n; ++k) co_await take(world_of(c, (c.rank - k + n) % n), key, step, nullptr, 0);
 }
 
+
+// The bytes of a Bcast of `bytes` to `n` ranks that the root writes into
+// each reader's buffer (its end) while the reader reads the rest: a 1/n
+// share, in whole pages, so that every rank copies about as much. Only
+// when every rank of the node has a CPU: otherwise the copies take turns
+// on the CPUs anyway, and the root's writes would only add messages.
+std::uint64_t bcast_root_share(std::uint64_t bytes, int n) {
+  if (core::Runtime::instance().transport().oversubscribed()) return 0;
+  constexpr std::uint64_t kPage = 4096;
+  return bytes / static_cast<std::uint64_t>(n) / kPage * kPage;
+}
+
 }  // namespace
 
 Task bcast_single_task(const Communicator& c, mpf::coll::Key key, void* buffer, std::uint64_t bytes, int root) {
+  const int n = c.size();
   const std::uint32_t from = world_of(c, root);
+  const std::uint64_t share = bcast_root_share(bytes, n);
+  auto* data = static_cast<std::byte*>(buffer);
   if (c.rank == root) {
     const Exposed mine{address(buffer), 0};
-    for (int k = 1; k < c.size(); ++k) co_await post(world_of(c, (root + k) % c.size()), key, 0, &mine, sizeof mine);
+    for (int k = 1; k < n; ++k) co_await post(world_of(c, (root + k) % n), key, 0, &mine, sizeof mine);
+    if (share > 0) {
+      // Step 2: a reader's buffer; step 3: its end is written.
+      for (int k = 1; k < n; ++k) {
+        const std::uint32_t reader = world_of(c, (root + k) % n);
+        Exposed at;
+        co_await take(reader, key, 2, &at, sizeof at);
+        write_peer(reader, at.out + (bytes - share), data + (bytes - share), share, "broadcast");
+        co_await post(reader, key, 3, nullptr, 0);
+      }
+    }
     // Done: every rank has read the buffer.
-    for (int k = 1; k < c.size(); ++k) co_await take(world_of(c, (root + k) % c.size()), key, 1, nullptr, 0);
+    for (int k = 1; k < n; ++k) co_await take(world_of(c, (root + k) % n), key, 1, nullptr, 0);
     co_return;
+  }
+  if (share > 0) {
+    const Exposed mine{0, address(buffer)};
+    co_await post(from, key, 2, &mine, sizeof mine);
   }
   Exposed at;
   co_await take(from, key, 0, &at, sizeof at);
-  read_peer(from, buffer, at.in, bytes, "broadcast");
+  read_peer(from, buffer, at.in, bytes - share, "broadcast");
+  if (share > 0) co_await take(from, key, 3, nullptr, 0);
   co_await post(from, key, 1, nullptr, 0);
 }
 
