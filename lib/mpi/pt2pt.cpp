@@ -205,7 +205,8 @@ int blocking(const char* call, bool is_send, const void* buf, int count, MPI_Dat
   Route route;
   if (!buffered && direct_route(is_send, buf, count, datatype, peer, tag, comm, route)) [[likely]] {
     // No MpiRequest: its fields, checks and table are what a ping-pong of
-    // small messages spends most of its instructions on.
+    // small messages spent most of its instructions on. A small standard
+    // send needs no request at all: into the ring and done.
     if (is_send && mode != SendMode::synchronous &&
         engine().try_send_now(static_cast<std::uint32_t>(route.world), tag, route.context, buf, route.bytes,
                               route.signature)) {
@@ -229,14 +230,9 @@ int blocking(const char* call, bool is_send, const void* buf, int count, MPI_Dat
     r.engine = e;
     return finish_operation(r, status, call, false);
   }
+  // The rest (buffered sends, MPI_PROC_NULL, packed datatypes, errors).
   MpiRequest r;
   if (int rc = prepare(call, is_send, buf, count, datatype, peer, tag, comm, mode, buffered, false, r)) return rc;
-  // A small standard send needs no request: into the ring and done.
-  if (is_send && mode != SendMode::synchronous && !buffered && peer != MPI_PROC_NULL && !r.layout &&
-      engine().try_send_now(static_cast<std::uint32_t>(to_world(comm, peer)), tag, comm_context(comm), buf, r.bytes,
-                            r.signature)) {
-    return MPI_SUCCESS;
-  }
   start(r);
   if (r.engine != nullptr && !r.engine->done()) {
     progress::Request* e = r.engine;
