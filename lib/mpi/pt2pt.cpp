@@ -219,14 +219,11 @@ int blocking(const char* call, bool is_send, const void* buf, int count, MPI_Dat
       engine().free_request(e);
       return MPI_SUCCESS;
     }
-    // Truncated, or a type mismatch: the general finish names it.
+    // Truncated, or a type mismatch (rare): the general finish names it,
+    // from the request the general path would have made.
     MpiRequest r;
-    r.is_send = is_send;
+    prepare(call, is_send, buf, count, datatype, peer, tag, comm, mode, false, false, r);  // valid: cannot fail
     r.active = true;
-    r.comm = comm;
-    r.datatype = datatype;
-    r.peer = peer;
-    r.tag = tag;
     r.engine = e;
     return finish_operation(r, status, call, false);
   }
