@@ -99,7 +99,6 @@ Task all_signal(const Communicator& c, mpf::coll::Key key, std::uint32_t step) {
   for (int k = 1; k < n; ++k) co_await take(world_of(c, (c.rank - k + n) % n), key, step, nullptr, 0);
 }
 
-
 // The bytes of a Bcast of `bytes` to `n` ranks that the root writes into
 // each reader's buffer (its end) while the reader reads the rest: a 1/n
 // share, in whole pages, so that every rank copies about as much. Only
