@@ -102,12 +102,20 @@ void Engine::sleep_once(const auto& done) {
   // before seeing `sleeping` set (or the node's count of sleepers) is found
   // by this last look; one that hands it after sees the flag and rings the
   // doorbell (transport.wake()).
+  // Sends held back for room make it a sleep that freed room ends too
+  // (shm::SleepReason). The last look may hold a send back: then we say
+  // so and look again, so room freed in between is found either way.
   std::atomic_ref<std::uint32_t> sleepers(transport_->sleepers());
   sleepers.fetch_add(1, std::memory_order_seq_cst);
-  me.sleeping.store(1, std::memory_order_seq_cst);
+  const bool for_room = backlog_count_ > 0;
+  me.sleeping.store(for_room ? shm::kSleepsForRoom : shm::kSleepsForWork, std::memory_order_seq_cst);
   std::atomic_thread_fence(std::memory_order_seq_cst);
   const std::uint32_t seen = me.doorbell.load(std::memory_order_seq_cst);
   progress();
+  if (!for_room && backlog_count_ > 0) [[unlikely]] {
+    me.sleeping.store(shm::kSleepsForRoom, std::memory_order_seq_cst);
+    progress();
+  }
   // A round that copied rendezvous data may leave more to copy (a split
   // copy's chunks, further reads): sleeping now could leave both ends
   // asleep with a message half done.

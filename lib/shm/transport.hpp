@@ -88,10 +88,13 @@ class Transport {
   }
 
   // --- waking ----------------------------------------------------------------
-  // Wakes `peer` if it sleeps: after handing it work or space.
+  // Wakes `peer` if it sleeps: after handing it work.
   inline void wake(std::uint32_t peer);
   // The same, when the caller has just executed a full fence.
   inline void wake_after_fence(std::uint32_t peer);
+  // Wakes `peer` if it sleeps waiting for room (kSleepsForRoom), after a
+  // full fence that followed freeing ring slots or an eager buffer of it.
+  inline void wake_for_room_after_fence(std::uint32_t peer);
   // Wakes `peer` at the next flush_wakes(), if it sleeps then. The fence a
   // wake needs waits for the caller's stores to reach the other caches;
   // deferred, it overlaps with the caller's next loads (a collective
@@ -135,6 +138,9 @@ class Transport {
 
   // Polls of a sender's empty ring before its inbox bit is cleared.
   static constexpr std::uint32_t kIdlePollsBeforeClear = 64;
+
+  // Bumps a sleeping rank's doorbell and wakes it.
+  inline void ring_doorbell(RankControl& sleeper);
 
   const Segment* segment_ = nullptr;
   std::uint32_t me_ = 0;

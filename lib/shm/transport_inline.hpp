@@ -22,11 +22,18 @@ inline void Transport::wake(std::uint32_t peer) {
 inline void Transport::wake_after_fence(std::uint32_t peer) {
   RankControl& c = segment_->rank(peer);
   // seq_cst: ordered after the caller's seq_cst store (a plain load on x86).
-  if (c.sleeping.load(std::memory_order_seq_cst) != 0) [[unlikely]] {
-    c.doorbell.fetch_add(1, std::memory_order_seq_cst);
-    common::futex_wake(c.doorbell);
-    count(control_->counters.wakeups_sent);
-  }
+  if (c.sleeping.load(std::memory_order_seq_cst) != 0) [[unlikely]] ring_doorbell(c);
+}
+
+inline void Transport::ring_doorbell(RankControl& sleeper) {
+  sleeper.doorbell.fetch_add(1, std::memory_order_seq_cst);
+  common::futex_wake(sleeper.doorbell);
+  count(control_->counters.wakeups_sent);
+}
+
+inline void Transport::wake_for_room_after_fence(std::uint32_t peer) {
+  RankControl& c = segment_->rank(peer);
+  if (c.sleeping.load(std::memory_order_seq_cst) == kSleepsForRoom) [[unlikely]] ring_doorbell(c);
 }
 
 inline void Transport::wake_later(std::uint32_t peer) {
@@ -79,7 +86,7 @@ inline void Transport::release_cell(std::uint32_t owner, std::uint32_t cell) {
   // Our reads of the cell happen before its owner reuses it; seq_cst makes
   // the store a full fence for the wake check.
   segment_->eager_cell(owner, cell).busy.store(0, std::memory_order_seq_cst);
-  wake_after_fence(owner);
+  wake_for_room_after_fence(owner);
 }
 
 template <class OnPacket>
@@ -101,7 +108,7 @@ inline std::size_t Transport::poll(OnPacket&& on_packet) {
       consumed += from_sender;
       if (from_sender != 0) {
         idle_polls_[sender] = 0;
-        wake_after_fence(sender);  // it may wait for ring space; drain()'s release() was seq_cst
+        wake_for_room_after_fence(sender);  // it may wait for ring space; drain()'s release() was seq_cst
       } else if (++idle_polls_[sender] >= kIdlePollsBeforeClear && (deferred_[w] & mask) == 0) {
         // Quiet for a while: clear its bit, then look once more, so a packet
         // published just before the clear is not left without its bit.

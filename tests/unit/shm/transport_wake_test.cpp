@@ -1,0 +1,82 @@
+// Who wakes a sleeping rank (shm::SleepReason): two ranks that live in this
+// one process, two transports attached to one segment. A rank "sleeps" here
+// by setting its `sleeping` flag as the engine does; a wake shows as a bump
+// of its doorbell (the futex wake itself finds no waiter and returns).
+#include <gtest/gtest.h>
+
+#include <cstdint>
+
+#include "shm/segment.hpp"
+#include "shm/transport.hpp"
+
+namespace mpf::shm {
+namespace {
+
+class TransportWakeTest : public ::testing::Test {
+ protected:
+  TransportWakeTest() : segment_(Segment::create({2, 2, "unit-wake", "{}"})) {
+    for (std::uint32_t r = 0; r < 2; ++r) transport_[r].init(segment_, r, false);
+  }
+
+  std::uint32_t doorbell(std::uint32_t r) { return segment_.rank(r).doorbell.load(); }
+  void sleep_as(std::uint32_t r, std::uint32_t reason) { segment_.rank(r).sleeping.store(reason); }
+
+  // Rank 0 sends one packet to rank 1.
+  void send_packet() {
+    Packet* p = transport_[0].try_claim(1);
+    ASSERT_NE(p, nullptr);
+    p->header = {PacketKind::short_msg, 0, 0, 0, 0, 0, 0, 0};
+    transport_[0].publish(1);
+  }
+  // Rank 1 takes what rank 0 sent; returns how many packets.
+  std::size_t drain_at_1() {
+    return transport_[1].poll([](std::uint32_t, const Packet&) { return true; });
+  }
+
+  Segment segment_;
+  Transport transport_[2];
+};
+
+TEST_F(TransportWakeTest, APacketWakesASleeperWhateverItWaitsFor) {
+  for (std::uint32_t reason : {kSleepsForWork, kSleepsForRoom}) {
+    sleep_as(1, reason);
+    const std::uint32_t before = doorbell(1);
+    send_packet();
+    EXPECT_EQ(doorbell(1), before + 1) << "sleep reason " << reason;
+    sleep_as(1, 0);
+    EXPECT_EQ(drain_at_1(), 1u);
+  }
+}
+
+TEST_F(TransportWakeTest, DrainingWakesTheSenderOnlyWhenItWaitsForRoom) {
+  send_packet();
+  sleep_as(0, kSleepsForWork);  // rank 0 waits for a message, as in a token ring
+  std::uint32_t before = doorbell(0);
+  EXPECT_EQ(drain_at_1(), 1u);
+  EXPECT_EQ(doorbell(0), before) << "freed ring slots woke a rank that waits for work only";
+
+  send_packet();
+  sleep_as(0, kSleepsForRoom);  // rank 0 holds sends back for ring space
+  before = doorbell(0);
+  EXPECT_EQ(drain_at_1(), 1u);
+  EXPECT_EQ(doorbell(0), before + 1) << "freed ring slots did not wake a rank that waits for room";
+}
+
+TEST_F(TransportWakeTest, AReleasedEagerBufferWakesItsOwnerOnlyWhenItWaitsForRoom) {
+  const std::int32_t cell = transport_[0].try_take_cell(false);
+  ASSERT_GE(cell, 0);
+  sleep_as(0, kSleepsForWork);
+  std::uint32_t before = doorbell(0);
+  transport_[1].release_cell(0, static_cast<std::uint32_t>(cell));
+  EXPECT_EQ(doorbell(0), before);
+
+  const std::int32_t again = transport_[0].try_take_cell(false);
+  ASSERT_GE(again, 0);
+  sleep_as(0, kSleepsForRoom);
+  before = doorbell(0);
+  transport_[1].release_cell(0, static_cast<std::uint32_t>(again));
+  EXPECT_EQ(doorbell(0), before + 1);
+}
+
+}  // namespace
+}  // namespace mpf::shm
