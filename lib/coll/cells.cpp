@@ -37,6 +37,7 @@ bool Cells::try_post(std::uint32_t to, Key key, std::uint32_t step, const void* 
   if (n > shm::kCellsPerPair && acked_[to] < n - shm::kCellsPerPair) {
     acked_[to] = segment_->cell_ack(me_, to).load(std::memory_order_acquire);
     if (acked_[to] < n - shm::kCellsPerPair) {
+      transport_->want_room();    // its take of the older message wakes us
       transport_->flush_wakes();  // the receiver may be asleep, waiting for an earlier message
       return false;
     }
@@ -66,7 +67,7 @@ void Cells::taken(std::uint32_t from, std::uint64_t n) {
   taken_[from] = n;
   segment_->cell_ack(from, me_).store(n, std::memory_order_release);
   // The sender may be waiting (asleep) for this cell.
-  transport_->wake_later(from);
+  transport_->wake_later_for_room(from);
 }
 
 }  // namespace mpf::coll

@@ -11,8 +11,9 @@
 // expects: ranks that disagree on the call (MPI_Bcast on one, MPI_Barrier
 // on another) wait, and mpfinspect names the mismatch, instead of mixing
 // their data. Waits go through the progress engine like the channel's;
-// posting wakes a sleeping receiver, taking wakes a sleeping sender, both
-// deferred (Transport::wake_later): whoever posts or takes flushes the
+// posting wakes a sleeping receiver, taking wakes a sender that sleeps for
+// room (a post refused for want of a cell says so: Transport::want_room),
+// both deferred (Transport::wake_later): whoever posts or takes flushes the
 // wakes before it returns to the application (the progress engine does
 // at each poll).
 #pragma once

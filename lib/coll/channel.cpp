@@ -15,7 +15,9 @@ void Channel::init(shm::Transport& transport) {
 }
 
 bool Channel::drained() const {
-  return segment_->coll_slot(me_).consumed.load(std::memory_order_acquire) >= expected_;
+  if (segment_->coll_slot(me_).consumed.load(std::memory_order_acquire) >= expected_) return true;
+  transport_->want_room();  // the last consumer's take wakes us
+  return false;
 }
 
 bool Channel::has_step(std::uint32_t publisher, Key key, std::uint32_t step) const {

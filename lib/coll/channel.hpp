@@ -77,7 +77,8 @@ class Channel {
 
   // Takes step >= `step` of `key` from `publisher` (a world rank) if it is
   // there: calls take(seen_step, pieces for this rank) while the data is
-  // valid, counts this rank done if there was any piece for it, and
+  // valid, counts this rank done if there was any piece for it (waking the
+  // publisher if it sleeps for room), and
   // returns true with the step seen in *seen. A step with no piece for this
   // rank comes with an empty span (the caller then asks for a later step).
   // False when the publisher has not got that far.
@@ -85,7 +86,8 @@ class Channel {
   bool try_take(std::uint32_t publisher, Key key, std::uint32_t step, Take&& take, std::uint32_t* seen);
 
   // True when every consumer has taken this rank's last step, so the slot
-  // may be written again.
+  // may be written again. When not, this rank wants room
+  // (Transport::want_room): the last consumer's take wakes it from a sleep.
   bool drained() const;
   // True when `publisher` shows a step >= `step` of `key` (for wait predicates).
   bool has_step(std::uint32_t publisher, Key key, std::uint32_t step) const;
@@ -121,7 +123,7 @@ bool Channel::try_take(std::uint32_t publisher, Key key, std::uint32_t step, Tak
   take(*seen, std::span<const Received>(mine, n));
   if (n > 0) {
     segment_->coll_slot(publisher).consumed.fetch_add(1, std::memory_order_acq_rel);
-    transport_->wake(publisher);
+    transport_->wake_for_room(publisher);
   }
   return true;
 }

@@ -102,24 +102,28 @@ void Engine::sleep_once(const auto& done) {
   // before seeing `sleeping` set (or the node's count of sleepers) is found
   // by this last look; one that hands it after sees the flag and rings the
   // doorbell (transport.wake()).
-  // Sends held back for room make it a sleep that freed room ends too
-  // (shm::SleepReason). The last look may hold a send back: then we say
-  // so and look again, so room freed in between is found either way.
+  // Waiting for room (sends held back, a collective's unread cell or slot)
+  // makes it a sleep that freed room ends too (shm::SleepReason). The last
+  // look may find no room: then we say so and look again, so room freed in
+  // between is found either way.
+  auto wants_room = [&] { return backlog_count_ > 0 || transport_->room_wanted(); };
   std::atomic_ref<std::uint32_t> sleepers(transport_->sleepers());
   sleepers.fetch_add(1, std::memory_order_seq_cst);
-  const bool for_room = backlog_count_ > 0;
+  const bool for_room = wants_room();
   me.sleeping.store(for_room ? shm::kSleepsForRoom : shm::kSleepsForWork, std::memory_order_seq_cst);
   std::atomic_thread_fence(std::memory_order_seq_cst);
   const std::uint32_t seen = me.doorbell.load(std::memory_order_seq_cst);
   progress();
-  if (!for_room && backlog_count_ > 0) [[unlikely]] {
+  bool finished = done();
+  if (!finished && !for_room && wants_room()) [[unlikely]] {
     me.sleeping.store(shm::kSleepsForRoom, std::memory_order_seq_cst);
     progress();
+    finished = done();
   }
   // A round that copied rendezvous data may leave more to copy (a split
   // copy's chunks, further reads): sleeping now could leave both ends
   // asleep with a message half done.
-  if (!done() && !copied_) {
+  if (!finished && !copied_) {
     shm::count(counters_->sleeps);
     publish_queues();
     const std::uint64_t since = debug_.wait ? now_ns() : 0;
@@ -130,6 +134,7 @@ void Engine::sleep_once(const auto& done) {
   }
   me.sleeping.store(0, std::memory_order_relaxed);
   sleepers.fetch_sub(1, std::memory_order_relaxed);
+  transport_->clear_room_wanted();  // what still lacks room says so again before the next sleep
 }
 
 }  // namespace mpf::progress

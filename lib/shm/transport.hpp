@@ -92,8 +92,9 @@ class Transport {
   inline void wake(std::uint32_t peer);
   // The same, when the caller has just executed a full fence.
   inline void wake_after_fence(std::uint32_t peer);
-  // Wakes `peer` if it sleeps waiting for room (kSleepsForRoom), after a
-  // full fence that followed freeing ring slots or an eager buffer of it.
+  // Wakes `peer` if it sleeps waiting for room (kSleepsForRoom): after
+  // freeing ring slots, an eager buffer, a collective cell or slot of it.
+  inline void wake_for_room(std::uint32_t peer);
   inline void wake_for_room_after_fence(std::uint32_t peer);
   // Wakes `peer` at the next flush_wakes(), if it sleeps then. The fence a
   // wake needs waits for the caller's stores to reach the other caches;
@@ -103,7 +104,15 @@ class Transport {
   // before it sleeps; whoever defers a wake flushes before it returns to
   // the application.
   inline void wake_later(std::uint32_t peer);
+  inline void wake_later_for_room(std::uint32_t peer);
   inline void flush_wakes();
+  // Something of this rank cannot go on until a peer frees room (a
+  // collective cell or slot still unread): its next sleep then lets freed
+  // room wake it (kSleepsForRoom). Sends held back in the progress engine
+  // say so themselves (its backlog).
+  void want_room() { room_wanted_ = true; }
+  bool room_wanted() const { return room_wanted_; }
+  void clear_room_wanted() { room_wanted_ = false; }
 
   // --- large messages --------------------------------------------------------
   CopyPath copy_path(std::uint32_t peer) const { return copy_path_[peer]; }
@@ -139,6 +148,9 @@ class Transport {
   // Polls of a sender's empty ring before its inbox bit is cleared.
   static constexpr std::uint32_t kIdlePollsBeforeClear = 64;
 
+  // What a deferred wake of a peer is for: room only, or work.
+  enum WakeDue : std::uint8_t { kNoWakeDue = 0, kRoomWakeDue = 1, kWorkWakeDue = 2 };
+  inline void defer_wake(std::uint32_t peer, WakeDue due);
   // Bumps a sleeping rank's doorbell and wakes it.
   inline void ring_doorbell(RankControl& sleeper);
 
@@ -160,7 +172,8 @@ class Transport {
   std::uint32_t next_eager_cell_ = 0;
   std::uint32_t next_chunk_cell_ = 0;
   std::vector<std::uint32_t> wakes_due_;         // wake_later() peers, each once
-  std::vector<std::uint8_t> wake_due_;           // per peer: in wakes_due_
+  std::vector<std::uint8_t> wake_due_;           // per peer: a WakeDue
+  bool room_wanted_ = false;
   std::vector<pid_t> peer_pid_;
   std::vector<CopyPath> copy_path_;
   std::vector<std::uint8_t> cma_proven_;   // per peer: a CMA copy succeeded

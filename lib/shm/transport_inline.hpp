@@ -2,6 +2,7 @@
 // call except the futex wake of a sleeping peer, no allocation, no lock.
 #pragma once
 
+#include <algorithm>
 #include <bit>
 
 #include "common/futex.hpp"
@@ -31,23 +32,35 @@ inline void Transport::ring_doorbell(RankControl& sleeper) {
   count(control_->counters.wakeups_sent);
 }
 
+inline void Transport::wake_for_room(std::uint32_t peer) {
+  std::atomic_thread_fence(std::memory_order_seq_cst);  // as in wake()
+  wake_for_room_after_fence(peer);
+}
+
 inline void Transport::wake_for_room_after_fence(std::uint32_t peer) {
   RankControl& c = segment_->rank(peer);
   if (c.sleeping.load(std::memory_order_seq_cst) == kSleepsForRoom) [[unlikely]] ring_doorbell(c);
 }
 
-inline void Transport::wake_later(std::uint32_t peer) {
-  if (wake_due_[peer] != 0) return;
-  wake_due_[peer] = 1;
-  wakes_due_.push_back(peer);  // never reallocates: reserved for every peer
+inline void Transport::wake_later(std::uint32_t peer) { defer_wake(peer, kWorkWakeDue); }
+
+inline void Transport::wake_later_for_room(std::uint32_t peer) { defer_wake(peer, kRoomWakeDue); }
+
+inline void Transport::defer_wake(std::uint32_t peer, WakeDue due) {
+  if (wake_due_[peer] == kNoWakeDue) wakes_due_.push_back(peer);  // never reallocates: reserved for every peer
+  wake_due_[peer] = std::max(wake_due_[peer], static_cast<std::uint8_t>(due));
 }
 
 inline void Transport::flush_wakes() {
   if (wakes_due_.empty()) [[likely]] return;
   std::atomic_thread_fence(std::memory_order_seq_cst);
   for (std::uint32_t peer : wakes_due_) {
-    wake_due_[peer] = 0;
-    wake_after_fence(peer);
+    if (wake_due_[peer] == kWorkWakeDue) {
+      wake_after_fence(peer);
+    } else {
+      wake_for_room_after_fence(peer);
+    }
+    wake_due_[peer] = kNoWakeDue;
   }
   wakes_due_.clear();
 }

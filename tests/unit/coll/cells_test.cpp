@@ -84,6 +84,32 @@ TEST_F(CellsTest, ASenderLearnsWhatWasTakenFromTheMessagesComingBack) {
   EXPECT_FALSE(cells_[0].try_post(1, kKey, 4, &value, sizeof value)) << "messages 3 and 4 are not taken";
 }
 
+TEST_F(CellsTest, ASenderOutOfCellsSaysItWantsRoomAndATakeWakesIt) {
+  const int value = 3;
+  ASSERT_TRUE(cells_[0].try_post(1, kKey, 0, &value, sizeof value));
+  ASSERT_TRUE(cells_[0].try_post(1, kKey, 1, &value, sizeof value));
+  EXPECT_FALSE(transport_[0].room_wanted());
+  ASSERT_FALSE(cells_[0].try_post(1, kKey, 2, &value, sizeof value));
+  EXPECT_TRUE(transport_[0].room_wanted()) << "a post refused for room must let room wake the next sleep";
+
+  // Rank 0 asleep for work (say, for its parent's next message): a take
+  // of its message frees room only, and does not wake it.
+  shm::RankControl& sender = segment_.rank(0);
+  sender.sleeping.store(shm::kSleepsForWork);
+  std::uint32_t before = sender.doorbell.load();
+  std::string got;
+  ASSERT_TRUE(take(1, 0, kKey, 0, &got));
+  transport_[1].flush_wakes();
+  EXPECT_EQ(sender.doorbell.load(), before);
+  // Asleep for room: the take wakes it.
+  sender.sleeping.store(shm::kSleepsForRoom);
+  before = sender.doorbell.load();
+  ASSERT_TRUE(take(1, 0, kKey, 1, &got));
+  transport_[1].flush_wakes();
+  EXPECT_EQ(sender.doorbell.load(), before + 1);
+  sender.sleeping.store(0);
+}
+
 TEST_F(CellsTest, AMessageOfAnotherCollectiveIsNotTaken) {
   const int value = 1;
   ASSERT_TRUE(cells_[0].try_post(1, kKey, 0, &value, sizeof value));

@@ -78,5 +78,21 @@ TEST_F(TransportWakeTest, AReleasedEagerBufferWakesItsOwnerOnlyWhenItWaitsForRoo
   EXPECT_EQ(doorbell(0), before + 1);
 }
 
+TEST_F(TransportWakeTest, ADeferredWakeForWorkAndRoomWakesASleeperForWork) {
+  sleep_as(1, kSleepsForWork);
+  std::uint32_t before = doorbell(1);
+  transport_[0].wake_later_for_room(1);
+  transport_[0].flush_wakes();
+  EXPECT_EQ(doorbell(1), before) << "room alone woke a rank that waits for work";
+
+  transport_[0].wake_later_for_room(1);
+  transport_[0].wake_later(1);
+  transport_[0].wake_later_for_room(1);
+  transport_[0].flush_wakes();
+  EXPECT_EQ(doorbell(1), before + 1) << "work and room due together: one wake, for work";
+  transport_[0].flush_wakes();
+  EXPECT_EQ(doorbell(1), before + 1) << "a flush wakes each peer once";
+}
+
 }  // namespace
 }  // namespace mpf::shm
