@@ -153,20 +153,21 @@ inline void count(std::atomic<std::uint64_t>& counter, std::uint64_t n = 1) {
   counter.store(counter.load(std::memory_order_relaxed) + n, std::memory_order_relaxed);
 }
 
-// One per rank. Cache line 0: lifecycle, written by the rank, read by mpfrun
-// and mpfinspect. Cache line 1: the rank's wake-up word, written by peers.
-// Cache lines 2-4: counters, written by the rank.
 // Why a rank sleeps (RankControl::sleeping; 0 while it is awake). A peer
 // that hands it work (a packet, a fin, a collective's data) wakes any
 // sleeper. A peer that only frees room (ring slots it drained, an eager
-// buffer it copied out of) wakes a rank that waits for room, and no other:
-// in a token ring every receiver drains a sleeping sender, and waking it for
-// nothing cost a second wake-up and context switch per hop.
+// buffer it copied out of, a collective cell or slot it read) wakes a rank
+// that waits for room, and no other: in a token ring every receiver drains
+// a sleeping sender, and waking it for nothing cost a second wake-up and
+// context switch per hop.
 enum SleepReason : std::uint32_t {
   kSleepsForWork = 1,  // waits for messages or data only
-  kSleepsForRoom = 2,  // some of its sends wait for ring space or an eager buffer, too
+  kSleepsForRoom = 2,  // some of its sends or collective steps wait for room, too
 };
 
+// One per rank. Cache line 0: lifecycle, written by the rank, read by mpfrun
+// and mpfinspect. Cache line 1: the rank's wake-up word, written by peers.
+// Cache lines 2-4: counters, written by the rank.
 struct alignas(kCacheLine) RankControl {
   std::atomic<std::uint32_t> state;  // RankState
   std::int32_t pid;                  // written by the rank at attach

@@ -104,6 +104,7 @@ class Transport {
   // before it sleeps; whoever defers a wake flushes before it returns to
   // the application.
   inline void wake_later(std::uint32_t peer);
+  // The same for wake_for_room(); a work wake due too wins.
   inline void wake_later_for_room(std::uint32_t peer);
   inline void flush_wakes();
   // Something of this rank cannot go on until a peer frees room (a
