@@ -24,15 +24,15 @@
 //                            root and non-commutative operations see
 //                            x0 op x1 op ... (seed 002 §3.3); on the cells,
 //                            exact operations (op_is_exact) at the root
-//
-// The cells' algorithms are step lists (steps.hpp): the *_by_steps
-// functions below run them for a blocking call without a coroutine.
 //   gatherv, scatterv        straight to and from the root
 //   alltoallv                every rank publishes its blocks, staggered by
 //                            rank, and takes its own from every other (a
 //                            pair's blocks of up to coll_short_limit bytes
 //                            go through the pair's cells)
 //   scan, exscan             a chain in rank order
+//
+// The cells' algorithms are step lists (steps.hpp): the *_by_steps
+// functions below run them for a blocking call without a coroutine.
 #pragma once
 
 #include <mpi.h>
