@@ -293,7 +293,8 @@ inline constexpr std::array<TunableSpec, kTunableCount> kTunableTable{{
         .doc = "When MPI_COMM_WORLD has more ranks than coll_exchange_max, its Barrier, Reduce, Allreduce, "
                "Alltoall (blocks up to 8 KiB) and Bcast (up to 8 KiB, or below coll_single_copy) go flat through one shared "
                "board: each rank waits once per call, and a Bcast root runs up to 16 calls ahead of the "
-               "readers; 0: trees and exchanges over the collective cells and slots",
+               "readers; large Reduce and Allreduce go by single copy, in pieces that whichever rank has a CPU "
+               "combines; 0: trees and exchanges over the collective cells and slots",
     },
     {
         .id = Tunable::coll_single_copy,
@@ -302,7 +303,8 @@ inline constexpr std::array<TunableSpec, kTunableCount> kTunableTable{{
         .default_value = "64KiB",
         .min = 0,
         .max = std::int64_t{1} << 40,
-        .doc = "Smallest Bcast, Reduce and Allreduce (above coll_exchange_max ranks: each rank's share of it), Alltoall or Allgather block that ranks "
+        .doc = "Smallest Bcast, Reduce and Allreduce (above coll_exchange_max ranks: each rank's share of it; "
+               "on the board: each piece of a Reduce or Allreduce, two per CPU), Alltoall or Allgather block that ranks "
                "read straight from each other's buffers with Cross Memory Attach (one copy) instead of "
                "through the collective slots (two copies); 0: never (also off when rndv_mode is copy)",
     },

@@ -9,7 +9,9 @@
 //
 // On MPI_COMM_WORLD with more ranks than coll_exchange_max, Barrier,
 // Bcast, Reduce, Allreduce and Alltoall of up to the board's capacity go
-// through the board (board.cpp: flat, one wait per rank and call).
+// through the board (board.cpp: flat, one wait per rank and call), and so
+// do Reduce and Allreduce large enough for two single-copy pieces per CPU
+// (board_piece): whichever rank has a CPU combines the next piece.
 // Data of at most coll_short_limit bytes per rank goes through the cells
 // (cells.cpp: one cache-line transfer per message, and dissemination or
 // recursive doubling on up to coll_exchange_max ranks); blocks of at least
@@ -37,6 +39,7 @@
 
 #include <mpi.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -87,6 +90,21 @@ mpf::coll::Task bcast_single_task(const Communicator& c, mpf::coll::Key key, voi
 // `root` < 0: every rank gets the result (allreduce).
 mpf::coll::Task reduce_single_task(const Communicator& c, mpf::coll::Key key, const void* send, void* recv, int count,
                                    MPI_Datatype type, MPI_Op op, int root);
+// Where a rank's buffers are, as its peers read and write them by single
+// copy.
+struct Exposed {
+  std::uint64_t in = 0;
+  std::uint64_t out = 0;
+};
+inline std::uint64_t address(const void* p) { return reinterpret_cast<std::uint64_t>(p); }
+// Combines `elements` of `type` at byte `offset` of every rank's input
+// (rank j's at peers[j].in; `own`, when not null, is this rank's, read in
+// place) in rank order, x0 op x1 op ... op xn-1, reading each by single
+// copy. `a` and `b` are scratch for that many bytes; the result lands in
+// `last` when given, else in one of them: returns where.
+const std::byte* reduce_span(const Communicator& c, const std::vector<Exposed>& peers, const std::byte* own,
+                             std::size_t offset, int elements, MPI_Datatype type, MPI_Op op, std::byte* a,
+                             std::byte* b, std::byte* last);
 mpf::coll::Task alltoall_single_task(const Communicator& c, mpf::coll::Key key, const void* send, void* recv,
                                      std::uint64_t bytes);
 mpf::coll::Task allgatherv_single_task(const Communicator& c, mpf::coll::Key key, const void* send, void* recv,
@@ -103,6 +121,9 @@ mpf::coll::Task bcast_board_task(const Communicator& c, mpf::coll::Key key, void
 // count * size of type <= Board::capacity().
 mpf::coll::Task reduce_board_task(const Communicator& c, mpf::coll::Key key, const void* send, void* recv, int count,
                                   MPI_Datatype type, MPI_Op op, int root);
+// Any count, by single copy: the ranks share the work (board.cpp).
+mpf::coll::Task reduce_board_single_task(const Communicator& c, mpf::coll::Key key, const void* send, void* recv,
+                                         int count, MPI_Datatype type, MPI_Op op, int root);
 // Blocks of at most Board::capacity() bytes.
 mpf::coll::Task alltoall_board_task(const Communicator& c, mpf::coll::Key key, const void* send, void* recv,
                                     std::uint64_t bytes);

@@ -10,13 +10,24 @@
 //   allreduce    combines the rows in rank order (x0 op x1 op ... op xn-1,
 //                whoever arrives last and whoever the root) into the result
 //                row, which the root, or every rank, copies out
+//   large        by single copy, the work shared: every rank puts where its
+//   reductions   buffers are in its row; after the release, a rank that
+//                has the CPU takes the next piece of the vector (a counter
+//                in the call's result row), combines it from every rank's
+//                input in rank order and writes it into every output (the
+//                root's); a second call keeps all ranks in until the last
+//                piece is written. Each input is read once and each output
+//                written once, by whichever ranks get a CPU
 //   alltoall     in rounds: each rank writes the blocks for a range of
 //                destinations in its row, and after the release each
 //                destination in the range copies its block from every row
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <string>
+#include <vector>
 
+#include "coll/scratch.hpp"
 #include "mpi/coll/algorithms.hpp"
 #include "mpi/coll/context.hpp"
 #include "mpi/coll/ops.hpp"
@@ -124,6 +135,40 @@ Task reduce_board_task(const Communicator& c, Key key, const void* send, void* r
     for (std::uint32_t r = n - 1; r-- > 0;) apply_op(op, b.row(call, r), result, count, type);
   });
   if (root < 0 || c.rank == root) std::memcpy(recv, b.result(call), bytes);
+}
+
+Task reduce_board_single_task(const Communicator& c, Key key, const void* send, void* recv, int count,
+                              MPI_Datatype type, MPI_Op op, int root) {
+  Board& b = board();
+  const std::uint64_t call = b.reserve_rows(2);
+  const auto n = static_cast<std::uint32_t>(c.size());
+  const Exposed mine{address(send), address(recv)};
+  std::memcpy(b.row(call, static_cast<std::uint32_t>(c.rank)), &mine, sizeof mine);
+  // The next piece to take; the release publishes its zero.
+  std::atomic_ref<std::uint64_t> next(*reinterpret_cast<std::uint64_t*>(b.result(call)));
+  co_await arrive(call, key, [&] { next.store(0, std::memory_order_relaxed); });
+  std::vector<Exposed> peers(n);
+  for (std::uint32_t r = 0; r < n; ++r) std::memcpy(&peers[r], b.row(call, r), sizeof(Exposed));
+  const std::size_t element = *datatype_size(type);
+  const auto per_piece = std::max<std::uint64_t>(1, board_piece(static_cast<std::uint64_t>(count) * element) / element);
+  const std::uint64_t pieces = (static_cast<std::uint64_t>(count) + per_piece - 1) / per_piece;
+  const std::size_t piece_bytes = std::min<std::uint64_t>(per_piece, static_cast<std::uint64_t>(count)) * element;
+  mpf::coll::Scratch x(piece_bytes), y(piece_bytes);
+  // Outputs: every rank's, or the root's.
+  const std::uint32_t from = root < 0 ? 0 : static_cast<std::uint32_t>(root);
+  const std::uint32_t to = root < 0 ? n : from + 1;
+  for (std::uint64_t k = next.fetch_add(1, std::memory_order_relaxed); k < pieces;
+       k = next.fetch_add(1, std::memory_order_relaxed)) {
+    const std::uint64_t first = k * per_piece;
+    const auto elements = static_cast<int>(std::min(per_piece, static_cast<std::uint64_t>(count) - first));
+    const std::size_t offset = first * element, bytes = static_cast<std::size_t>(elements) * element;
+    const std::byte* result = reduce_span(c, peers, static_cast<const std::byte*>(send), offset, elements, type, op,
+                                          x.data(), y.data(), nullptr);
+    for (std::uint32_t r = from; r < to; ++r) {
+      write_peer(world_of(c, static_cast<int>(r)), peers[r].out + offset, result, bytes, "reduction");
+    }
+  }
+  co_await arrive(call + 1, key, [] {});
 }
 
 Task alltoall_board_task(const Communicator& c, Key key, const void* send, void* recv, std::uint64_t bytes) {

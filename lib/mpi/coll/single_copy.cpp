@@ -60,26 +60,39 @@ void copy_with_peer(bool write, std::uint32_t peer, void* local, std::uint64_t r
   }
 }
 
-// Copies `bytes` from `local` to address `remote` of world rank `peer`.
-void write_peer(std::uint32_t peer, std::uint64_t remote, const void* local, std::size_t bytes, const char* what) {
-  copy_with_peer(true, peer, const_cast<void*>(local), remote, bytes, what);
-}
-
 }  // namespace
 
 void read_peer(std::uint32_t peer, void* local, std::uint64_t remote, std::size_t bytes, const char* what) {
   copy_with_peer(false, peer, local, remote, bytes, what);
 }
 
+void write_peer(std::uint32_t peer, std::uint64_t remote, const void* local, std::size_t bytes, const char* what) {
+  copy_with_peer(true, peer, const_cast<void*>(local), remote, bytes, what);
+}
+
+const std::byte* reduce_span(const Communicator& c, const std::vector<Exposed>& peers, const std::byte* own,
+                             std::size_t offset, int elements, MPI_Datatype type, MPI_Op op, std::byte* a,
+                             std::byte* b, std::byte* last) {
+  const int n = c.size();
+  const std::size_t len = static_cast<std::size_t>(elements) * *datatype_size(type);
+  // acc = x0, then acc op x_j into a buffer that does not hold acc (the
+  // last one into `last`, if given): apply_op writes its second operand.
+  const std::byte* acc = a;
+  if (c.rank == 0 && own != nullptr) {
+    acc = own + offset;  // read only
+  } else {
+    read_peer(world_of(c, 0), a, peers[0].in + offset, len, "reduction");
+  }
+  for (int j = 1; j < n; ++j) {
+    std::byte* target = j == n - 1 && last != nullptr ? last : (acc == a ? b : a);
+    read_peer(world_of(c, j), target, peers[static_cast<std::size_t>(j)].in + offset, len, "reduction");
+    apply_op(op, acc, target, elements, type);  // target = acc op x_j
+    acc = target;
+  }
+  return acc;
+}
+
 namespace {
-
-// Where a rank's buffers are, as its peers read them.
-struct Exposed {
-  std::uint64_t in = 0;
-  std::uint64_t out = 0;
-};
-
-std::uint64_t address(const void* p) { return reinterpret_cast<std::uint64_t>(p); }
 
 // Step 0: every rank's Exposed to every other (the whole communicator).
 Task exchange_exposed(const Communicator& c, mpf::coll::Key key, Exposed mine, std::vector<Exposed>& all) {
@@ -162,29 +175,17 @@ Task reduce_single_task(const Communicator& c, mpf::coll::Key key, const void* s
   std::vector<Exposed> peers(static_cast<std::size_t>(n));
   Task exchange = exchange_exposed(c, key, {address(send), address(block)}, peers);
   co_await finished(exchange);
-  // Reduce-scatter, a chunk at a time so that both operands stay in cache:
-  // acc = x0, then acc op x_j into a buffer that does not hold acc, the
-  // last one straight into the block. Each x_j is read (or, for this
-  // rank's own, copied) once; apply_op writes its second operand.
-  const std::size_t chunk_elements = std::max<std::size_t>(1, (64 * 1024) / element);
+  // Reduce-scatter, a chunk at a time so that both operands stay in cache,
+  // the last combination straight into the block. In place, this rank's
+  // input is its block, so rank 0 copies it before combining into it.
+  const std::size_t chunk_elements = std::max<std::size_t>(1, kReduceChunk / element);
   const std::size_t chunk_bytes = std::min(chunk_elements, first(c.rank + 1) - first(c.rank)) * element;
   mpf::coll::Scratch a(chunk_bytes), b(chunk_bytes);
-  const bool in_place = send == recv;
+  const auto* own = send == recv ? nullptr : static_cast<const std::byte*>(send);
   for (std::size_t e = first(c.rank); e < first(c.rank + 1); e += chunk_elements) {
     const std::size_t m = std::min(chunk_elements, first(c.rank + 1) - e);
-    const std::size_t offset = e * element, len = m * element;
-    const std::byte* acc = a.data();
-    if (c.rank == 0 && !in_place) {
-      acc = static_cast<const std::byte*>(send) + offset;  // read only
-    } else {
-      read_peer(world_of(c, 0), a.data(), peers[0].in + offset, len, "reduction");
-    }
-    for (int j = 1; j < n; ++j) {
-      std::byte* target = j == n - 1 ? block + (offset - mine) : (acc == a.data() ? b.data() : a.data());
-      read_peer(world_of(c, j), target, peers[static_cast<std::size_t>(j)].in + offset, len, "reduction");
-      apply_op(op, acc, target, static_cast<int>(m), type);  // target = acc op x_j
-      acc = target;
-    }
+    const std::size_t offset = e * element;
+    reduce_span(c, peers, own, offset, static_cast<int>(m), type, op, a.data(), b.data(), block + (offset - mine));
   }
   // Step 1: this rank's block is reduced, and it reads no input any more
   // (so a peer may overwrite its own, in place). Then every rank (the
