@@ -4,6 +4,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -77,7 +78,7 @@ inline constexpr std::size_t kReduceChunk = std::size_t{64} << 10;
 // enough that every CPU gets two, up to kReduceChunk; 0 when the
 // reduction is too small for that (measured on 2 CPUs at 16 and 64 ranks:
 // 64 KiB in one piece took 1.2-1.45x the time of the reduce tree, 256 KiB
-// in four 0.45-0.72x). Job-wide, so every rank decides the same.
+// in four 0.45-0.76x). Job-wide, so every rank decides the same.
 inline std::uint64_t board_piece(std::uint64_t bytes) {
   const common::Tunables& t = core::Runtime::instance().tunables();
   const auto threshold = static_cast<std::uint64_t>(t.integer(common::Tunable::coll_single_copy));
