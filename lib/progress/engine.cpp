@@ -410,13 +410,19 @@ void Engine::on_cts(Request* s, const Packet& p) {
   }
   if ((p.header.flags & shm::kCopyMode) == 0 &&
       transport_->cma_write(peer, p.rendezvous.address, s->buffer, s->transfer_bytes)) {
-    send_control(peer, {PacketKind::fin, 0, 0, 0, 0, transport_->rank(), s->transfer_bytes, s->peer_cookie}, {});
-    complete(s, s->transfer_bytes);
+    finish_cma_copy(s, peer);
     return;
   }
   s->stage = Stage::streaming;
   s->offset = 0;
   if (!backlog_[peer].empty() || !try_stream(s)) enqueue(peer, {Outbound::What::stream, s, {}});
+}
+
+// One end copied the whole of `r` by CMA: the other end learns it (fin),
+// and `r` is complete.
+void Engine::finish_cma_copy(Request* r, std::uint32_t peer) {
+  send_control(peer, {PacketKind::fin, 0, 0, 0, 0, transport_->rank(), r->transfer_bytes, r->peer_cookie}, {});
+  complete(r, r->transfer_bytes);
 }
 
 // Reads the oldest matched rendezvous with CMA (get), one per round of
@@ -452,15 +458,13 @@ void Engine::advance_reads() {
                            "(every split copy of the pair was in use)",
                            static_cast<unsigned long long>(r->transfer_bytes), source, r->status.tag);
     }
-    send_control(source, {PacketKind::fin, 0, 0, 0, 0, transport_->rank(), r->transfer_bytes, r->peer_cookie}, {});
-    complete(r, r->transfer_bytes);
+    finish_cma_copy(r, source);
     return;
   }
   reads_.pop_front();
   if (transport_->cma_read(source, r->buffer, r->remote, r->transfer_bytes)) {
     copied_ = true;
-    send_control(source, {PacketKind::fin, 0, 0, 0, 0, transport_->rank(), r->transfer_bytes, r->peer_cookie}, {});
-    complete(r, r->transfer_bytes);
+    finish_cma_copy(r, source);
     return;
   }
   send_control(source, {PacketKind::cts, shm::kCopyMode, 0, 0, 0, transport_->rank(), r->transfer_bytes, r->peer_cookie},

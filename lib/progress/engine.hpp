@@ -151,6 +151,7 @@ class Engine {
   void deliver(Request* r, const Message& m);
   void on_cts(Request* s, const shm::Packet& p);
   void advance_reads();
+  void finish_cma_copy(Request* r, std::uint32_t peer);
   bool start_split(Request* r, std::uint32_t source);
   [[noreturn]] static void cma_refused_midway(std::uint32_t peer);
   void advance_splits();
