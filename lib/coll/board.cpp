@@ -13,6 +13,7 @@ void Board::init(shm::Transport& transport, bool in_use) {
   header_ = &segment_->board();
   me_ = transport.rank();
   nranks_ = transport.size();
+  stage_capacity_ = segment_->header().board_stage_bytes;
 }
 
 void Board::write_key(shm::BoardStamp& stamp, Key key) {
@@ -64,7 +65,17 @@ void Board::release(std::uint64_t call) {
 }
 
 bool Board::try_publish(std::uint64_t number, Key key, const void* data, std::uint32_t bytes) {
-  shm::BoardStamp& entry = segment_->board_entry(static_cast<std::uint32_t>(number % shm::kBoardEntries));
+  return publish(segment_->board_entry(static_cast<std::uint32_t>(number % shm::kBoardEntries)), number, key, data,
+                 bytes, nranks_ - 1);
+}
+
+bool Board::try_publish_stage(std::uint64_t number, Key key, const void* data, std::uint32_t bytes,
+                              std::uint32_t readers) {
+  return publish(segment_->board_stage(), number, key, data, bytes, readers);
+}
+
+bool Board::publish(shm::BoardStamp& entry, std::uint64_t number, Key key, const void* data, std::uint32_t bytes,
+                    std::uint32_t readers) {
   if (entry.remaining.load(std::memory_order_acquire) != 0) {
     // Dekker with the last reader's count-down: we store `waiter` and then
     // look again, it counts down and then reads `waiter`.
@@ -77,15 +88,24 @@ bool Board::try_publish(std::uint64_t number, Key key, const void* data, std::ui
   entry.waiter.store(0, std::memory_order_relaxed);
   write_key(entry, key);
   entry.bytes = bytes;
-  if (bytes > 0) std::memcpy(data_of(entry), data, bytes);
-  entry.remaining.store(nranks_ - 1, std::memory_order_relaxed);
+  if (bytes > 0 && data != nullptr) std::memcpy(data_of(entry), data, bytes);
+  entry.remaining.store(readers, std::memory_order_relaxed);
   entry.stamp.store(number, std::memory_order_seq_cst);
   wake_all();
   return true;
 }
 
 Board::Read Board::try_read(std::uint64_t number, Key key, void* out, std::uint32_t bytes, Key* other) {
-  shm::BoardStamp& entry = segment_->board_entry(static_cast<std::uint32_t>(number % shm::kBoardEntries));
+  return read(segment_->board_entry(static_cast<std::uint32_t>(number % shm::kBoardEntries)), number, key, out,
+              bytes, other);
+}
+
+Board::Read Board::try_read_stage(std::uint64_t number, Key key, void* out, std::uint32_t bytes, Key* other) {
+  return read(segment_->board_stage(), number, key, out, bytes, other);
+}
+
+Board::Read Board::read(shm::BoardStamp& entry, std::uint64_t number, Key key, void* out, std::uint32_t bytes,
+                        Key* other) {
   if (entry.stamp.load(std::memory_order_acquire) != number) {
     transport_->flush_wakes();  // after the load: the two overlap
     return Read::not_yet;

@@ -72,6 +72,22 @@ class Board {
   enum class Read { not_yet, taken, mismatch };
   Read try_read(std::uint64_t number, Key key, void* out, std::uint32_t bytes, Key* other);
 
+  // The stage: one entry of stage_capacity() bytes (the coll_board_stage
+  // tunable; 0: none), for data that would take many entries. Its uses are
+  // numbered like entries (reserve_stage, in call order on every rank).
+  std::uint32_t stage_capacity() const { return stage_capacity_; }
+  std::uint64_t reserve_stage(std::uint32_t count) { return std::exchange(stage_uses_, stage_uses_ + count); }
+  // As try_publish, for `readers` ranks (the others, or the ranks that copy
+  // out a reduction's result, this one included). `data` null: the data is
+  // already there (written at stage_data() by a reduction's pieces, which
+  // may only do so while every rank is inside the call, so that no rank
+  // still reads the stage's previous use).
+  bool try_publish_stage(std::uint64_t number, Key key, const void* data, std::uint32_t bytes,
+                         std::uint32_t readers);
+  // As try_read, for the stage.
+  Read try_read_stage(std::uint64_t number, Key key, void* out, std::uint32_t bytes, Key* other);
+  std::byte* stage_data() const { return data_of(segment_->board_stage()); }
+
  private:
   shm::BoardStamp& row_stamp(std::uint64_t call, std::uint32_t rank) const {
     return segment_->board_row(static_cast<std::uint32_t>(call % 2), rank);
@@ -81,6 +97,10 @@ class Board {
   static bool has_key(const shm::BoardStamp& stamp, Key key);
   // Wakes every other rank that sleeps, at the next flush.
   void wake_all();
+  // try_publish and try_read on an entry or the stage.
+  bool publish(shm::BoardStamp& entry, std::uint64_t number, Key key, const void* data, std::uint32_t bytes,
+               std::uint32_t readers);
+  Read read(shm::BoardStamp& entry, std::uint64_t number, Key key, void* out, std::uint32_t bytes, Key* other);
 
   shm::Transport* transport_ = nullptr;
   const shm::Segment* segment_ = nullptr;
@@ -90,6 +110,8 @@ class Board {
   bool in_use_ = false;
   std::uint64_t rows_ = 1;     // the next row call's number
   std::uint64_t entries_ = 1;  // the next entry's number
+  std::uint64_t stage_uses_ = 1;  // the next use of the stage
+  std::uint32_t stage_capacity_ = 0;
 };
 
 }  // namespace mpf::coll

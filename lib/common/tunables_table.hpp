@@ -44,6 +44,7 @@ enum class Tunable : std::size_t {
   coll_short_limit,
   coll_exchange_max,
   coll_board,
+  coll_board_stage,
   coll_single_copy,
   datatype_check,
   debug,
@@ -295,6 +296,18 @@ inline constexpr std::array<TunableSpec, kTunableCount> kTunableTable{{
                "board: each rank waits once per call, and a Bcast root runs up to 16 calls ahead of the "
                "readers; large Reduce and Allreduce go by single copy, in pieces that whichever rank has a CPU "
                "combines; 0: trees and exchanges over the collective cells and slots",
+    },
+    {
+        .id = Tunable::coll_board_stage,
+        .name = "coll_board_stage",
+        .kind = TunableKind::size,
+        .default_value = "1MiB",
+        .min = 0,
+        .max = std::int64_t{1} << 30,
+        .doc = "Bytes of the board's stage in the shared segment (see coll_board): a large Bcast goes through "
+               "it (the root copies the message in once, every rank copies it out), and the result of a large "
+               "Reduce or Allreduce is written there once and copied out by each rank, instead of being written "
+               "into every rank's buffer with Cross Memory Attach; larger messages take several rounds; 0: no stage",
     },
     {
         .id = Tunable::coll_single_copy,

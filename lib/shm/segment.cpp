@@ -29,8 +29,13 @@ std::size_t counter_row_bytes(std::uint64_t nranks) {
   return round_up(nranks * sizeof(std::uint64_t), kCacheLine);
 }
 
-std::uint64_t board_bytes(std::uint64_t nranks) {
+// Entries and rows, before the stage.
+std::uint64_t board_rows_end(std::uint64_t nranks) {
   return sizeof(BoardHeader) + (kBoardEntries + 2 * (nranks + 1)) * kBoardStride;
+}
+
+std::uint64_t board_bytes(std::uint64_t nranks, std::uint64_t stage_bytes) {
+  return board_rows_end(nranks) + sizeof(BoardStamp) + round_up(stage_bytes, kCacheLine);
 }
 
 // Offsets of every region, derived from the geometry in one place.
@@ -60,7 +65,7 @@ Regions regions_for(const Segment::Geometry& g) {
   r.cell_acks = r.cells + std::size_t{g.nranks} * g.nranks * kCellsPerPair * r.cell_bytes;
   r.splits = r.cell_acks + g.nranks * counter_row_bytes(g.nranks);
   r.board = r.splits + std::size_t{g.nranks} * g.nranks * kSplitsPerPair * sizeof(SplitCopy);
-  r.tunables = r.board + board_bytes(g.nranks);
+  r.tunables = r.board + board_bytes(g.nranks, g.board_stage_bytes);
   r.total = round_up(r.tunables + g.tunables_json.size(), page);
   return r;
 }
@@ -79,6 +84,7 @@ Segment::Geometry Segment::geometry_for(std::uint32_t nranks, std::uint32_t ncpu
   g.eager_cell_bytes = static_cast<std::uint32_t>(t.integer(common::Tunable::eager_limit));
   g.coll_bytes = static_cast<std::uint32_t>(t.integer(common::Tunable::coll_buffer));
   g.cell_data_bytes = static_cast<std::uint32_t>(t.integer(common::Tunable::coll_short_limit));
+  g.board_stage_bytes = static_cast<std::uint32_t>(t.integer(common::Tunable::coll_board_stage));
   return g;
 }
 
@@ -145,7 +151,9 @@ Segment Segment::create(const Geometry& g) {
   header->cell_acks_offset = regions.cell_acks;
   header->splits_offset = regions.splits;
   header->board_offset = regions.board;
+  header->board_stage_bytes = g.board_stage_bytes;
   new (&segment.board()) BoardHeader{};
+  new (&segment.board_stage()) BoardStamp{};
   for (std::uint32_t i = 0; i < kBoardEntries; ++i) new (&segment.board_entry(i)) BoardStamp{};
   for (std::uint32_t parity = 0; parity < 2; ++parity) {
     for (std::uint32_t r = 0; r <= g.nranks; ++r) new (&segment.board_row(parity, r)) BoardStamp{};
@@ -231,7 +239,7 @@ Segment Segment::map_checked(int fd, bool writable, const std::string& what) {
       h.nranks <= (bytes - h.cell_acks_offset) / counter_row_bytes(h.nranks) &&
       h.splits_offset <= bytes && h.splits_offset % kCacheLine == 0 &&
       std::uint64_t{h.nranks} * h.nranks * kSplitsPerPair <= (bytes - h.splits_offset) / sizeof(SplitCopy) &&
-      h.board_offset <= bytes && h.board_offset % kCacheLine == 0 && board_bytes(h.nranks) <= bytes - h.board_offset;
+      h.board_offset <= bytes && h.board_offset % kCacheLine == 0 && board_bytes(h.nranks, h.board_stage_bytes) <= bytes - h.board_offset;
   if (!consistent) throw SegmentError(what + " has an inconsistent header (sizes do not match)");
   return segment;
 }
@@ -337,6 +345,10 @@ BoardStamp& Segment::board_entry(std::uint32_t i) const {
 BoardStamp& Segment::board_row(std::uint32_t parity, std::uint32_t r) const {
   const std::uint64_t row = kBoardEntries + std::uint64_t{parity} * (header().nranks + 1) + r;
   return *reinterpret_cast<BoardStamp*>(at(header().board_offset + sizeof(BoardHeader) + row * kBoardStride));
+}
+
+BoardStamp& Segment::board_stage() const {
+  return *reinterpret_cast<BoardStamp*>(at(header().board_offset + board_rows_end(header().nranks)));
 }
 
 SplitCopy& Segment::split_copy(std::uint32_t sender, std::uint32_t receiver, std::uint32_t i) const {

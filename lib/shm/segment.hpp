@@ -35,6 +35,7 @@ class Segment {
     std::uint32_t eager_cell_bytes = 64;
     std::uint32_t coll_bytes = 4096;
     std::uint32_t cell_data_bytes = 224;
+    std::uint32_t board_stage_bytes = 0;
   };
   // The geometry a job of `nranks` gets from the tunables in effect.
   static Geometry geometry_for(std::uint32_t nranks, std::uint32_t ncpus, std::string jobid,
@@ -82,10 +83,12 @@ class Segment {
   // Split copy `i` (< kSplitsPerPair) of the pair (sender -> receiver).
   SplitCopy& split_copy(std::uint32_t sender, std::uint32_t receiver, std::uint32_t i) const;
   // The board: its header, broadcast entry `i` (< kBoardEntries), and row
-  // `r` (<= nranks; nranks: the result row) of parity `parity` (0 or 1).
+  // `r` (<= nranks; nranks: the result row) of parity `parity` (0 or 1),
+  // and the stage (header().board_stage_bytes of data follow its stamp).
   BoardHeader& board() const;
   BoardStamp& board_entry(std::uint32_t i) const;
   BoardStamp& board_row(std::uint32_t parity, std::uint32_t r) const;
+  BoardStamp& board_stage() const;
   int fd() const { return fd_; }
   std::size_t bytes() const { return bytes_; }
 

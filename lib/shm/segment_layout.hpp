@@ -26,13 +26,15 @@
 //                              splits_offset + ((r*nranks + s)*4 + i)*64
 //   [board]                    MPI_COMM_WORLD's flat collectives (BoardHeader,
 //                              then kBoardEntries entries and 2 x (nranks + 1)
-//                              rows, each a BoardStamp and kBoardDataBytes)
+//                              rows, each a BoardStamp and kBoardDataBytes, then
+//                              the stage: a BoardStamp and board_stage_bytes)
 //   [tunables JSON text]       the job's resolved tunables (Tunables::to_json)
 //
 // Memory: at 64 ranks with the default tunables the rings take 17 MiB and the
 // eager pools 16 MiB, the collective slots 2 MiB, the collective cells
-// 2 MiB, the split copies 1 MiB, the board 1.2 MiB; everything else is a
-// few hundred KiB.
+// 2 MiB, the split copies 1 MiB, the board 1.2 MiB and its stage 1 MiB
+// (pages of it are touched only when ranks outnumber CPUs and a large
+// collective uses it); everything else is a few hundred KiB.
 #pragma once
 
 #include <atomic>
@@ -42,7 +44,7 @@
 namespace mpf::shm {
 
 inline constexpr std::uint32_t kSegmentMagic = 0x5346504d;  // "MPFS", little-endian
-inline constexpr std::uint32_t kLayoutVersion = 10;
+inline constexpr std::uint32_t kLayoutVersion = 11;
 inline constexpr std::size_t kCacheLine = 64;
 
 // Lifecycle of a rank as its own process records it; mpfrun reads it when the
@@ -75,7 +77,7 @@ struct alignas(kCacheLine) SegmentHeader {
   std::uint32_t nranks;
   std::uint32_t ncpus;           // CPUs the job may run on (mpfrun's affinity mask)
   std::uint32_t oversubscribed;  // 1 when nranks > ncpus: waiting ranks must block, not spin
-  std::uint32_t reserved;
+  std::uint32_t board_stage_bytes;  // data bytes of the board's stage (the coll_board_stage tunable)
   std::uint64_t rank_control_offset;
   std::uint64_t rank_control_stride;
   std::uint64_t tunables_offset;  // UTF-8 JSON text, not NUL-terminated
@@ -294,6 +296,11 @@ static_assert(sizeof(MailCell) == kCacheLine && offsetof(MailCell, data) == 32);
 //   entries  a ring of kBoardEntries broadcast entries: the root writes one,
 //            the others copy it out and count down `remaining`; a root
 //            reuses an entry once that is zero.
+//   stage    one large entry (board_stage_bytes) for data that would take
+//            many entries: a large Bcast's message, the result of a large
+//            Reduce or Allreduce. Used like an entry (stamp, remaining,
+//            waiter), except that a reduction's pieces write its data
+//            before the last to arrive stamps it.
 inline constexpr std::uint32_t kBoardEntries = 16;
 inline constexpr std::uint32_t kBoardDataBytes = 8192;  // data of one row or entry
 

@@ -372,6 +372,21 @@ int main(int argc, char **argv) {
     MPI_Finalize();
     return 3;
   }
+  if (argc > 1 && strcmp(argv[1], "mismatch_bcast") == 0) {
+    /* A large Bcast from root 0, except on the last rank, which names root
+       1: it finds root 0's message where it expects root 1's (on the
+       board, in the stage) and the job must end naming both. The others
+       then wait in the barrier until the job ends. */
+    enum { BYTES = 100000 };
+    char *buf = calloc(BYTES, 1);
+    if (buf == NULL) return 2;
+    MPI_Bcast(buf, BYTES, MPI_CHAR, rank == size - 1 ? 1 : 0, MPI_COMM_WORLD);
+    MPI_Barrier(MPI_COMM_WORLD);
+    printf("rank %d: mismatched collectives returned\n", rank);
+    free(buf);
+    MPI_Finalize();
+    return 3;
+  }
   if (argc > 1) count_large = (int)mt_arg(argc, argv, 1, "large_count");
   run_all(MPI_COMM_WORLD);
   /* The same on the odd and even ranks, in reverse order: sub-communicators

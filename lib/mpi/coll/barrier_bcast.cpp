@@ -48,9 +48,9 @@ Task bcast_slot_task(const Communicator& c, mpf::coll::Key key, void* buffer, st
 Task bcast_task(const Communicator& c, mpf::coll::Key key, void* buffer, std::uint64_t bytes, int root) {
   if (c.size() == 1 || bytes == 0) return {};
   // On the board: one entry's worth at once (the common case, decided
-  // without reading the tunables), more in pipelined entries up to the
-  // single-copy threshold.
-  if (on_board(c) && (bytes <= mpf::coll::Board::capacity() || !single_copy(bytes))) {
+  // without reading the tunables), more through the stage or, without
+  // one, in pipelined entries up to the single-copy threshold.
+  if (on_board(c) && (bytes <= mpf::coll::Board::capacity() || board_stage(bytes) || !single_copy(bytes))) {
     return bcast_board_task(c, key, buffer, bytes, root);
   }
   if (bytes <= cells().capacity()) return bcast_cells_task(c, key, buffer, static_cast<std::uint32_t>(bytes), root);

@@ -100,19 +100,28 @@ Task barrier_board_task(Key key) {
 
 Task bcast_board_task(const Communicator& c, Key key, void* buffer, std::uint64_t bytes, int root) {
   Board& b = board();
-  const auto entries = static_cast<std::uint32_t>((bytes + Board::capacity() - 1) / Board::capacity());
-  const std::uint64_t first = b.reserve_entries(entries);
+  // A message that would take many entries goes through the stage: the
+  // root copies it in once, each rank copies it out once.
+  const bool staged = board_stage(bytes);
+  const std::uint64_t window = staged ? b.stage_capacity() : Board::capacity();
+  const auto uses = static_cast<std::uint32_t>((bytes + window - 1) / window);
+  const std::uint64_t first = staged ? b.reserve_stage(uses) : b.reserve_entries(uses);
   auto* data = static_cast<std::byte*>(buffer);
   const auto root_world = static_cast<std::int32_t>(world_of(c, root));
-  for (std::uint64_t offset = 0, number = first; offset < bytes; offset += Board::capacity(), ++number) {
-    const auto length = static_cast<std::uint32_t>(std::min<std::uint64_t>(Board::capacity(), bytes - offset));
+  const auto others = static_cast<std::uint32_t>(c.size() - 1);
+  for (std::uint64_t offset = 0, number = first; offset < bytes; offset += window, ++number) {
+    const auto length = static_cast<std::uint32_t>(std::min(window, bytes - offset));
     if (c.rank == root) {
-      co_await until(-1, [&] { return b.try_publish(number, key, data + offset, length); });
+      co_await until(-1, [&] {
+        return staged ? b.try_publish_stage(number, key, data + offset, length, others)
+                      : b.try_publish(number, key, data + offset, length);
+      });
       continue;
     }
     Key other{};
     co_await until(root_world, [&] {
-      const Board::Read read = b.try_read(number, key, data + offset, length, &other);
+      const Board::Read read = staged ? b.try_read_stage(number, key, data + offset, length, &other)
+                                      : b.try_read(number, key, data + offset, length, &other);
       if (read == Board::Read::mismatch) {
         mismatched(world_of(c, c.rank), key, static_cast<std::uint32_t>(other.root), other);
       }
@@ -157,6 +166,13 @@ Task reduce_board_single_task(const Communicator& c, Key key, const void* send, 
   // Outputs: every rank's, or the root's.
   const std::uint32_t from = root < 0 ? 0 : static_cast<std::uint32_t>(root);
   const std::uint32_t to = root < 0 ? n : from + 1;
+  // An Allreduce's first `staged` bytes of result go through the stage:
+  // written there once, copied out by each rank with memcpy, which moves
+  // twice what a CMA write does. A Reduce writes its root's output
+  // directly: copying it out at the end would only add a wait for the root.
+  const std::uint64_t total = static_cast<std::uint64_t>(count) * element;
+  const std::uint64_t staged = root < 0 ? std::min<std::uint64_t>(total, b.stage_capacity()) / element * element : 0;
+  const std::uint64_t stage_use = staged > 0 ? b.reserve_stage(1) : 0;
   for (std::uint64_t k = next.fetch_add(1, std::memory_order_relaxed); k < pieces;
        k = next.fetch_add(1, std::memory_order_relaxed)) {
     const std::uint64_t first = k * per_piece;
@@ -164,11 +180,25 @@ Task reduce_board_single_task(const Communicator& c, Key key, const void* send, 
     const std::size_t offset = first * element, bytes = static_cast<std::size_t>(elements) * element;
     const std::byte* result = reduce_span(c, peers, static_cast<const std::byte*>(send), offset, elements, type, op,
                                           x.data(), y.data(), nullptr);
-    for (std::uint32_t r = from; r < to; ++r) {
-      write_peer(world_of(c, static_cast<int>(r)), peers[r].out + offset, result, bytes, "reduction");
+    const std::size_t in_stage = offset < staged ? std::min<std::size_t>(bytes, staged - offset) : 0;
+    if (in_stage > 0) std::memcpy(b.stage_data() + offset, result, in_stage);
+    for (std::uint32_t r = from; in_stage < bytes && r < to; ++r) {
+      write_peer(world_of(c, static_cast<int>(r)), peers[r].out + offset + in_stage, result + in_stage,
+                 bytes - in_stage, "reduction");
     }
   }
-  co_await arrive(call + 1, key, [] {});
+  co_await arrive(call + 1, key, [&] {
+    // Every rank is still in the call, so no one reads the stage's
+    // previous use: it is free.
+    if (staged > 0 && !b.try_publish_stage(stage_use, key, nullptr, static_cast<std::uint32_t>(staged), to - from)) {
+      core::Runtime::instance().abort(1, "internal error: the board's stage was still in use at the end of " +
+                                             describe(key));
+    }
+  });
+  if (staged == 0) co_return;
+  Key other{};
+  co_await until(-1, [&] { return b.try_read_stage(stage_use, key, recv, static_cast<std::uint32_t>(staged), &other) ==
+                                  Board::Read::taken; });
 }
 
 Task alltoall_board_task(const Communicator& c, Key key, const void* send, void* recv, std::uint64_t bytes) {

@@ -148,9 +148,14 @@ TEST(Segment, CreateFillsTheHeader) {
   EXPECT_EQ(h.splits_offset, h.cell_acks_offset + 4 * kCacheLine);
   EXPECT_EQ(h.splits_offset % kCacheLine, 0u);
   EXPECT_EQ(h.board_offset, h.splits_offset + 16 * kSplitsPerPair * sizeof(SplitCopy));
-  // The board: header, the broadcast entries, two parities of 4 rows and a result row.
-  EXPECT_EQ(h.tunables_offset, h.board_offset + sizeof(BoardHeader) + (kBoardEntries + 2 * 5) * kBoardStride);
+  // The board: header, the broadcast entries, two parities of 4 rows and a
+  // result row, then the stage's stamp and its data (none here).
+  EXPECT_EQ(h.board_stage_bytes, 0u);
+  EXPECT_EQ(h.tunables_offset,
+            h.board_offset + sizeof(BoardHeader) + (kBoardEntries + 2 * 5) * kBoardStride + sizeof(BoardStamp));
   EXPECT_EQ(reinterpret_cast<std::byte*>(&s.board_row(1, 4)) + kBoardStride,
+            reinterpret_cast<std::byte*>(&s.board_stage()));
+  EXPECT_EQ(reinterpret_cast<std::byte*>(&s.board_stage()) + sizeof(BoardStamp),
             reinterpret_cast<std::byte*>(&s.board()) + (h.tunables_offset - h.board_offset));
   EXPECT_EQ(h.ring_slots, 2u);
   EXPECT_EQ(h.eager_cells, 2u);
@@ -215,6 +220,24 @@ TEST(Segment, RequiredBytesGrowsWithTunables) {
   const std::size_t large = Segment::required_bytes(geometry(2, 8, std::string(3 * page_size(), ' ')));
   EXPECT_GT(large, small);
   EXPECT_EQ(large % page_size(), 0u);
+}
+
+TEST(Segment, BoardStageComesFromTheTunableAndIsRoundedToCacheLines) {
+  const std::string sets[] = {"tuning_file=", "coll_board_stage=1000"};
+  const common::Tunables tunables = common::Tunables::resolve(nullptr, sets);
+  Segment s = Segment::create(Segment::geometry_for(4, 2, "unit-stage", tunables));
+  const SegmentHeader& h = s.header();
+  EXPECT_EQ(h.board_stage_bytes, 1000u);
+  const auto* stage_data = reinterpret_cast<std::byte*>(&s.board_stage()) + sizeof(BoardStamp);
+  EXPECT_EQ(stage_data + 1024, reinterpret_cast<std::byte*>(&s.board()) + (h.tunables_offset - h.board_offset));
+  EXPECT_EQ(s.board_stage().stamp.load(), 0u);
+  EXPECT_EQ(s.board_stage().remaining.load(), 0u);
+  // The default: 1 MiB, in the segment's size.
+  const common::Tunables defaults = common::Tunables::defaults();
+  EXPECT_EQ(Segment::geometry_for(4, 2, "unit-stage", defaults).board_stage_bytes, 1u << 20);
+  // (Both rounded up to whole pages.)
+  EXPECT_GE(Segment::required_bytes(Segment::geometry_for(4, 2, "unit-stage", defaults)) + page_size(),
+            Segment::required_bytes(Segment::geometry_for(4, 2, "unit-stage", tunables)) + (1u << 20) - 1024);
 }
 
 TEST(Segment, SixtyFourRanksWithDefaultTunablesTakeAFewTensOfMebibytes) {
@@ -371,6 +394,7 @@ TEST(Segment, AttachRejectsInconsistentSizes) {
   check("tunables past the end", [](SegmentHeader& h) { h.tunables_bytes = h.segment_bytes; });
   check("rank blocks past the end", [](SegmentHeader& h) { h.nranks = 1u << 20; });
   check("rank stride", [](SegmentHeader& h) { h.rank_control_stride = sizeof(RankControl) / 2; });
+  check("board stage past the end", [](SegmentHeader& h) { h.board_stage_bytes = 1u << 30; });
 }
 
 // The bounds checks add offsets and sizes read from the segment; a sum that wraps
