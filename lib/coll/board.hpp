@@ -7,7 +7,10 @@
 // the call and releases everyone (rows), or the root writes a broadcast
 // entry that the others copy out in their own time (entries), so a root
 // runs up to kBoardEntries broadcasts ahead and a rank that gets the CPU
-// takes every entry that is there.
+// takes every entry that is there. Data that would take many entries (a
+// large Bcast, a large Allreduce's result) goes through the stage instead,
+// one large entry, so that it is written once and each rank copies it out
+// once.
 //
 // Calls and entries are numbered in the order ranks run them: every rank
 // runs the same collectives on the world in the same order, one at a time,

@@ -292,9 +292,10 @@ inline constexpr std::array<TunableSpec, kTunableCount> kTunableTable{{
         .kind = TunableKind::boolean,
         .default_value = "1",
         .doc = "When MPI_COMM_WORLD has more ranks than coll_exchange_max, its Barrier, Reduce, Allreduce, "
-               "Alltoall (blocks up to 8 KiB) and Bcast (up to 8 KiB, or below coll_single_copy) go flat through one shared "
+               "Alltoall (blocks up to 8 KiB) and Bcast go flat through one shared "
                "board: each rank waits once per call, and a Bcast root runs up to 16 calls ahead of the "
-               "readers; large Reduce and Allreduce go by single copy, in pieces that whichever rank has a CPU "
+               "readers (from 64 KiB, through the board's stage: see coll_board_stage); large Reduce and "
+               "Allreduce go by single copy, in pieces that whichever rank has a CPU "
                "combines; 0: trees and exchanges over the collective cells and slots",
     },
     {
@@ -304,10 +305,11 @@ inline constexpr std::array<TunableSpec, kTunableCount> kTunableTable{{
         .default_value = "1MiB",
         .min = 0,
         .max = std::int64_t{1} << 30,
-        .doc = "Bytes of the board's stage in the shared segment (see coll_board): a large Bcast goes through "
-               "it (the root copies the message in once, every rank copies it out), and the result of a large "
-               "Reduce or Allreduce is written there once and copied out by each rank, instead of being written "
-               "into every rank's buffer with Cross Memory Attach; larger messages take several rounds; 0: no stage",
+        .doc = "Bytes of the board's stage in the shared segment (see coll_board): a Bcast of 64 KiB or more "
+               "goes through it (the root copies the message in once, every rank copies it out; larger messages "
+               "in rounds), and a large Allreduce's result is written there once and copied out by each rank "
+               "(past this size, written into every rank's buffer with Cross Memory Attach); 0: no stage "
+               "(Bcast by entries, or from coll_single_copy bytes by single-copy reads)",
     },
     {
         .id = Tunable::coll_single_copy,

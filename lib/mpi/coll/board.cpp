@@ -5,7 +5,9 @@
 //
 //   barrier      every rank arrives; the last releases
 //   bcast        the root writes entries (kBoardDataBytes each), the others
-//                copy them out; the root goes on as soon as they are written
+//                copy them out; the root goes on as soon as they are written.
+//                From half the entries' ring (board_stage), the same through
+//                the stage, one large entry (in rounds of its size)
 //   reduce       every rank writes its vector in its row; the last to arrive
 //   allreduce    combines the rows in rank order (x0 op x1 op ... op xn-1,
 //                whoever arrives last and whoever the root) into the result
@@ -14,10 +16,12 @@
 //   reductions   buffers are in its row; after the release, a rank that
 //                has the CPU takes the next piece of the vector (a counter
 //                in the call's result row), combines it from every rank's
-//                input in rank order and writes it into every output (the
-//                root's); a second call keeps all ranks in until the last
-//                piece is written. Each input is read once and each output
-//                written once, by whichever ranks get a CPU
+//                input in rank order and writes it into the root's output
+//                (Reduce) or the stage (Allreduce; past its size, into every
+//                output); a second call keeps all ranks in until the last
+//                piece is written, and then each copies the stage out. Each
+//                input is read once and each output written once, by
+//                whichever ranks get a CPU
 //   alltoall     in rounds: each rank writes the blocks for a range of
 //                destinations in its row, and after the release each
 //                destination in the range copies its block from every row
