@@ -285,13 +285,19 @@ static inline void ku_verify(struct ku_kernel *k, const char *what, const unsign
   }
 }
 
-/* Memory for `bytes` (at least one byte), zeroed; aborts when refused. */
+/* Memory for `bytes` (at least one byte), zeroed; aborts when refused.
+   Every page is written once: a page calloc never touched is the kernel's
+   shared zero page, which a single-copy read finds in cache whatever its
+   address, so a collective reading such buffers would be timed faster than
+   on real data (Allreduce of 1 MiB at 64 ranks: 10 instead of 17 ms). */
 static inline unsigned char *ku_alloc(struct ku_kernel *k, long bytes) {
-  unsigned char *p = calloc((size_t)(bytes > 0 ? bytes : 1), 1);
+  const size_t size = (size_t)(bytes > 0 ? bytes : 1);
+  unsigned char *p = calloc(size, 1);
   if (p == NULL) {
     fprintf(stderr, "kernel_%s: rank %d: cannot allocate %ld bytes\n", k->name, k->rank, bytes);
     MPI_Abort(MPI_COMM_WORLD, 1);
   }
+  for (size_t i = 0; i < size; i += 4096) ((volatile unsigned char *)p)[i] = 0;
   return p;
 }
 
