@@ -239,7 +239,8 @@ Segment Segment::map_checked(int fd, bool writable, const std::string& what) {
       h.nranks <= (bytes - h.cell_acks_offset) / counter_row_bytes(h.nranks) &&
       h.splits_offset <= bytes && h.splits_offset % kCacheLine == 0 &&
       std::uint64_t{h.nranks} * h.nranks * kSplitsPerPair <= (bytes - h.splits_offset) / sizeof(SplitCopy) &&
-      h.board_offset <= bytes && h.board_offset % kCacheLine == 0 && board_bytes(h.nranks, h.board_stage_bytes) <= bytes - h.board_offset;
+      h.board_offset <= bytes && h.board_offset % kCacheLine == 0 &&
+      board_bytes(h.nranks, h.board_stage_bytes) <= bytes - h.board_offset;
   if (!consistent) throw SegmentError(what + " has an inconsistent header (sizes do not match)");
   return segment;
 }
