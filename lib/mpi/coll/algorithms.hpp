@@ -117,6 +117,12 @@ mpf::coll::Task allgatherv_single_task(const Communicator& c, mpf::coll::Key key
 // collectives one at a time in the order it called them, so every rank
 // numbers them alike, nonblocking ones included.
 mpf::coll::Task barrier_board_task(mpf::coll::Key key);
+// The single-copy shapes' exchanges on the board (single_copy.cpp): every
+// rank's Exposed to every rank, and a barrier, as board row calls `call`
+// (reserved by the caller when it starts) instead of n² cell messages.
+mpf::coll::Task exposed_board_task(const Communicator& c, mpf::coll::Key key, std::uint64_t call, Exposed mine,
+                                   std::vector<Exposed>& all);
+mpf::coll::Task arrive_board_task(mpf::coll::Key key, std::uint64_t call);
 mpf::coll::Task bcast_board_task(const Communicator& c, mpf::coll::Key key, void* buffer, std::uint64_t bytes,
                                  int root);
 // count * size of type <= Board::capacity().

@@ -102,6 +102,17 @@ Task barrier_board_task(Key key) {
   co_await arrive(board().reserve_rows(1), key, [] {});
 }
 
+Task exposed_board_task(const Communicator& c, Key key, std::uint64_t call, Exposed mine, std::vector<Exposed>& all) {
+  Board& b = board();
+  std::memcpy(b.row(call, static_cast<std::uint32_t>(c.rank)), &mine, sizeof mine);
+  co_await arrive(call, key, [] {});
+  for (std::size_t r = 0; r < all.size(); ++r) std::memcpy(&all[r], b.row(call, static_cast<std::uint32_t>(r)), sizeof(Exposed));
+}
+
+Task arrive_board_task(Key key, std::uint64_t call) {
+  co_await arrive(call, key, [] {});
+}
+
 Task bcast_board_task(const Communicator& c, Key key, void* buffer, std::uint64_t bytes, int root) {
   Board& b = board();
   // A message that would take many entries goes through the stage: the

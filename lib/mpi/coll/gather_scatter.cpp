@@ -213,8 +213,9 @@ Task alltoallv_task(const Communicator& c, mpf::coll::Key key, const void* send,
 
 Task alltoall_task(const Communicator& c, mpf::coll::Key key, const void* send, void* recv, std::uint64_t bytes) {
   const auto n = static_cast<std::size_t>(c.size());
-  if (on_board(c) && bytes > 0 && bytes <= mpf::coll::Board::capacity()) {
-    return alltoall_board_task(c, key, send, recv, bytes);
+  if (on_board(c) && bytes > 0) {
+    if (board_alltoall_single(bytes)) return alltoall_single_task(c, key, send, recv, bytes);
+    if (bytes <= mpf::coll::Board::capacity()) return alltoall_board_task(c, key, send, recv, bytes);
   }
   // Many more ranks than CPUs (measured on 2 CPUs: pairwise is faster at 8
   // and 16 ranks, Bruck's 5x faster at 64): log2 n rounds beat n - 1

@@ -207,18 +207,22 @@ namespace {
 
 // Exposes `send`, then calls read(j, rank j's send address) for every rank
 // j (this one included), starting with this one, then waits until no rank
-// reads any more: the shape of alltoall and allgather.
+// reads any more: the shape of alltoall and allgather. On the board the
+// exposing and the waiting are two board calls, each one wait per rank.
 Task read_every_rank(const Communicator& c, mpf::coll::Key key, const void* send,
                      std::function<void(int, std::uint64_t)> read) {
   const int n = c.size();
+  const bool flat = on_board(c);
+  const std::uint64_t call = flat ? board().reserve_rows(2) : 0;
   std::vector<Exposed> peers(static_cast<std::size_t>(n));
-  Task exchange = exchange_exposed(c, key, {address(send), 0}, peers);
+  const Exposed mine{address(send), 0};
+  Task exchange = flat ? exposed_board_task(c, key, call, mine, peers) : exchange_exposed(c, key, mine, peers);
   co_await finished(exchange);
   for (int k = 0; k < n; ++k) {
     const int j = (c.rank + k) % n;
     read(j, peers[static_cast<std::size_t>(j)].in);
   }
-  Task done = all_signal(c, key, 1);
+  Task done = flat ? arrive_board_task(key, call + 1) : all_signal(c, key, 1);
   co_await finished(done);
 }
 
