@@ -132,6 +132,10 @@ mpf::coll::Task reduce_board_task(const Communicator& c, mpf::coll::Key key, con
 mpf::coll::Task reduce_board_single_task(const Communicator& c, mpf::coll::Key key, const void* send, void* recv,
                                          int count, MPI_Datatype type, MPI_Op op, int root);
 // Blocks of at most Board::capacity() bytes.
+// Blocks packed in rank order, at most the stage's size in all: each rank
+// copies its block into the stage and every rank copies them all out.
+mpf::coll::Task allgather_board_task(const Communicator& c, mpf::coll::Key key, const void* send, void* recv,
+                                     std::vector<std::uint64_t> bytes, std::vector<std::uint64_t> displs);
 mpf::coll::Task alltoall_board_task(const Communicator& c, mpf::coll::Key key, const void* send, void* recv,
                                     std::uint64_t bytes);
 
@@ -148,8 +152,10 @@ mpf::coll::Task alltoall_task(const Communicator& c, mpf::coll::Key key, const v
 // every rank reads every other's by single copy (gather_key only);
 // otherwise the blocks are gathered at rank 0 and
 // broadcast (a tree: few wake-ups when ranks outnumber CPUs), which needs
-// them packed in rank order. Every rank knows every block's size, so all
-// choose alike.
+// them packed in rank order; on the board, blocks that would make a staged
+// Bcast (board_stage) go through the stage (allgather_board_task) or, when
+// they do not fit it, are gathered and broadcast through it. Every rank
+// knows every block's size, so all choose alike.
 bool allgather_direct(const Communicator& c, std::uint64_t largest);
 mpf::coll::Task allgatherv_task(const Communicator& c, mpf::coll::Key gather_key, mpf::coll::Key bcast_key,
                                 const void* send, std::uint64_t send_bytes, void* recv,

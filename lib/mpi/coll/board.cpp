@@ -25,6 +25,10 @@
 //   alltoall     in rounds: each rank writes the blocks for a range of
 //                destinations in its row, and after the release each
 //                destination in the range copies its block from every row
+//                (blocks of more than 4 KiB go by single copy, exposed and
+//                finished by two row calls: exposed_board_task)
+//   allgather    once every rank is in (a row call), each copies its block
+//                into the stage; after a second, each copies them all out
 #include <algorithm>
 #include <atomic>
 #include <cstring>
@@ -80,6 +84,12 @@ void check_same_call(std::uint64_t call) {
   if (other < 0) return;
   const auto rank = static_cast<std::uint32_t>(other);
   mismatched(0, b.key_of(call, 0), rank, b.key_of(call, rank));
+}
+
+// A stage that a collective found still in use while every rank was in
+// it: a bug in this library, not in the program.
+[[noreturn]] void stage_busy(Key key) {
+  core::Runtime::instance().abort(1, "internal error: the board's stage was still in use in " + describe(key));
 }
 
 // co_await arrive(call, key, finish): counts this rank in at `call`; the
@@ -206,14 +216,30 @@ Task reduce_board_single_task(const Communicator& c, Key key, const void* send, 
     // Every rank is still in the call, so no one reads the stage's
     // previous use: it is free.
     if (staged > 0 && !b.try_publish_stage(stage_use, key, nullptr, static_cast<std::uint32_t>(staged), to - from)) {
-      core::Runtime::instance().abort(1, "internal error: the board's stage was still in use at the end of " +
-                                             describe(key));
+      stage_busy(key);
     }
   });
   if (staged == 0) co_return;
   Key other{};
   co_await until(-1, [&] { return b.try_read_stage(stage_use, key, recv, static_cast<std::uint32_t>(staged), &other) ==
                                   Board::Read::taken; });
+}
+
+Task allgather_board_task(const Communicator& c, Key key, const void* send, void* recv,
+                          std::vector<std::uint64_t> bytes, std::vector<std::uint64_t> displs) {
+  Board& b = board();
+  const std::uint64_t call = b.reserve_rows(2);
+  const std::uint64_t use = b.reserve_stage(1);
+  const auto me = static_cast<std::size_t>(c.rank);
+  const auto total = static_cast<std::uint32_t>(displs.back() + bytes.back());
+  // Once every rank is in the call, none reads the stage's previous use.
+  co_await arrive(call, key, [] {});
+  std::memcpy(b.stage_data() + displs[me], send, bytes[me]);
+  co_await arrive(call + 1, key, [&] {
+    if (!b.try_publish_stage(use, key, nullptr, total, static_cast<std::uint32_t>(c.size()))) stage_busy(key);
+  });
+  Key other{};
+  co_await until(-1, [&] { return b.try_read_stage(use, key, recv, total, &other) == Board::Read::taken; });
 }
 
 Task alltoall_board_task(const Communicator& c, Key key, const void* send, void* recv, std::uint64_t bytes) {
