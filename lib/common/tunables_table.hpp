@@ -292,7 +292,8 @@ inline constexpr std::array<TunableSpec, kTunableCount> kTunableTable{{
         .kind = TunableKind::boolean,
         .default_value = "1",
         .doc = "When MPI_COMM_WORLD has more ranks than coll_exchange_max, its Barrier, Reduce, Allreduce, "
-               "Alltoall (blocks up to 8 KiB) and Bcast go flat through one shared "
+               "Alltoall (blocks up to 4 KiB; larger ones by single copy), Allgather (64 KiB and more in all) "
+               "and Bcast go flat through one shared "
                "board: each rank waits once per call, and a Bcast root runs up to 16 calls ahead of the "
                "readers (from 64 KiB, through the board's stage: see coll_board_stage); large Reduce and "
                "Allreduce go by single copy, in pieces that whichever rank has a CPU "
@@ -307,9 +308,10 @@ inline constexpr std::array<TunableSpec, kTunableCount> kTunableTable{{
         .max = std::int64_t{1} << 30,
         .doc = "Bytes of the board's stage in the shared segment (see coll_board): a Bcast of 64 KiB or more "
                "goes through it (the root copies the message in once, every rank copies it out; larger messages "
-               "in rounds), and a large Allreduce's result is written there once and copied out by each rank "
-               "(past this size, written into every rank's buffer with Cross Memory Attach); 0: no stage "
-               "(Bcast by entries, or from coll_single_copy bytes by single-copy reads)",
+               "in rounds), so does an Allgather of 64 KiB or more in all, and a large Allreduce's result is "
+               "written there once and copied out by each rank (past this size, written into every rank's "
+               "buffer with Cross Memory Attach); 0: no stage (Bcast by entries, or from coll_single_copy bytes "
+               "by single-copy reads)",
     },
     {
         .id = Tunable::coll_single_copy,
@@ -321,7 +323,8 @@ inline constexpr std::array<TunableSpec, kTunableCount> kTunableTable{{
         .doc = "Smallest Bcast, Reduce and Allreduce (above coll_exchange_max ranks: each rank's share of it; "
                "on the board: each piece of a Reduce or Allreduce, two per CPU), Alltoall or Allgather block that ranks "
                "read straight from each other's buffers with Cross Memory Attach (one copy) instead of "
-               "through the collective slots (two copies); 0: never (also off when rndv_mode is copy)",
+               "through the collective slots (two copies; on the board, Alltoall blocks of more than 4 KiB "
+               "whatever this says); 0: never (also off when rndv_mode is copy)",
     },
     {
         .id = Tunable::datatype_check,

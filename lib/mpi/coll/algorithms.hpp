@@ -8,11 +8,13 @@
 // blocking functions at the end do both.
 //
 // On MPI_COMM_WORLD with more ranks than coll_exchange_max, Barrier,
-// Reduce, Allreduce and Alltoall of up to the board's capacity and Bcast of
-// any size go through the board (board.cpp: flat, one wait per rank and
-// call; a large Bcast through its stage, board_stage), and so do Reduce and
+// Reduce and Allreduce of up to the board's capacity, Alltoall of up to
+// half of it, Allgather of 64 KiB or more in all and Bcast of any size go
+// through the board (board.cpp: flat, one wait per rank and call; a large
+// Bcast or Allgather through its stage, board_stage), and so do Reduce and
 // Allreduce large enough for two single-copy pieces per CPU (board_piece):
-// whichever rank has a CPU combines the next piece.
+// whichever rank has a CPU combines the next piece. Larger Alltoall blocks
+// go by single copy (board_alltoall_single), exposed through the board.
 // Data of at most coll_short_limit bytes per rank goes through the cells
 // (cells.cpp: one cache-line transfer per message, and dissemination or
 // recursive doubling on up to coll_exchange_max ranks); blocks of at least
