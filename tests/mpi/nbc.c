@@ -3,7 +3,8 @@
  * in flight at once and completed in another order, overlapped with
  * point-to-point traffic that would deadlock if they blocked, progressed by
  * MPI_Test loops, on a communicator freed before completion, and the
- * errors the standard names (MPI_Request_free and MPI_Cancel on them).
+ * errors the standard names (MPI_Request_free and MPI_Cancel on them), and
+ * large ones in flight together.
  *   nbc        (any number of ranks)
  */
 #include "mpitest.h"
@@ -171,12 +172,53 @@ static void test_freed_communicator_and_errors(void) {
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
 }
 
+/* Large collectives in flight together, waited in reverse order: with more
+   ranks than CPUs they share the board's stage (Bcast, Allgather, the
+   Allreduce's result) and expose buffers through it (Alltoall), one after
+   the other. */
+static void test_large_in_flight(void) {
+  enum { B = 100000, G = 3000, A = 1500, R = 100000 };
+  int *bc = (int *)mt_alloc(B * sizeof(int));
+  int *mine = (int *)mt_alloc(G * sizeof(int)), *all = (int *)mt_alloc((size_t)G * size * sizeof(int));
+  int *to = (int *)mt_alloc((size_t)A * size * sizeof(int)), *from = (int *)mt_alloc((size_t)A * size * sizeof(int));
+  int *in = (int *)mt_alloc(R * sizeof(int)), *sum = (int *)mt_alloc(R * sizeof(int));
+  for (int i = 0; i < B; ++i) bc[i] = rank == 0 ? value(50, i) : -1;
+  for (int i = 0; i < G; ++i) mine[i] = value(rank, i);
+  for (int d = 0; d < size; ++d)
+    for (int i = 0; i < A; ++i) to[d * A + i] = value(rank * 100 + d, i);
+  for (int i = 0; i < R; ++i) in[i] = value(rank, i);
+  MPI_Request reqs[4];
+  CHECK_RC(MPI_Ibcast(bc, B, MPI_INT, 0, MPI_COMM_WORLD, &reqs[0]));
+  CHECK_RC(MPI_Iallgather(mine, G, MPI_INT, all, G, MPI_INT, MPI_COMM_WORLD, &reqs[1]));
+  CHECK_RC(MPI_Ialltoall(to, A, MPI_INT, from, A, MPI_INT, MPI_COMM_WORLD, &reqs[2]));
+  CHECK_RC(MPI_Iallreduce(in, sum, R, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &reqs[3]));
+  for (int k = 3; k >= 0; --k) CHECK_RC(MPI_Wait(&reqs[k], MPI_STATUS_IGNORE));
+  for (int i = 0; i < B; ++i) CHECK(bc[i] == value(50, i), "large Ibcast element %d is %d", i, bc[i]);
+  for (int r = 0; r < size; ++r)
+    for (int i = 0; i < G; ++i) CHECK(all[r * G + i] == value(r, i), "large Iallgather rank %d element %d", r, i);
+  for (int s = 0; s < size; ++s)
+    for (int i = 0; i < A; ++i) CHECK(from[s * A + i] == value(s * 100 + rank, i), "large Ialltoall from %d element %d", s, i);
+  for (int i = 0; i < R; ++i) {
+    int want = 0;
+    for (int r = 0; r < size; ++r) want += value(r, i);
+    CHECK(sum[i] == want, "large Iallreduce element %d is %d, expected %d", i, sum[i], want);
+  }
+  free(bc);
+  free(mine);
+  free(all);
+  free(to);
+  free(from);
+  free(in);
+  free(sum);
+}
+
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   test_overlap_with_point_to_point();
   test_against_blocking();
+  test_large_in_flight();
   test_progress_by_test();
   test_freed_datatype();
   test_freed_communicator_and_errors();
