@@ -116,7 +116,9 @@ Task exposed_board_task(const Communicator& c, Key key, std::uint64_t call, Expo
   Board& b = board();
   std::memcpy(b.row(call, static_cast<std::uint32_t>(c.rank)), &mine, sizeof mine);
   co_await arrive(call, key, [] {});
-  for (std::size_t r = 0; r < all.size(); ++r) std::memcpy(&all[r], b.row(call, static_cast<std::uint32_t>(r)), sizeof(Exposed));
+  for (std::size_t r = 0; r < all.size(); ++r) {
+    std::memcpy(&all[r], b.row(call, static_cast<std::uint32_t>(r)), sizeof(Exposed));
+  }
 }
 
 Task arrive_board_task(Key key, std::uint64_t call) {
