@@ -9,7 +9,7 @@
 //
 // On MPI_COMM_WORLD with more ranks than coll_exchange_max, Barrier,
 // Reduce and Allreduce of up to the board's capacity, Alltoall of up to
-// half of it, Allgather of 64 KiB or more in all and Bcast of any size go
+// half of it, Allgather of 64 KiB in all up to the stage's size and Bcast of any size go
 // through the board (board.cpp: flat, one wait per rank and call; a large
 // Bcast or Allgather through its stage, board_stage), and so do Reduce and
 // Allreduce large enough for two single-copy pieces per CPU (board_piece):
@@ -155,9 +155,9 @@ mpf::coll::Task alltoall_task(const Communicator& c, mpf::coll::Key key, const v
 // otherwise the blocks are gathered at rank 0 and
 // broadcast (a tree: few wake-ups when ranks outnumber CPUs), which needs
 // them packed in rank order; on the board, blocks that would make a staged
-// Bcast (board_stage) go through the stage (allgather_board_task) or, when
-// they do not fit it, are gathered and broadcast through it. Every rank
-// knows every block's size, so all choose alike.
+// Bcast and fit the stage go through it (board_allgather,
+// allgather_board_task). Every rank knows every block's size, so all
+// choose alike.
 bool allgather_direct(const Communicator& c, std::uint64_t largest);
 mpf::coll::Task allgatherv_task(const Communicator& c, mpf::coll::Key gather_key, mpf::coll::Key bcast_key,
                                 const void* send, std::uint64_t send_bytes, void* recv,

@@ -234,8 +234,7 @@ Task alltoall_task(const Communicator& c, mpf::coll::Key key, const void* send, 
 
 bool allgather_direct(const Communicator& c, std::uint64_t largest) {
   if (c.size() < 2) return false;
-  // On the board, blocks that make a large broadcast go through its stage.
-  if (on_board(c) && board_stage(largest * static_cast<std::uint64_t>(c.size()))) return false;
+  if (board_allgather(c, largest)) return false;
   // Large blocks: every rank reads every other's, one copy each, where the
   // gather and broadcast would copy each block n + 1 times; n^2 small
   // messages cost little next to that.
@@ -265,8 +264,7 @@ Task allgatherv_task(const Communicator& c, mpf::coll::Key gather_key, mpf::coll
                      std::vector<std::uint64_t> displs) {
   const std::uint64_t largest = *std::max_element(bytes.begin(), bytes.end());
   if (!allgather_direct(c, largest)) {
-    if (on_board(c) && displs.back() + bytes.back() <= board().stage_capacity() &&
-        board_stage(largest * static_cast<std::uint64_t>(c.size()))) {
+    if (board_allgather(c, largest)) {
       return allgather_board_task(c, gather_key, send, recv, std::move(bytes), std::move(displs));
     }
     return gather_then_bcast(c, gather_key, bcast_key, send, send_bytes, recv, std::move(bytes), std::move(displs));
