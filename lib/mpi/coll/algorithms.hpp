@@ -118,7 +118,16 @@ mpf::coll::Task allgatherv_single_task(const Communicator& c, mpf::coll::Key key
 // starts to run (Board::reserve_rows, reserve_entries): a rank runs its
 // collectives one at a time in the order it called them, so every rank
 // numbers them alike, nonblocking ones included.
-mpf::coll::Task barrier_board_task(mpf::coll::Key key);
+mpf::coll::Task barrier_board_task(const Communicator& c, mpf::coll::Key key);
+// The blocking Barrier, and Bcast of up to one entry, driven as steps
+// (steps.hpp) without a task; bcast_board_by_steps is false, doing
+// nothing, for larger data.
+bool barrier_board_by_steps(const Communicator& c, mpf::coll::Key key, const char* call);
+bool bcast_board_by_steps(const Communicator& c, mpf::coll::Key key, void* buffer, std::uint64_t bytes, int root,
+                          const char* call);
+// The same for Reduce (root >= 0) and Allreduce (root < 0) of up to a row.
+bool reduce_board_by_steps(const Communicator& c, mpf::coll::Key key, const void* send, void* recv, int count,
+                           MPI_Datatype type, MPI_Op op, int root, const char* call);
 // The single-copy shapes' exchanges on the board (single_copy.cpp): every
 // rank's Exposed to every rank, and a barrier, as board row calls `call`
 // (reserved by the caller when it starts) instead of n² cell messages.

@@ -39,6 +39,7 @@
 #include "mpi/coll/algorithms.hpp"
 #include "mpi/coll/context.hpp"
 #include "mpi/coll/ops.hpp"
+#include "mpi/coll/steps.hpp"
 #include "mpi/datatype.hpp"
 
 namespace mpf::mpi::coll {
@@ -92,24 +93,145 @@ void check_same_call(std::uint64_t call) {
   core::Runtime::instance().abort(1, "internal error: the board's stage was still in use in " + describe(key));
 }
 
-// co_await arrive(call, key, finish): counts this rank in at `call`; the
-// last to arrive checks the call, runs finish() and releases the others;
-// everyone resumes once the call is released (the last at once).
+// Counts this rank in at `call`; the last to arrive checks the call, runs
+// finish() and releases the others.
 template <class Finish>
-auto arrive(std::uint64_t call, Key key, Finish finish) {
+void count_in(std::uint64_t call, Key key, Finish finish) {
   Board& b = board();
   if (b.arrive(call, key)) {
     check_same_call(call);
     finish();
     b.release(call);
   }
+}
+
+// co_await arrive(call, key, finish): count_in, then resumes once the call
+// is released (the last at once).
+template <class Finish>
+auto arrive(std::uint64_t call, Key key, Finish finish) {
+  count_in(call, key, finish);
   return until(-1, [call] { return board().released(call); });
 }
 
+// Moves entry `number` (root: publishes it; others: copy it out): true once
+// done. Shared by the Bcast's task and its steps.
+bool bcast_entry(const Communicator& c, Key key, std::uint64_t number, std::byte* data, std::uint32_t length,
+                 int root, bool staged) {
+  Board& b = board();
+  if (c.rank == root) {
+    return staged ? b.try_publish_stage(number, key, data, length, static_cast<std::uint32_t>(c.size() - 1))
+                  : b.try_publish(number, key, data, length);
+  }
+  Key other{};
+  const Board::Read read = staged ? b.try_read_stage(number, key, data, length, &other)
+                                  : b.try_read(number, key, data, length, &other);
+  if (read == Board::Read::mismatch) mismatched(world_of(c, c.rank), key, static_cast<std::uint32_t>(other.root), other);
+  return read == Board::Read::taken;
+}
+
+// The board's short collectives as steps (steps.hpp), so that a blocking
+// call runs them without a task. Numbers are taken at the first step, when
+// the collective starts to run (after the nonblocking ones before it).
+class BoardBarrier {
+ public:
+  BoardBarrier(const Communicator&, Key key) : key_(key) {}
+  int count() const { return 1; }
+  std::int32_t peer(int) const { return -1; }
+  bool try_step(int) {
+    if (call_ == 0) {
+      call_ = board().reserve_rows(1);
+      count_in(call_, key_, [] {});
+    }
+    return board().released(call_);
+  }
+  void finish() {}
+
+ private:
+  Key key_;
+  std::uint64_t call_ = 0;
+};
+
+// A Bcast of one entry's worth.
+class BoardBcastEntry {
+ public:
+  BoardBcastEntry(const Communicator& c, Key key, void* buffer, std::uint32_t bytes, int root)
+      : c_(c), key_(key), data_(static_cast<std::byte*>(buffer)), bytes_(bytes), root_(root) {}
+  int count() const { return 1; }
+  std::int32_t peer(int) const { return c_.rank == root_ ? -1 : static_cast<std::int32_t>(world_of(c_, root_)); }
+  bool try_step(int) {
+    if (number_ == 0) number_ = board().reserve_entries(1);
+    return bcast_entry(c_, key_, number_, data_, bytes_, root_, false);
+  }
+  void finish() {}
+
+ private:
+  const Communicator& c_;
+  Key key_;
+  std::byte* data_;
+  std::uint32_t bytes_;
+  int root_;
+  std::uint64_t number_ = 0;
+};
+
+// A Reduce or Allreduce of one row's worth: every rank writes its vector
+// in its row; the last to arrive combines the rows in rank order into the
+// result row, which the root, or every rank, copies out.
+class BoardReduce {
+ public:
+  BoardReduce(const Communicator& c, Key key, const void* send, void* recv, int count, MPI_Datatype type, MPI_Op op,
+              int root)
+      : c_(c), key_(key), send_(send), recv_(recv), count_(count), type_(type), op_(op), root_(root),
+        bytes_(static_cast<std::size_t>(count) * *datatype_size(type)) {}
+  int count() const { return 1; }
+  std::int32_t peer(int) const { return -1; }
+  bool try_step(int) {
+    Board& b = board();
+    if (call_ == 0) {
+      call_ = b.reserve_rows(1);
+      std::memcpy(b.row(call_, static_cast<std::uint32_t>(c_.rank)), send_, bytes_);
+      count_in(call_, key_, [this, &b] {
+        // result = x0 op (x1 op (... op xn-1)): combined from the last row down.
+        const auto n = static_cast<std::uint32_t>(c_.size());
+        std::byte* result = b.result(call_);
+        std::memcpy(result, b.row(call_, n - 1), bytes_);
+        for (std::uint32_t r = n - 1; r-- > 0;) apply_op(op_, b.row(call_, r), result, count_, type_);
+      });
+    }
+    return b.released(call_);
+  }
+  void finish() {
+    if (root_ < 0 || c_.rank == root_) std::memcpy(recv_, board().result(call_), bytes_);
+  }
+
+ private:
+  const Communicator& c_;
+  Key key_;
+  const void* send_;
+  void* recv_;
+  int count_;
+  MPI_Datatype type_;
+  MPI_Op op_;
+  int root_;
+  std::size_t bytes_;
+  std::uint64_t call_ = 0;
+};
+
 }  // namespace
 
-Task barrier_board_task(Key key) {
-  co_await arrive(board().reserve_rows(1), key, [] {});
+Task barrier_board_task(const Communicator& c, Key key) { return steps_task<BoardBarrier>(c, key); }
+
+bool barrier_board_by_steps(const Communicator& c, Key key, const char* call) {
+  BoardBarrier steps(c, key);
+  run_steps(steps, c, call, -1);
+  return true;
+}
+
+bool bcast_board_by_steps(const Communicator& c, Key key, void* buffer, std::uint64_t bytes, int root,
+                          const char* call) {
+  if (bytes > Board::capacity()) return false;
+  BoardBcastEntry steps(c, key, buffer, static_cast<std::uint32_t>(bytes), root);
+  run_steps(steps, c, call, root);
+  return true;
 }
 
 Task exposed_board_task(const Communicator& c, Key key, std::uint64_t call, Exposed mine, std::vector<Exposed>& all) {
@@ -134,43 +256,24 @@ Task bcast_board_task(const Communicator& c, Key key, void* buffer, std::uint64_
   const auto uses = static_cast<std::uint32_t>((bytes + window - 1) / window);
   const std::uint64_t first = staged ? b.reserve_stage(uses) : b.reserve_entries(uses);
   auto* data = static_cast<std::byte*>(buffer);
-  const auto root_world = static_cast<std::int32_t>(world_of(c, root));
-  const auto others = static_cast<std::uint32_t>(c.size() - 1);
+  const std::int32_t peer = c.rank == root ? -1 : static_cast<std::int32_t>(world_of(c, root));
   for (std::uint64_t offset = 0, number = first; offset < bytes; offset += window, ++number) {
     const auto length = static_cast<std::uint32_t>(std::min(window, bytes - offset));
-    if (c.rank == root) {
-      co_await until(-1, [&] {
-        return staged ? b.try_publish_stage(number, key, data + offset, length, others)
-                      : b.try_publish(number, key, data + offset, length);
-      });
-      continue;
-    }
-    Key other{};
-    co_await until(root_world, [&] {
-      const Board::Read read = staged ? b.try_read_stage(number, key, data + offset, length, &other)
-                                      : b.try_read(number, key, data + offset, length, &other);
-      if (read == Board::Read::mismatch) {
-        mismatched(world_of(c, c.rank), key, static_cast<std::uint32_t>(other.root), other);
-      }
-      return read == Board::Read::taken;
-    });
+    co_await until(peer, [&] { return bcast_entry(c, key, number, data + offset, length, root, staged); });
   }
 }
 
 Task reduce_board_task(const Communicator& c, Key key, const void* send, void* recv, int count, MPI_Datatype type,
                        MPI_Op op, int root) {
-  Board& b = board();
-  const std::uint64_t call = b.reserve_rows(1);
-  const std::size_t bytes = static_cast<std::size_t>(count) * *datatype_size(type);
-  const auto n = static_cast<std::uint32_t>(c.size());
-  std::memcpy(b.row(call, static_cast<std::uint32_t>(c.rank)), send, bytes);
-  co_await arrive(call, key, [&] {
-    // result = x0 op (x1 op (... op xn-1)): combined from the last row down.
-    std::byte* result = b.result(call);
-    std::memcpy(result, b.row(call, n - 1), bytes);
-    for (std::uint32_t r = n - 1; r-- > 0;) apply_op(op, b.row(call, r), result, count, type);
-  });
-  if (root < 0 || c.rank == root) std::memcpy(recv, b.result(call), bytes);
+  return steps_task<BoardReduce>(c, key, send, recv, count, type, op, root);
+}
+
+bool reduce_board_by_steps(const Communicator& c, Key key, const void* send, void* recv, int count,
+                           MPI_Datatype type, MPI_Op op, int root, const char* call) {
+  if (static_cast<std::uint64_t>(count) * *datatype_size(type) > Board::capacity()) return false;
+  BoardReduce steps(c, key, send, recv, count, type, op, root);
+  run_steps(steps, c, call, root);
+  return true;
 }
 
 Task reduce_board_single_task(const Communicator& c, Key key, const void* send, void* recv, int count,

@@ -214,13 +214,15 @@ class TreeBcast {
 
 Task barrier_task(const Communicator& c, mpf::coll::Key key) {
   if (c.size() == 1) return {};
-  if (on_board(c)) return barrier_board_task(key);
+  if (on_board(c)) return barrier_board_task(c, key);
   if (exchanges_fit(c)) return steps_task<Dissemination>(c, key);
   return barrier_tree_task(c, key);
 }
 
 bool barrier_by_steps(const Communicator& c, mpf::coll::Key key, const char* call) {
-  if (c.size() == 1 || !exchanges_fit(c)) return false;
+  if (c.size() == 1) return false;
+  if (on_board(c)) return barrier_board_by_steps(c, key, call);
+  if (!exchanges_fit(c)) return false;
   Dissemination steps(c, key);
   run_steps(steps, c, call, -1);
   return true;
@@ -232,8 +234,11 @@ Task bcast_cells_task(const Communicator& c, mpf::coll::Key key, void* buffer, s
 
 bool bcast_by_steps(const Communicator& c, mpf::coll::Key key, void* buffer, std::uint64_t bytes, int root,
                     const char* call) {
-  // The choice bcast_task makes off the board: the cells when the data fits.
-  if (c.size() == 1 || bytes == 0 || on_board(c) || bytes > cells().capacity()) return false;
+  // The choices bcast_task makes: on the board, one entry; off it, the
+  // cells when the data fits.
+  if (c.size() == 1 || bytes == 0) return false;
+  if (on_board(c)) return bcast_board_by_steps(c, key, buffer, bytes, root, call);
+  if (bytes > cells().capacity()) return false;
   TreeBcast steps(c, key, buffer, static_cast<std::uint32_t>(bytes), root);
   run_steps(steps, c, call, root);
   return true;
@@ -319,12 +324,11 @@ Task reduce_cells_task(const Communicator& c, mpf::coll::Key key, const void* se
 
 bool reduce_by_steps(const Communicator& c, mpf::coll::Key key, const void* send, void* recv, int count,
                      MPI_Datatype type, MPI_Op op, int root, const char* call) {
-  // The choice reduce_task makes off the board: the cells when the data
-  // fits one.
-  if (c.size() == 1 || count == 0 || on_board(c) ||
-      static_cast<std::size_t>(count) * *datatype_size(type) > cells().capacity()) {
-    return false;
-  }
+  // The choices reduce_task makes: on the board, one row; off it, the
+  // cells when the data fits one.
+  if (c.size() == 1 || count == 0) return false;
+  if (on_board(c)) return reduce_board_by_steps(c, key, send, recv, count, type, op, root, call);
+  if (static_cast<std::size_t>(count) * *datatype_size(type) > cells().capacity()) return false;
   if (doubling_fits(c, root)) {
     Doubling steps(c, key, send, recv, count, type, op);
     run_steps(steps, c, call, -1);
