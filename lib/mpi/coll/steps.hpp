@@ -2,12 +2,13 @@
 //
 // Some collectives run very often with little data: a barrier, or an
 // Allreduce or Alltoall of a few bytes, on up to coll_exchange_max ranks.
-// Each is a fixed list of cell posts and takes. So are the board's (a
-// barrier, a Bcast of one entry, a reduction of one row: board.cpp), where
-// the task's cost was 10-25% of a call at 16 and 64 ranks on 2 CPUs. As a coroutine (task.hpp),
+// Each is a fixed list of cell posts and takes. As a coroutine (task.hpp),
 // each call pays for a frame, resumes and the task's driver. That costs
 // about as much as the cache-line transfer that carries the data: a 2-rank
-// MPI_Barrier took 0.18 us as a coroutine and 0.09 us driven straight.
+// MPI_Barrier took 0.18 us as a coroutine and 0.09 us driven straight. The
+// board's short collectives (a barrier, a Bcast of one entry, a reduction
+// of one row: board.cpp) are steps too: there the task cost 10-25% of a
+// call at 16 and 64 ranks on 2 CPUs.
 //
 // Such an algorithm is written as a Steps type instead:
 //
