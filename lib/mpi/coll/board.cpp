@@ -2,6 +2,8 @@
 // when the world has more ranks than coll_exchange_max (by default, than
 // the job's CPUs): every rank waits once per call instead of once per level
 // of a tree, and a broadcast root does not wait for its readers at all.
+// The barrier, a Bcast of one entry and a reduction of one row are steps
+// (steps.hpp), which a blocking call runs without a task.
 //
 //   barrier      every rank arrives; the last releases
 //   bcast        the root writes entries (kBoardDataBytes each), the others
