@@ -127,7 +127,9 @@ bool bcast_entry(const Communicator& c, Key key, std::uint64_t number, std::byte
   Key other{};
   const Board::Read read = staged ? b.try_read_stage(number, key, data, length, &other)
                                   : b.try_read(number, key, data, length, &other);
-  if (read == Board::Read::mismatch) mismatched(world_of(c, c.rank), key, static_cast<std::uint32_t>(other.root), other);
+  if (read == Board::Read::mismatch) {
+    mismatched(world_of(c, c.rank), key, static_cast<std::uint32_t>(other.root), other);
+  }
   return read == Board::Read::taken;
 }
 
