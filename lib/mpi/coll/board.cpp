@@ -323,8 +323,8 @@ Task reduce_board_single_task(const Communicator& c, Key key, const void* send, 
   }
   co_await arrive(call + 1, key, [&] {
     // Every rank is still in the call, so no one reads the stage's
-    // previous use: it is free.
-    if (staged > 0 && !b.try_publish_stage(stage_use, key, nullptr, static_cast<std::uint32_t>(staged), to - from)) {
+    // previous use: it is free. Only an Allreduce stages: all n copy out.
+    if (staged > 0 && !b.try_publish_stage(stage_use, key, nullptr, static_cast<std::uint32_t>(staged), n)) {
       stage_busy(key);
     }
   });
