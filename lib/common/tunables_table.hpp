@@ -201,8 +201,8 @@ inline constexpr std::array<TunableSpec, kTunableCount> kTunableTable{{
         .kind = TunableKind::choice,
         .default_value = "adaptive",
         .choices = kWaitPolicies,
-        .doc = "How a waiting rank waits: adaptive (spin, yield, then sleep; spin briefly when "
-               "ranks outnumber CPUs), spin, yield, or sleep at once",
+        .doc = "How a waiting rank waits: adaptive (spin, yield, then sleep; when ranks outnumber CPUs, "
+               "yield only while holding one of the node's yield slots, else sleep), spin, yield, or sleep at once",
     },
     {
         .id = Tunable::spin_count,
@@ -231,18 +231,19 @@ inline constexpr std::array<TunableSpec, kTunableCount> kTunableTable{{
         .default_value = "2000",
         .min = 0,
         .max = 60000000,
-        .doc = "Microseconds a waiting rank holding one of the node's yield slots (one per CPU) keeps "
+        .doc = "Microseconds a waiting rank holding one of the node's yield slots keeps "
                "yielding before it sleeps (adaptive policy, when ranks outnumber CPUs)",
     },
     {
         .id = Tunable::yielders_per_cpu,
         .name = "yielders_per_cpu",
         .kind = TunableKind::integer,
-        .default_value = "8",
+        .default_value = "1",
         .min = 0,
         .max = 4096,
         .doc = "When ranks outnumber CPUs: how many waiting ranks per CPU may keep yielding (for yield_us) "
-               "before the rest sleep on their futex (adaptive policy)",
+               "while the rest sleep on their futex; a slot whose holder's wait ends passes to the rank "
+               "that has slept longest (adaptive policy)",
     },
     {
         .id = Tunable::coll_buffer,

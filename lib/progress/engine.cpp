@@ -59,13 +59,12 @@ void Engine::init(shm::Transport& transport, const common::Tunables& t) {
     spin_limit_ = 0;
     yield_limit_ = 0;
   } else if (transport.oversubscribed()) {
-    // More ranks than CPUs: a poll steals the CPU from a rank that could be
-    // producing what we wait for, so poll briefly, then yield only while
-    // holding one of the node's yield slots, else sleep until woken.
-    spin_limit_ = std::min<std::uint64_t>(spins, 100);
-    yield_slots_ = &const_cast<shm::SegmentHeader&>(transport.header()).yield_slots_taken;
-    yield_slot_count_ =
-        transport.ncpus() * static_cast<std::uint32_t>(t.integer(common::Tunable::yielders_per_cpu));
+    // More ranks than CPUs: a poll takes the CPU from a rank that could be
+    // producing what we wait for, so do not poll; yield only while holding
+    // one of the node's yield slots, else sleep until woken.
+    spin_limit_ = 0;
+    yield_slots_.init(transport,
+                      transport.ncpus() * static_cast<std::uint32_t>(t.integer(common::Tunable::yielders_per_cpu)));
     yield_ns_ = static_cast<std::uint64_t>(t.integer(common::Tunable::yield_us)) * 1000;
   } else {
     spin_limit_ = spins;
@@ -637,17 +636,6 @@ bool Engine::on_packet(std::uint32_t source, const Packet& p) {
   }
   return true;  // an unknown kind cannot come from this build; consume it
 }
-
-bool Engine::take_yield_slot() {
-  std::atomic_ref<std::uint32_t> slots(*yield_slots_);
-  std::uint32_t taken = slots.load(std::memory_order_relaxed);
-  while (taken < yield_slot_count_) {
-    if (slots.compare_exchange_weak(taken, taken + 1, std::memory_order_relaxed)) return true;
-  }
-  return false;
-}
-
-void Engine::release_yield_slot() { std::atomic_ref<std::uint32_t>(*yield_slots_).fetch_sub(1, std::memory_order_relaxed); }
 
 // ---------------------------------------------------------------------------
 // Introspection (slow path: only when a wait has lasted or the rank sleeps)

@@ -45,6 +45,7 @@
 #include "common/tunables.hpp"
 #include "match/queues.hpp"
 #include "progress/request.hpp"
+#include "progress/yield_slots.hpp"
 #include "shm/introspection.hpp"
 #include "shm/transport.hpp"
 
@@ -166,8 +167,6 @@ class Engine {
   void enqueue(std::uint32_t peer, Outbound item);
   void flush_backlog();
   void sleep_once(const auto& done);
-  bool take_yield_slot();
-  void release_yield_slot();
   void publish_blocked(const BlockedCall& call);
   void clear_blocked();
   void publish_queues();
@@ -201,9 +200,11 @@ class Engine {
   std::uint64_t yield_limit_ = 0;
   bool never_sleep_ = false;
   common::DebugTopics debug_;
-  // Oversubscribed adaptive waiting: the node's yield slots, or null.
-  std::uint32_t* yield_slots_ = nullptr;  // the segment's counter, used through std::atomic_ref
-  std::uint32_t yield_slot_count_ = 0;
+  // Oversubscribed adaptive waiting: the node's yield slots (not enabled
+  // otherwise), whether this rank holds one in its current wait, and how
+  // long it keeps yielding with it.
+  YieldSlots yield_slots_;
+  bool holds_yield_slot_ = false;
   std::uint64_t yield_ns_ = 0;
 };
 

@@ -1,11 +1,13 @@
 // Waiting (SPEC §2 Waiting): poll, then yield, then sleep on the rank's
 // futex until a peer rings its doorbell. The counts come from the tunables.
-// When ranks outnumber CPUs the adaptive policy polls only briefly (a poll
-// takes the CPU from a rank with work to do), then at most yielders_per_cpu
-// waiting ranks per CPU keep yielding for yield_us (a yield slot, see
-// segment_layout.hpp), and every other waiting rank sleeps at once. On the
-// 2-CPU machines of the project, 8 per CPU measured best for token passing
-// at 16 to 64 ranks (tune/kernels/token_ring.c).
+// When ranks outnumber CPUs the adaptive policy does not poll (a poll takes
+// the CPU from a rank with work to do): at most yielders_per_cpu waiting
+// ranks per CPU keep yielding, for yield_us, and every other waiting rank
+// sleeps at once (progress/yield_slots.hpp). A holder whose wait ends
+// passes its slot to the rank that has slept longest. On the 2-CPU machines
+// of the project one slot per CPU measured best for token passing at 64
+// ranks (tune/kernels/token_ring.c: 7.4 us per hop, against 12.7 with eight
+// slots per CPU that nobody passed on).
 #pragma once
 
 #include <sched.h>
@@ -53,17 +55,18 @@ void Engine::wait_until(Done&& predicate, const BlockedCall& call) {
     for (;;) {
       // A crowd wait with more ranks than CPUs does not poll: the ranks it
       // waits for need this CPU.
-      const std::uint64_t spins = call.crowd && yield_slots_ != nullptr ? 0 : spin_limit_;
+      const std::uint64_t spins = call.crowd && yield_slots_.enabled() ? 0 : spin_limit_;
       for (std::uint64_t polls = 1; polls <= spins; ++polls) {
         if (polls == kPublishAfterPolls && !blocked_published_) [[unlikely]] publish_blocked(call);
         cpu_relax();
         if (finished()) return;
       }
-      if (yield_slots_ != nullptr) {
+      if (yield_slots_.enabled()) {
         // More ranks than CPUs: only a slot holder keeps yielding, for a
-        // while (timed from its 16th yield: most waits end before).
-        const bool slot = !call.crowd && take_yield_slot();
-        if (slot || call.crowd) {
+        // while (timed from its 16th yield: most waits end before). A slot
+        // may have been passed to us while we slept (yield_slots.hpp).
+        if (!call.crowd && !holds_yield_slot_) holds_yield_slot_ = yield_slots_.try_take();
+        if (holds_yield_slot_ || call.crowd) {
           std::uint64_t deadline = 0;
           bool ended = false;
           for (std::uint64_t yields = 1; !ended; ++yields) {
@@ -75,8 +78,11 @@ void Engine::wait_until(Done&& predicate, const BlockedCall& call) {
             if (deadline == 0) deadline = now + yield_ns_;
             ended = now >= deadline;
           }
-          if (slot) release_yield_slot();
           if (done()) return;
+          if (holds_yield_slot_) {  // it lasted: sleep, and leave the slot to the next waiter
+            yield_slots_.release();
+            holds_yield_slot_ = false;
+          }
         }
         if (!blocked_published_) publish_blocked(call);
       } else {
@@ -89,10 +95,15 @@ void Engine::wait_until(Done&& predicate, const BlockedCall& call) {
       do {
         sleep_once(done);
         if (finished()) return;
-      } while (yield_slots_ != nullptr);
+      } while (yield_slots_.enabled() && !holds_yield_slot_);
     }
   };
   wait();
+  // Our work came: a slot we hold goes to the rank that has slept longest.
+  if (holds_yield_slot_) {
+    yield_slots_.pass_on();
+    holds_yield_slot_ = false;
+  }
   if (blocked_published_) clear_blocked();
 }
 
@@ -111,6 +122,11 @@ void Engine::sleep_once(const auto& done) {
   sleepers.fetch_add(1, std::memory_order_seq_cst);
   const bool for_room = wants_room();
   me.sleeping.store(for_room ? shm::kSleepsForRoom : shm::kSleepsForWork, std::memory_order_seq_cst);
+  // With yield slots, join the queue a slot is passed along: a rank that
+  // passes us one bumps the doorbell after it marks our ticket, so either
+  // the last look below sees the mark or the futex wait returns at once.
+  const bool queued = yield_slots_.enabled();
+  if (queued) yield_slots_.enter_queue();
   std::atomic_thread_fence(std::memory_order_seq_cst);
   const std::uint32_t seen = me.doorbell.load(std::memory_order_seq_cst);
   progress();
@@ -120,10 +136,11 @@ void Engine::sleep_once(const auto& done) {
     progress();
     finished = done();
   }
+  const bool promoted = queued && me.sleep_ticket.load(std::memory_order_seq_cst) == shm::kPromotedTicket;
   // A round that copied rendezvous data may leave more to copy (a split
   // copy's chunks, further reads): sleeping now could leave both ends
   // asleep with a message half done.
-  if (!finished && !copied_) {
+  if (!finished && !copied_ && !promoted) {
     shm::count(counters_->sleeps);
     publish_queues();
     const std::uint64_t since = debug_.wait ? now_ns() : 0;
@@ -132,6 +149,7 @@ void Engine::sleep_once(const auto& done) {
       common::debug_report(transport_->rank(), "slept %.1f us", static_cast<double>(now_ns() - since) / 1e3);
     }
   }
+  if (queued && yield_slots_.leave_queue()) holds_yield_slot_ = true;
   me.sleeping.store(0, std::memory_order_relaxed);
   sleepers.fetch_sub(1, std::memory_order_relaxed);
   transport_->clear_room_wanted();  // what still lacks room says so again before the next sleep

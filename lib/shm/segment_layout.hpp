@@ -44,7 +44,9 @@
 namespace mpf::shm {
 
 inline constexpr std::uint32_t kSegmentMagic = 0x5346504d;  // "MPFS", little-endian
-inline constexpr std::uint32_t kLayoutVersion = 11;
+inline constexpr std::uint32_t kLayoutVersion = 12;
+// Places in the segment header's queue of sleepers (SegmentHeader).
+inline constexpr std::uint32_t kSleepTicketPlaces = 256;
 inline constexpr std::size_t kCacheLine = 64;
 
 // Lifecycle of a rank as its own process records it; mpfrun reads it when the
@@ -69,7 +71,7 @@ inline const char* to_string(RankState state) {
 
 // Cache lines 0-3. Written by mpfrun before the first fork; immutable while
 // ranks run, so readers need no synchronisation beyond the fork/exec itself.
-// Cache line 4 is the node's shared waiting state, the one mutable part.
+// Cache lines 4 and on are the node's shared waiting state, the mutable part.
 struct alignas(kCacheLine) SegmentHeader {
   std::uint32_t magic;
   std::uint32_t layout_version;
@@ -109,19 +111,28 @@ struct alignas(kCacheLine) SegmentHeader {
   std::uint64_t cell_acks_offset;
   // Cache line 4: when ranks outnumber CPUs, at most yielders_per_cpu x
   // ncpus waiting ranks at a time keep yielding instead of sleeping (the
-  // engine's yield slots): a CPU with yielding ranks is never idle, so a
-  // rank woken there runs after a context switch instead of waiting for an
-  // idle CPU to wake up (tens of microseconds on a virtual machine), and a
-  // message for a yielding rank needs no wake-up at all; the slots keep the
-  // yielders from taking every CPU from the ranks with work.
+  // engine's yield slots, progress/yield_slots.hpp): a CPU with a yielding
+  // rank is never idle, so a rank woken there runs after a context switch
+  // instead of waiting for an idle CPU to wake up (tens of microseconds on
+  // a virtual machine), and a message for a yielding rank needs no wake-up
+  // at all. A slot whose holder's wait ends goes to the rank that has slept
+  // longest (the queue below), the likeliest to be handed work next.
   // Accessed with std::atomic_ref (the header stays trivially copyable).
   alignas(kCacheLine) std::uint32_t yield_slots_taken;
   // Ranks in (or on their way into) a futex sleep: a rank that would wake
   // every rank (coll::Board) reads this one word instead of every rank's
   // `sleeping` flag when it is 0, the common case.
   std::uint32_t sleepers;
+  // Cache lines 5-6: the queue of sleepers, by ticket. A rank going to
+  // sleep takes the next ticket and writes its rank at that ticket's place
+  // in sleep_ticket_owners; a slot passed on goes to the oldest ticket whose
+  // rank still sleeps on it (RankControl::sleep_ticket). A place reused
+  // before it was read only means a sleeper is not picked.
+  alignas(kCacheLine) std::uint64_t sleep_tickets_next;
+  alignas(kCacheLine) std::uint64_t sleep_tickets_oldest;  // tickets below were passed over
+  alignas(kCacheLine) std::uint32_t sleep_ticket_owners[kSleepTicketPlaces];
 };
-static_assert(sizeof(SegmentHeader) == 5 * kCacheLine);
+static_assert(sizeof(SegmentHeader) == 7 * kCacheLine + kSleepTicketPlaces * sizeof(std::uint32_t));
 static_assert(offsetof(SegmentHeader, inbox_offset) == 2 * kCacheLine);
 static_assert(offsetof(SegmentHeader, introspection_offset) == 3 * kCacheLine);
 static_assert(offsetof(SegmentHeader, magic) == 0 && offsetof(SegmentHeader, layout_version) == 4,
@@ -162,6 +173,9 @@ inline void count(std::atomic<std::uint64_t>& counter, std::uint64_t n = 1) {
 // that waits for room, and no other: in a token ring every receiver drains
 // a sleeping sender, and waking it for nothing cost a second wake-up and
 // context switch per hop.
+// RankControl::sleep_ticket of a sleeper that has been handed a yield slot.
+inline constexpr std::uint64_t kPromotedTicket = ~std::uint64_t{0};
+
 enum SleepReason : std::uint32_t {
   kSleepsForWork = 1,  // waits for messages or data only
   kSleepsForRoom = 2,  // some of its sends or collective steps wait for room, too
@@ -184,6 +198,10 @@ struct alignas(kCacheLine) RankControl {
   // `sleeping`, one that frees room only when the rank waits for room.
   alignas(kCacheLine) std::atomic<std::uint32_t> doorbell;
   std::atomic<std::uint32_t> sleeping;
+  // The rank's place in the queue of sleepers (SegmentHeader): 0 when it
+  // has none, kPromotedTicket when a rank passed it a yield slot, else its
+  // ticket + 1. Written by the rank and, once, by the rank that promotes it.
+  std::atomic<std::uint64_t> sleep_ticket;
   alignas(kCacheLine) RankCounters counters;
 };
 static_assert(offsetof(RankControl, doorbell) == kCacheLine);

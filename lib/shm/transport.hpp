@@ -107,6 +107,9 @@ class Transport {
   // The same for wake_for_room(); a work wake due too wins.
   inline void wake_later_for_room(std::uint32_t peer);
   inline void flush_wakes();
+  // Wakes `peer` whatever it sleeps for, or makes its next sleep end at
+  // once: the caller has handed it a yield slot (progress/yield_slots.hpp).
+  void ring_doorbell(std::uint32_t peer) { ring_doorbell(segment_->rank(peer)); }
   // Something of this rank cannot go on until a peer frees room (a
   // collective cell or slot still unread): its next sleep then lets freed
   // room wake it (kSleepsForRoom). Sends held back in the progress engine
