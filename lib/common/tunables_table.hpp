@@ -39,6 +39,7 @@ enum class Tunable : std::size_t {
   yield_count,
   yield_us,
   yielders_per_cpu,
+  all_yield_per_cpu,
   coll_buffer,
   coll_radix,
   coll_short_limit,
@@ -244,6 +245,17 @@ inline constexpr std::array<TunableSpec, kTunableCount> kTunableTable{{
         .doc = "When ranks outnumber CPUs: how many waiting ranks per CPU may keep yielding (for yield_us) "
                "while the rest sleep on their futex; a slot whose holder's wait ends passes to the rank "
                "that has slept longest (adaptive policy)",
+    },
+    {
+        .id = Tunable::all_yield_per_cpu,
+        .name = "all_yield_per_cpu",
+        .kind = TunableKind::integer,
+        .default_value = "4",
+        .min = 0,
+        .max = 4096,
+        .doc = "When ranks outnumber CPUs by at most this many per CPU, every waiting rank keeps yielding "
+               "(for yield_us) instead of yielders_per_cpu of them: a CPU's round of yields stays short "
+               "(adaptive policy)",
     },
     {
         .id = Tunable::coll_buffer,

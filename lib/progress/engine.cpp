@@ -64,7 +64,9 @@ void Engine::init(shm::Transport& transport, const common::Tunables& t) {
     // one of the node's yield slots, else sleep until woken.
     spin_limit_ = 0;
     yield_slots_.init(transport,
-                      transport.ncpus() * static_cast<std::uint32_t>(t.integer(common::Tunable::yielders_per_cpu)));
+                      YieldSlots::slots_for(transport.size(), transport.ncpus(),
+                                            static_cast<std::uint32_t>(t.integer(common::Tunable::yielders_per_cpu)),
+                                            static_cast<std::uint32_t>(t.integer(common::Tunable::all_yield_per_cpu))));
     yield_ns_ = static_cast<std::uint64_t>(t.integer(common::Tunable::yield_us)) * 1000;
   } else {
     spin_limit_ = spins;

@@ -102,5 +102,14 @@ TEST_F(YieldSlotsTest, EachQueuedRankGetsAtMostOneSlot) {
   EXPECT_FALSE(slots_[3].try_take());
 }
 
+TEST(YieldSlotCount, EveryRankYieldsWithFewRanksPerCpuElseYieldersPerCpu) {
+  EXPECT_EQ(YieldSlots::slots_for(8, 2, 1, 4), 8u);
+  EXPECT_EQ(YieldSlots::slots_for(3, 2, 1, 4), 3u);
+  EXPECT_EQ(YieldSlots::slots_for(9, 2, 1, 4), 2u);
+  EXPECT_EQ(YieldSlots::slots_for(64, 2, 1, 4), 2u);
+  EXPECT_EQ(YieldSlots::slots_for(64, 2, 3, 4), 6u);
+  EXPECT_EQ(YieldSlots::slots_for(4, 2, 1, 0), 2u) << "all_yield_per_cpu=0 turned off";
+}
+
 }  // namespace
 }  // namespace mpf::progress
