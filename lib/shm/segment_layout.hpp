@@ -166,6 +166,9 @@ inline void count(std::atomic<std::uint64_t>& counter, std::uint64_t n = 1) {
   counter.store(counter.load(std::memory_order_relaxed) + n, std::memory_order_relaxed);
 }
 
+// RankControl::sleep_ticket of a sleeper that has been handed a yield slot.
+inline constexpr std::uint64_t kPromotedTicket = ~std::uint64_t{0};
+
 // Why a rank sleeps (RankControl::sleeping; 0 while it is awake). A peer
 // that hands it work (a packet, a fin, a collective's data) wakes any
 // sleeper. A peer that only frees room (ring slots it drained, an eager
@@ -173,9 +176,6 @@ inline void count(std::atomic<std::uint64_t>& counter, std::uint64_t n = 1) {
 // that waits for room, and no other: in a token ring every receiver drains
 // a sleeping sender, and waking it for nothing cost a second wake-up and
 // context switch per hop.
-// RankControl::sleep_ticket of a sleeper that has been handed a yield slot.
-inline constexpr std::uint64_t kPromotedTicket = ~std::uint64_t{0};
-
 enum SleepReason : std::uint32_t {
   kSleepsForWork = 1,  // waits for messages or data only
   kSleepsForRoom = 2,  // some of its sends or collective steps wait for room, too
