@@ -203,7 +203,8 @@ inline constexpr std::array<TunableSpec, kTunableCount> kTunableTable{{
         .default_value = "adaptive",
         .choices = kWaitPolicies,
         .doc = "How a waiting rank waits: adaptive (spin, yield, then sleep; when ranks outnumber CPUs, "
-               "yield only while holding one of the node's yield slots, else sleep), spin, yield, or sleep at once",
+               "yield only while holding one of the node's yield slots, else sleep), spin, yield (spin, unless ranks "
+               "outnumber CPUs, then yield; never sleep), or sleep at once",
     },
     {
         .id = Tunable::spin_count,
