@@ -5,6 +5,7 @@
 
 #include <map>
 
+#include "common/binding_rule.hpp"
 #include "common/number_ranges.hpp"
 
 namespace mpf::launcher {
@@ -34,6 +35,9 @@ std::vector<int> allowed_cpus() {
 std::vector<Placement> plan_placements(BindTo bind_to, MapBy map_by, int nranks,
                                        const std::vector<int>& cpus) {
   std::vector<Placement> plan(static_cast<std::size_t>(nranks));
+  if (bind_to == BindTo::automatic) {
+    bind_to = common::binds_by_default(nranks, static_cast<long>(cpus.size())) ? BindTo::core : BindTo::none;
+  }
   if (bind_to == BindTo::none) return plan;
 
   // CPUs grouped by NUMA node, both in ascending order.

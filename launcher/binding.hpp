@@ -19,6 +19,7 @@ struct Placement {
 // CPUs this process may run on (its affinity mask), ascending.
 std::vector<int> allowed_cpus();
 
+// BindTo::automatic is resolved here, against the number of `cpus`.
 std::vector<Placement> plan_placements(BindTo bind_to, MapBy map_by, int nranks,
                                        const std::vector<int>& cpus);
 

@@ -191,7 +191,7 @@ ParseResult parse_command_line(int argc, char** argv) {
   AppContext first;
   std::vector<EnvSetting> env_settings;
   std::vector<std::string> hosts;
-  std::string hostfile, bind_to = "none", map_by = "core";
+  std::string hostfile, bind_to = "auto", map_by = "core";
   add_context_options(app, first, env_settings);
   app.add_option("-H,--host", hosts, "Hosts to run on, comma-separated (this machine only, for now)")
       ->delimiter(',')
@@ -201,8 +201,10 @@ ParseResult parse_command_line(int argc, char** argv) {
   app.add_option("--map-by", map_by, "Place consecutive ranks on consecutive cores, or round-robin over NUMA nodes")
       ->check(CLI::IsMember({"core", "numa"}))
       ->capture_default_str();
-  app.add_option("--bind-to", bind_to, "Bind each rank to its core, its NUMA node's CPUs, or nothing")
-      ->check(CLI::IsMember({"none", "core", "numa"}))
+  app.add_option("--bind-to", bind_to,
+                 "Bind each rank to its core, its NUMA node's CPUs, or nothing; auto: to its core when ranks "
+                 "outnumber the CPUs and divide evenly among them, else nothing")
+      ->check(CLI::IsMember({"auto", "none", "core", "numa"}))
       ->capture_default_str();
   app.add_flag("--report-bindings", o.report_bindings, "Print each rank's binding on standard error");
   app.add_flag("--tag-output", o.tag_output, "Prefix every output line with [RANK]");
@@ -240,7 +242,10 @@ ParseResult parse_command_line(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     throw UsageError(e.what());
   }
-  o.bind_to = bind_to == "core" ? BindTo::core : bind_to == "numa" ? BindTo::numa : BindTo::none;
+  o.bind_to = bind_to == "core"   ? BindTo::core
+              : bind_to == "numa" ? BindTo::numa
+              : bind_to == "none" ? BindTo::none
+                                  : BindTo::automatic;
   o.map_by = map_by == "numa" ? MapBy::numa : MapBy::core;
   if (!hosts.empty()) check_hosts(hosts, "--host");
   o.hosts = hosts;

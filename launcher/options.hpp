@@ -18,7 +18,9 @@ class UsageError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-enum class BindTo { none, core, numa };
+// auto: core when ranks outnumber the CPUs and divide evenly among them
+// (common::binds_by_default), else none.
+enum class BindTo { automatic, none, core, numa };
 enum class MapBy { core, numa };
 
 struct AppContext {
@@ -32,7 +34,7 @@ struct AppContext {
 struct Options {
   std::vector<AppContext> apps;
   std::vector<std::string> hosts;  // from --host and --hostfile
-  BindTo bind_to = BindTo::none;
+  BindTo bind_to = BindTo::automatic;
   MapBy map_by = MapBy::core;
   bool report_bindings = false;
   bool tag_output = false;

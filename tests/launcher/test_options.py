@@ -161,10 +161,27 @@ class Placement(JobTestCase):
         self.assertEqual(status, 0, err)
         self.assertEqual(len(re.findall(r"bound to cpus? [0-9,-]+ \(NUMA node \d+\)", err)), 2)
 
-    def test_default_is_unbound(self):
+    def test_default_is_unbound_with_a_cpu_per_rank(self):
         status, _, err = self.mpfrun("--report-bindings", "-n", "1", "true")
         self.assertEqual(status, 0)
         self.assertRegex(err, r"mpfrun: rank 0 \(pid \d+\): not bound")
+
+    def test_default_binds_ranks_that_outnumber_the_cpus_evenly(self):
+        cpus = sorted(os.sched_getaffinity(0))
+        n = 2 * len(cpus)
+        status, out, err = self.mpfrun("--report-bindings", "--tag-output", "-n", str(n),
+                                       "grep", "Cpus_allowed_list", "/proc/self/status")
+        self.assertEqual(status, 0, err)
+        for rank in range(n):
+            expected = cpus[rank % len(cpus)]
+            self.assertRegex(err, rf"mpfrun: rank {rank} \(pid \d+\): bound to cpu {expected} \(NUMA node")
+            self.assertRegex(out, rf"\[{rank}\] Cpus_allowed_list:\s+{expected}\n")
+        # Unevenly, or when told, they stay unbound: the kernel balances them.
+        for args in (["-n", str(n + 1)], ["--bind-to", "none", "-n", str(n)]):
+            status, _, err = self.mpfrun("--report-bindings", *args, "true")
+            self.assertEqual(status, 0, err)
+            self.assertNotIn("bound to", err)
+            self.assertEqual(err.count("not bound"), int(args[-1]))
 
 
 class Tunables(JobTestCase):

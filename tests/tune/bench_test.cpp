@@ -165,7 +165,10 @@ TEST(Catalogue, EveryKernelHasASummary) {
 
 TEST(Peers, BindingAutoGivesEveryRankACpuOrNone) {
   EXPECT_EQ(resolve_binding("auto", 1), "core");
-  EXPECT_EQ(resolve_binding("auto", usable_cpus() + 1), "none");
+  EXPECT_EQ(resolve_binding("auto", 2 * usable_cpus()), "core");  // as mpfrun's default
+  if (usable_cpus() > 1) {
+    EXPECT_EQ(resolve_binding("auto", usable_cpus() + 1), "none");  // uneven: the kernel balances
+  }
   EXPECT_EQ(resolve_binding("none", 1), "none");
   EXPECT_EQ(resolve_binding("core", 1000), "core");
 }

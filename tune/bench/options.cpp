@@ -43,7 +43,8 @@ void add_bench_options(CLI::App& app, Options& o) {
       ->type_name("MS");
   app.add_option("--bind-to", o.bind_to,
                  "Binding of ranks, the same for every MPI: core, none, or auto (core when the job has no more "
-                 "ranks than CPUs, none otherwise; the default)")
+                 "ranks than CPUs, or more that divide evenly among them as mpfrun binds by default; none "
+                 "otherwise; the default)")
       ->check(CLI::IsMember({"auto", "core", "none"}))
       ->type_name("POLICY");
   app.add_option("--timeout", o.timeout,

@@ -10,6 +10,7 @@
 #include <functional>
 #include <sstream>
 
+#include "common/binding_rule.hpp"
 #include "tune/bench/process.hpp"
 
 namespace mpf::tune::bench {
@@ -210,7 +211,10 @@ int usable_cpus() {
 
 std::string resolve_binding(const std::string& policy, int np) {
   if (policy != "auto") return policy;
-  return np <= usable_cpus() ? "core" : "none";
+  // As mpfrun's own default for more ranks than CPUs, so that every MPI
+  // runs with the binding our users get.
+  const int cpus = usable_cpus();
+  return np <= cpus || common::binds_by_default(np, cpus) ? "core" : "none";
 }
 
 }  // namespace mpf::tune::bench

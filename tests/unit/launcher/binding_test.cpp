@@ -8,6 +8,8 @@
 // skip themselves instead of asserting a single-node plan.
 #include "launcher/binding.hpp"
 
+#include "common/binding_rule.hpp"
+
 #include <numa.h>
 #include <sched.h>
 
@@ -49,6 +51,37 @@ TEST(Binding, NoneLeavesEveryRankUnbound) {
       EXPECT_EQ(describe_placement(p), "not bound");
     }
   }
+}
+
+// auto binds each rank to one CPU only when ranks outnumber the CPUs and
+// divide evenly among them.
+TEST(BindingRule, BindsByDefaultOnlyAnEvenOversubscription) {
+  EXPECT_FALSE(common::binds_by_default(1, 2));
+  EXPECT_FALSE(common::binds_by_default(2, 2));
+  EXPECT_FALSE(common::binds_by_default(3, 2));
+  EXPECT_TRUE(common::binds_by_default(4, 2));
+  EXPECT_TRUE(common::binds_by_default(64, 2));
+  EXPECT_FALSE(common::binds_by_default(65, 2));
+  EXPECT_TRUE(common::binds_by_default(96, 48));
+  EXPECT_FALSE(common::binds_by_default(4, 0));
+}
+
+TEST(Binding, AutoLeavesAJobWithACpuPerRankUnbound) {
+  for (int nranks : {1, 4}) {
+    for (const Placement& p : plan_placements(BindTo::automatic, MapBy::core, nranks, kCpus)) {
+      EXPECT_TRUE(p.cpus.empty());
+    }
+  }
+}
+
+TEST(Binding, AutoLeavesAnUnevenOversubscriptionUnbound) {
+  for (const Placement& p : plan_placements(BindTo::automatic, MapBy::core, 6, kCpus)) EXPECT_TRUE(p.cpus.empty());
+}
+
+TEST_F(OneNodeBinding, AutoBindsAnEvenOversubscriptionRoundRobin) {
+  const std::vector<Placement> plan = plan_placements(BindTo::automatic, MapBy::core, 8, kCpus);
+  ASSERT_EQ(plan.size(), 8u);
+  for (int r = 0; r < 8; ++r) EXPECT_EQ(plan[r].cpus, (Cpus{r % 4})) << "rank " << r;
 }
 
 TEST(Binding, NoRanksNoPlan) {

@@ -246,8 +246,9 @@ TEST(Options, LaterContextsInheritTheJobEnvironment) {
 
 TEST(Options, BindToAndMapBy) {
   Options o = parse({"true"});
-  EXPECT_EQ(o.bind_to, BindTo::none);
+  EXPECT_EQ(o.bind_to, BindTo::automatic);
   EXPECT_EQ(o.map_by, MapBy::core);
+  EXPECT_EQ(parse({"--bind-to", "auto", "true"}).bind_to, BindTo::automatic);
   EXPECT_EQ(parse({"--bind-to", "core", "true"}).bind_to, BindTo::core);
   EXPECT_EQ(parse({"--bind-to", "numa", "true"}).bind_to, BindTo::numa);
   EXPECT_EQ(parse({"--bind-to=none", "true"}).bind_to, BindTo::none);
