@@ -40,8 +40,11 @@ std::string markdown_report(const BenchReport& r, const std::vector<std::string>
   }
   md << "\nEvery figure is the median of all timed batches of all runs (" << r.options->repetitions()
      << " per MPI, interleaved); noise (±) is half the interquartile range relative to the median. Ranks are "
-        "bound to cores when there are no more ranks than CPUs, and not bound otherwise (`--bind-to "
-     << r.options->bind_to << "`), the same for every MPI.";
+     << (r.options->bind_to == "auto"   ? "bound to cores when there are no more ranks than CPUs or more that divide "
+                                          "evenly among them, and not bound otherwise"
+         : r.options->bind_to == "core" ? "bound to cores"
+                                        : "not bound")
+     << " (`--bind-to " << r.options->bind_to << "`), the same for every MPI.";
   if (compare) {
     md << " The **ratio** is the toolkit's time over the faster peer's (for MB/s and Mmsg/s, the faster peer's "
           "figure over the toolkit's): below 1 the toolkit is faster. *(noise)* marks a ratio whose two "
