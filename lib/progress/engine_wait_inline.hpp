@@ -5,10 +5,10 @@
 // per CPU every waiting rank yields; with more, at most yielders_per_cpu
 // waiting ranks per CPU keep yielding, for yield_us, and every other
 // waiting rank sleeps at once (progress/yield_slots.hpp). A holder whose
-// wait ends passes its slot to the rank that has slept longest. On the 2-CPU machines
-// of the project one slot per CPU measured best for token passing at 64
-// ranks (tune/kernels/token_ring.c: 7.4 us per hop, against 12.7 with eight
-// slots per CPU that nobody passed on).
+// wait ends passes its slot to the rank that has slept longest. On the
+// 2-CPU machines of the project one slot per CPU measured best for token
+// passing at 64 ranks (tune/kernels/token_ring.c: 7.4 us per hop, against
+// 12.7 with eight slots per CPU that nobody passed on).
 #pragma once
 
 #include <sched.h>

@@ -158,6 +158,8 @@ class Bench(BenchTestCase):
         with open(os.path.join(out_dir, "report.md")) as f:
             markdown = f.read()
         self.assertIn("| ratio | faster peer |", markdown)
+        # The report names the binding it used (the default, as mpfrun's own).
+        self.assertIn("or more that divide evenly among them, and not bound otherwise (`--bind-to auto`)", markdown)
         if shutil.which("gnuplot"):
             for plot in ("latency.png", "bandwidth.png", "startup.png"):
                 with open(os.path.join(out_dir, plot), "rb") as f:
