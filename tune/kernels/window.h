@@ -58,14 +58,19 @@ static inline int window_messages(const struct window *w, long bytes) {
   return fit < w->window ? (int)(fit > 0 ? fit : 1) : w->window;
 }
 
+/* This rank's partner: rank r and r + size/2 stream to each other. */
+static inline int window_peer(const struct ku_kernel *k) {
+  const int half = k->size / 2;
+  return k->rank < half ? k->rank + half : k->rank - half;
+}
+
 /* One direction: ranks of the first half stream windows to their partner in
  * the second half (rank r to r + size/2), which acknowledges each window
  * with an empty message. Returns this rank's seconds. */
 static inline double window_stream(void *ctx, long bytes, int iters) {
   struct window *w = ctx;
   struct ku_kernel *k = w->k;
-  const int half = k->size / 2, sender = k->rank < half;
-  const int peer = sender ? k->rank + half : k->rank - half;
+  const int sender = k->rank < k->size / 2, peer = window_peer(k);
   const int n = window_messages(w, bytes);
   const double t0 = MPI_Wtime();
   for (int i = 0; i < iters; ++i, ++w->seq) {
@@ -97,8 +102,7 @@ static inline double window_stream(void *ctx, long bytes, int iters) {
 static inline double window_exchange(void *ctx, long bytes, int iters) {
   struct window *w = ctx;
   struct ku_kernel *k = w->k;
-  const int half = k->size / 2;
-  const int peer = k->rank < half ? k->rank + half : k->rank - half;
+  const int peer = window_peer(k);
   const int n = window_messages(w, bytes);
   const double t0 = MPI_Wtime();
   for (int i = 0; i < iters; ++i, ++w->seq) {

@@ -55,7 +55,7 @@ static inline void window_cma_setup(struct window_cma *c, struct ku_kernel *k) {
   window_setup(&c->window, k);
   if (!c->enabled) return;
 #if WINDOW_CMA_AVAILABLE
-  const int peer = k->rank < k->size / 2 ? k->rank + k->size / 2 : k->rank - k->size / 2;
+  const int peer = window_peer(k);
   unsigned long mine[2] = {(unsigned long)getpid(), (unsigned long)c->window.send}, theirs[2];
   MPI_Sendrecv(mine, 2, MPI_UNSIGNED_LONG, peer, WINDOW_CMA_READY_TAG, theirs, 2, MPI_UNSIGNED_LONG, peer,
                WINDOW_CMA_READY_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
@@ -110,8 +110,7 @@ static inline double window_cma_stream(void *ctx, long bytes, int iters) {
   struct window_cma *c = ctx;
   struct window *w = &c->window;
   struct ku_kernel *k = w->k;
-  const int half = k->size / 2, sender = k->rank < half;
-  const int peer = sender ? k->rank + half : k->rank - half;
+  const int sender = k->rank < k->size / 2, peer = window_peer(k);
   const int n = window_messages(w, bytes);
   const double t0 = MPI_Wtime();
   for (int i = 0; i < iters; ++i, ++w->seq) {
@@ -136,8 +135,7 @@ static inline double window_cma_exchange(void *ctx, long bytes, int iters) {
   struct window_cma *c = ctx;
   struct window *w = &c->window;
   struct ku_kernel *k = w->k;
-  const int half = k->size / 2;
-  const int peer = k->rank < half ? k->rank + half : k->rank - half;
+  const int peer = window_peer(k);
   const int n = window_messages(w, bytes);
   const double t0 = MPI_Wtime();
   for (int i = 0; i < iters; ++i, ++w->seq) {
