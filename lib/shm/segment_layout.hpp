@@ -109,8 +109,9 @@ struct alignas(kCacheLine) SegmentHeader {
   std::uint32_t cell_bytes;       // bytes of one collective cell (MailCell and its data)
   std::uint64_t cells_offset;
   std::uint64_t cell_acks_offset;
-  // Cache line 4: when ranks outnumber CPUs, at most yielders_per_cpu x
-  // ncpus waiting ranks at a time keep yielding instead of sleeping (the
+  // Cache line 4: when ranks outnumber CPUs, at most as many waiting ranks
+  // as the node has yield slots (YieldSlots::slots_for: every rank, or
+  // yielders_per_cpu x ncpus) keep yielding instead of sleeping (the
   // engine's yield slots, progress/yield_slots.hpp): a CPU with a yielding
   // rank is never idle, so a rank woken there runs after a context switch
   // instead of waiting for an idle CPU to wake up (tens of microseconds on
