@@ -206,15 +206,23 @@ inline constexpr std::array<TunableSpec, kTunableCount> kTunableTable{{
                "yield only while holding one of the node's yield slots, else sleep), spin, yield (spin, unless ranks "
                "outnumber CPUs, then yield; never sleep), or sleep at once",
     },
+    // About 10 ms of polling here. With 20000 (1 ms) a 2-rank ping-pong on
+    // the project's virtual machines often fell into taking 600-700 us per
+    // message (doc/perf/spin-10ms). Once a waiting rank had slept, its
+    // virtual CPU idled, and (as far as the figures tell) the host then ran
+    // both virtual CPUs on one of its own: every wait outlasted the polls,
+    // each rank slept at every message, and the job stayed that way. With
+    // polls that outlast such a wait the ranks do not sleep, the virtual
+    // CPUs stay busy, and the job keeps 0.2 us.
     {
         .id = Tunable::spin_count,
         .name = "spin_count",
         .kind = TunableKind::integer,
-        .default_value = "20000",
+        .default_value = "200000",
         .min = 0,
         .max = 1000000000,
         .doc = "Polls a waiting rank makes before it starts yielding (adaptive policy, "
-               "when the job has a CPU per rank)",
+               "when the job has a CPU per rank; 200000 polls take about 10 ms)",
     },
     {
         .id = Tunable::yield_count,
