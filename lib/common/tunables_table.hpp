@@ -222,7 +222,7 @@ inline constexpr std::array<TunableSpec, kTunableCount> kTunableTable{{
         .min = 0,
         .max = 1000000000,
         .doc = "Polls a waiting rank makes before it starts yielding (adaptive policy, "
-               "when the job has a CPU per rank; 200000 polls take about 10 ms)",
+               "when the job has a CPU per rank; 200000 polls take about 10 ms on a 2.8 GHz Xeon)",
     },
     {
         .id = Tunable::yield_count,
