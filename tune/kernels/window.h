@@ -64,6 +64,20 @@ static inline int window_peer(const struct ku_kernel *k) {
   return k->rank < half ? k->rank + half : k->rank - half;
 }
 
+/* Under --check: fills this rank's n outgoing messages of the window, each
+ * with its own pattern (sequence w->seq * n + m, this rank), and verifies
+ * the n that came from `peer` against the same patterns. Shared by the MPI
+ * and the CMA paths, so both move and check the same bytes. */
+static inline void window_fill(struct window *w, long bytes, int n) {
+  if (!w->k->check) return;
+  for (int m = 0; m < n; ++m) ku_fill(w->send + (long)m * bytes, bytes, w->seq * n + m, w->k->rank);
+}
+
+static inline void window_verify(struct window *w, long bytes, int n, int peer) {
+  if (!w->k->check) return;
+  for (int m = 0; m < n; ++m) ku_verify(w->k, "message", w->recv + (long)m * bytes, bytes, w->seq * n + m, peer);
+}
+
 /* One direction: ranks of the first half stream windows to their partner in
  * the second half (rank r to r + size/2), which acknowledges each window
  * with an empty message. Returns this rank's seconds. */
@@ -75,10 +89,9 @@ static inline double window_stream(void *ctx, long bytes, int iters) {
   const double t0 = MPI_Wtime();
   for (int i = 0; i < iters; ++i, ++w->seq) {
     if (sender) {
+      window_fill(w, bytes, n);
       for (int m = 0; m < n; ++m) {
-        unsigned char *buf = w->send + (long)m * bytes;
-        if (k->check) ku_fill(buf, bytes, w->seq * n + m, k->rank);
-        MPI_Isend(buf, (int)bytes, MPI_BYTE, peer, WINDOW_TAG, MPI_COMM_WORLD, &w->requests[m]);
+        MPI_Isend(w->send + (long)m * bytes, (int)bytes, MPI_BYTE, peer, WINDOW_TAG, MPI_COMM_WORLD, &w->requests[m]);
       }
       MPI_Waitall(n, w->requests, w->statuses);
       MPI_Recv(NULL, 0, MPI_BYTE, peer, WINDOW_ACK_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
@@ -88,9 +101,7 @@ static inline double window_stream(void *ctx, long bytes, int iters) {
                   &w->requests[m]);
       }
       MPI_Waitall(n, w->requests, w->statuses);
-      if (k->check) {
-        for (int m = 0; m < n; ++m) ku_verify(k, "message", w->recv + (long)m * bytes, bytes, w->seq * n + m, peer);
-      }
+      window_verify(w, bytes, n, peer);
       MPI_Send(NULL, 0, MPI_BYTE, peer, WINDOW_ACK_TAG, MPI_COMM_WORLD);
     }
   }
@@ -109,15 +120,13 @@ static inline double window_exchange(void *ctx, long bytes, int iters) {
     for (int m = 0; m < n; ++m) {
       MPI_Irecv(w->recv + (long)m * bytes, (int)bytes, MPI_BYTE, peer, WINDOW_TAG, MPI_COMM_WORLD, &w->requests[m]);
     }
+    window_fill(w, bytes, n);
     for (int m = 0; m < n; ++m) {
-      unsigned char *buf = w->send + (long)m * bytes;
-      if (k->check) ku_fill(buf, bytes, w->seq * n + m, k->rank);
-      MPI_Isend(buf, (int)bytes, MPI_BYTE, peer, WINDOW_TAG, MPI_COMM_WORLD, &w->requests[n + m]);
+      MPI_Isend(w->send + (long)m * bytes, (int)bytes, MPI_BYTE, peer, WINDOW_TAG, MPI_COMM_WORLD,
+                &w->requests[n + m]);
     }
     MPI_Waitall(2 * n, w->requests, w->statuses);
-    if (k->check) {
-      for (int m = 0; m < n; ++m) ku_verify(k, "message", w->recv + (long)m * bytes, bytes, w->seq * n + m, peer);
-    }
+    window_verify(w, bytes, n, peer);
   }
   return MPI_Wtime() - t0;
 }

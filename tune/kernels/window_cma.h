@@ -89,20 +89,6 @@ static inline void window_cma_read(struct window_cma *c, long bytes, int n) {
 #endif
 }
 
-/* Fill this rank's n outgoing messages under --check (their patterns are the
- * MPI path's), and verify the n read from the partner. */
-static inline void window_cma_fill(struct window_cma *c, long bytes, int n) {
-  struct window *w = &c->window;
-  if (!w->k->check) return;
-  for (int m = 0; m < n; ++m) ku_fill(w->send + (long)m * bytes, bytes, w->seq * n + m, w->k->rank);
-}
-
-static inline void window_cma_verify(struct window_cma *c, long bytes, int n, int peer) {
-  struct window *w = &c->window;
-  if (!w->k->check) return;
-  for (int m = 0; m < n; ++m) ku_verify(w->k, "message", w->recv + (long)m * bytes, bytes, w->seq * n + m, peer);
-}
-
 /* One direction: the first half's windows are read by their partners, which
  * say so with an empty message; the sender says a window is filled with
  * another. Returns this rank's seconds. */
@@ -115,13 +101,13 @@ static inline double window_cma_stream(void *ctx, long bytes, int iters) {
   const double t0 = MPI_Wtime();
   for (int i = 0; i < iters; ++i, ++w->seq) {
     if (sender) {
-      window_cma_fill(c, bytes, n);
+      window_fill(w, bytes, n);
       MPI_Send(NULL, 0, MPI_BYTE, peer, WINDOW_CMA_READY_TAG, MPI_COMM_WORLD);
       MPI_Recv(NULL, 0, MPI_BYTE, peer, WINDOW_ACK_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     } else {
       MPI_Recv(NULL, 0, MPI_BYTE, peer, WINDOW_CMA_READY_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
       window_cma_read(c, bytes, n);
-      window_cma_verify(c, bytes, n, peer);
+      window_verify(w, bytes, n, peer);
       MPI_Send(NULL, 0, MPI_BYTE, peer, WINDOW_ACK_TAG, MPI_COMM_WORLD);
     }
   }
@@ -139,11 +125,11 @@ static inline double window_cma_exchange(void *ctx, long bytes, int iters) {
   const int n = window_messages(w, bytes);
   const double t0 = MPI_Wtime();
   for (int i = 0; i < iters; ++i, ++w->seq) {
-    window_cma_fill(c, bytes, n);
+    window_fill(w, bytes, n);
     MPI_Sendrecv(NULL, 0, MPI_BYTE, peer, WINDOW_CMA_READY_TAG, NULL, 0, MPI_BYTE, peer, WINDOW_CMA_READY_TAG,
                  MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     window_cma_read(c, bytes, n);
-    window_cma_verify(c, bytes, n, peer);
+    window_verify(w, bytes, n, peer);
     MPI_Sendrecv(NULL, 0, MPI_BYTE, peer, WINDOW_ACK_TAG, NULL, 0, MPI_BYTE, peer, WINDOW_ACK_TAG, MPI_COMM_WORLD,
                  MPI_STATUS_IGNORE);
   }
