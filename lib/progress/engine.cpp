@@ -281,6 +281,45 @@ void Engine::start_recv(Request* r) {
   posted_.post(r);
 }
 
+bool Engine::try_recv_now(std::uint32_t source, std::int32_t tag, std::uint32_t context, void* buffer,
+                          std::uint64_t capacity, std::uint16_t signature, Status& status) {
+  // Taking the sender's next packet is MPI's matching only if no receive
+  // posted before this one and no message that arrived before it is in
+  // line first; rendezvous copies and held-back sends need progress.
+  auto direct = [&] {
+    return posted_.list().empty() && backlog_count_ == 0 && reads_.empty() && splits_.empty() && !debug_.protocol &&
+           unexpected_->find(static_cast<std::int32_t>(source), tag, context) == nullptr;
+  };
+  if (!direct()) return false;
+  // A ping-pong's reply comes within microseconds; a longer wait goes the
+  // usual way, which shows it to the inspector and yields or sleeps. With
+  // more ranks than CPUs only a packet already there is taken.
+  const std::uint64_t polls = spin_limit_ == 0 ? 1 : kPublishAfterPolls;
+  const Packet* p = transport_->peek(source);
+  for (std::uint64_t poll = 1; p == nullptr; ++poll) {
+    if (poll >= polls) return false;
+    cpu_relax();
+    // Now and then the rest of the engine: other senders' packets, the
+    // progress hook. The awaited packet may then be drained into the
+    // unexpected queue, where the usual path finds it.
+    if (poll % 64 == 0 && (progress(), !direct())) return false;
+    p = transport_->peek(source);
+  }
+  const PacketHeader& h = p->header;
+  if (h.kind != PacketKind::short_msg || h.context != context || (tag != kAnyTag && h.tag != tag) ||
+      h.bytes > capacity || (h.flags & shm::kSynchronous) != 0 ||
+      (signature != 0 && h.signature != 0 && h.signature != signature)) {
+    return false;  // truncation, a signature mismatch and synchronous sends are the usual path's to handle
+  }
+  copy_bytes(buffer, p->inline_data, h.bytes);
+  status = Status{static_cast<std::int32_t>(source), h.tag, 0, h.bytes, h.bytes, false};
+  shm::count(counters_->received);
+  shm::count(counters_->received_bytes, h.bytes);
+  transport_->count_matched(source);
+  transport_->consume(source);
+  return true;
+}
+
 bool Engine::cancel_recv(Request* r) {
   if (r->stage != Stage::posted) return false;
   posted_.remove(r);

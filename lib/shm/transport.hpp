@@ -74,6 +74,12 @@ class Transport {
   inline std::size_t poll(OnPacket&& on_packet);
   // Deferred senders are polled again on the next poll().
   void retry_deferred() { retry_deferred_ = deferred_any_; }
+  // One sender's ring, for a receive that waits for that sender only (the
+  // engine's try_recv_now): its oldest packet, or null when none has
+  // arrived or poll() holds the sender back; then consume() takes the packet
+  // peek() returned as poll() would have taken it.
+  inline const Packet* peek(std::uint32_t sender) const;
+  inline void consume(std::uint32_t sender);
 
   // --- flow control ----------------------------------------------------------
   // Data messages this rank sent to `peer` that the peer has matched.

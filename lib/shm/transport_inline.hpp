@@ -137,6 +137,19 @@ inline std::size_t Transport::poll(OnPacket&& on_packet) {
   return consumed;
 }
 
+inline const Packet* Transport::peek(std::uint32_t sender) const {
+  if ((deferred_[sender / 64] & (std::uint64_t{1} << (sender % 64))) != 0) [[unlikely]] return nullptr;
+  return static_cast<const Packet*>(in_[sender].try_peek());
+}
+
+inline void Transport::consume(std::uint32_t sender) {
+  PacketRing::Consumer& ring = in_[sender];
+  ring.next();
+  ring.release();  // seq_cst: a full fence for the wake check
+  idle_polls_[sender] = 0;
+  wake_for_room_after_fence(sender);
+}
+
 template <class OnPacket>
 inline std::size_t Transport::drain(std::uint32_t sender, OnPacket& on_packet) {
   PacketRing::Consumer& ring = in_[sender];
