@@ -198,45 +198,32 @@ int make_request(const char* call, bool is_send, const void* buf, int count, MPI
   return MPI_SUCCESS;
 }
 
-// A blocking send or receive: the same operation as a request's, without a
-// handle in the table.
-int blocking(const char* call, bool is_send, const void* buf, int count, MPI_Datatype datatype, int peer, int tag,
-             MPI_Comm comm, SendMode mode, bool buffered, MPI_Status* status) {
-  Route route;
-  if (!buffered && direct_route(is_send, buf, count, datatype, peer, tag, comm, route)) [[likely]] {
-    // No MpiRequest: its fields, checks and table are what a ping-pong of
-    // small messages spent most of its instructions on. A small standard
-    // send needs no request at all: into the ring and done. Nor does a
-    // receive from one rank whose message comes next in that rank's ring.
-    if (is_send && mode != SendMode::synchronous &&
-        engine().try_send_now(static_cast<std::uint32_t>(route.world), tag, route.context, buf, route.bytes,
-                              route.signature)) {
-      return MPI_SUCCESS;
-    }
-    if (!is_send && route.world >= 0) {
-      progress::Status received;
-      if (engine().try_recv_now(static_cast<std::uint32_t>(route.world), tag, route.context,
-                                const_cast<void*>(buf), route.bytes, route.signature, received)) {
-        received_status(received, comm, status);
-        return MPI_SUCCESS;
-      }
-    }
-    progress::Request* e = start_engine(is_send, route, tag, buf, mode);
-    if (!e->done()) engine().wait_until([e] { return e->done(); }, {call, route.world, tag, route.context});
-    if (e->status.error == 0) [[likely]] {
-      if (!is_send) received_status(e->status, comm, status);
-      engine().free_request(e);
-      return MPI_SUCCESS;
-    }
-    // Truncated, or a type mismatch (rare): the general finish names it,
-    // from the request the general path would have made.
-    MpiRequest r;
-    prepare(call, is_send, buf, count, datatype, peer, tag, comm, mode, false, false, r);  // valid: cannot fail
-    r.active = true;
-    r.engine = e;
-    return finish_operation(r, status, call, false);
+// The blocking call's engine request, when the call could not complete at
+// once (blocking() below): started, waited for, finished.
+[[gnu::noinline]] int blocking_request(const char* call, bool is_send, const Route& route, const void* buf, int count,
+                                       MPI_Datatype datatype, int peer, int tag, MPI_Comm comm, SendMode mode,
+                                       MPI_Status* status) {
+  progress::Request* e = start_engine(is_send, route, tag, buf, mode);
+  if (!e->done()) engine().wait_until([e] { return e->done(); }, {call, route.world, tag, route.context});
+  if (e->status.error == 0) [[likely]] {
+    if (!is_send) received_status(e->status, comm, status);
+    engine().free_request(e);
+    return MPI_SUCCESS;
   }
-  // The rest (buffered sends, MPI_PROC_NULL, packed datatypes, errors).
+  // Truncated, or a type mismatch (rare): the general finish names it,
+  // from the request the general path would have made.
+  MpiRequest r;
+  prepare(call, is_send, buf, count, datatype, peer, tag, comm, mode, false, false, r);  // valid: cannot fail
+  r.active = true;
+  r.engine = e;
+  return finish_operation(r, status, call, false);
+}
+
+// A blocking call the direct route cannot take (buffered sends,
+// MPI_PROC_NULL, packed datatypes, errors), through an MpiRequest.
+[[gnu::noinline]] int blocking_general(const char* call, bool is_send, const void* buf, int count,
+                                       MPI_Datatype datatype, int peer, int tag, MPI_Comm comm, SendMode mode,
+                                       bool buffered, MPI_Status* status) {
   MpiRequest r;
   if (int rc = prepare(call, is_send, buf, count, datatype, peer, tag, comm, mode, buffered, false, r)) return rc;
   start(r);
@@ -245,6 +232,38 @@ int blocking(const char* call, bool is_send, const void* buf, int count, MPI_Dat
     engine().wait_until([e] { return e->done(); }, {call, to_world(comm, peer), tag, comm_context(comm)});
   }
   return finish_operation(r, status, call, false);
+}
+
+// A blocking send or receive: the same operation as a request's, without a
+// handle in the table. Inline in each MPI function, so that MPI_Send and
+// MPI_Recv are a few checks and a call into the engine when the message
+// can go or come at once; waiting and the general path are out of line.
+[[gnu::always_inline]] inline int blocking(const char* call, bool is_send, const void* buf, int count,
+                                           MPI_Datatype datatype, int peer, int tag, MPI_Comm comm, SendMode mode,
+                                           bool buffered, MPI_Status* status) {
+  Route route;
+  if (buffered || !direct_route(is_send, buf, count, datatype, peer, tag, comm, route)) [[unlikely]] {
+    return blocking_general(call, is_send, buf, count, datatype, peer, tag, comm, mode, buffered, status);
+  }
+  // No MpiRequest: its fields, checks and table are what a ping-pong of
+  // small messages spent most of its instructions on. A small standard
+  // send needs no request at all: into the ring and done. Nor does a
+  // receive from one rank whose message comes next in that rank's ring.
+  if (is_send) {
+    if (mode != SendMode::synchronous &&
+        engine().try_send_now(static_cast<std::uint32_t>(route.world), tag, route.context, buf, route.bytes,
+                              route.signature)) {
+      return MPI_SUCCESS;
+    }
+  } else if (route.world >= 0) {
+    progress::Status received;
+    if (engine().try_recv_now(static_cast<std::uint32_t>(route.world), tag, route.context, const_cast<void*>(buf),
+                              route.bytes, route.signature, received)) {
+      received_status(received, comm, status);
+      return MPI_SUCCESS;
+    }
+  }
+  return blocking_request(call, is_send, route, buf, count, datatype, peer, tag, comm, mode, status);
 }
 
 // A status for a message found by a probe.

@@ -20,20 +20,6 @@
 namespace mpf::shm {
 namespace {
 
-std::size_t round_up(std::size_t n, std::size_t to) { return (n + to - 1) / to * to; }
-
-// One receiver's row of per-sender counters (credits, cell acks), padded to
-// whole cache lines: with few ranks the rows of two receivers would share
-// a line that both write on every message.
-std::size_t counter_row_bytes(std::uint64_t nranks) {
-  return round_up(nranks * sizeof(std::uint64_t), kCacheLine);
-}
-
-// Entries and rows, before the stage.
-std::uint64_t board_rows_end(std::uint64_t nranks) {
-  return sizeof(BoardHeader) + (kBoardEntries + 2 * (nranks + 1)) * kBoardStride;
-}
-
 std::uint64_t board_bytes(std::uint64_t nranks, std::uint64_t stage_bytes) {
   return board_rows_end(nranks) + sizeof(BoardStamp) + round_up(stage_bytes, kCacheLine);
 }
@@ -286,85 +272,6 @@ Segment& Segment::operator=(Segment&& other) noexcept {
 Segment::~Segment() {
   if (base_ != nullptr) ::munmap(base_, bytes_);
   if (fd_ >= 0) ::close(fd_);
-}
-
-RankControl& Segment::rank(std::uint32_t r) const {
-  const SegmentHeader& h = header();
-  return *reinterpret_cast<RankControl*>(static_cast<char*>(base_) + h.rank_control_offset +
-                                         r * h.rank_control_stride);
-}
-
-std::atomic<std::uint64_t>* Segment::inbox(std::uint32_t r) const {
-  const SegmentHeader& h = header();
-  return reinterpret_cast<std::atomic<std::uint64_t>*>(at(h.inbox_offset + r * h.inbox_stride));
-}
-
-void* Segment::ring(std::uint32_t sender, std::uint32_t receiver) const {
-  const SegmentHeader& h = header();
-  return at(h.rings_offset + (std::uint64_t{receiver} * h.nranks + sender) * h.ring_stride);
-}
-
-EagerCell& Segment::eager_cell(std::uint32_t owner, std::uint32_t cell) const {
-  const SegmentHeader& h = header();
-  const std::uint64_t cell_stride = h.eager_pool_stride / h.eager_cells;
-  return *reinterpret_cast<EagerCell*>(at(h.eager_offset + owner * h.eager_pool_stride + cell * cell_stride));
-}
-
-std::byte* Segment::eager_data(std::uint32_t owner, std::uint32_t cell) const {
-  return reinterpret_cast<std::byte*>(&eager_cell(owner, cell)) + sizeof(EagerCell);
-}
-
-Introspection& Segment::introspection(std::uint32_t r) const {
-  const SegmentHeader& h = header();
-  return *reinterpret_cast<Introspection*>(at(h.introspection_offset + r * h.introspection_stride));
-}
-
-std::atomic<std::uint64_t>& Segment::matched(std::uint32_t sender, std::uint32_t receiver) const {
-  const SegmentHeader& h = header();
-  return *reinterpret_cast<std::atomic<std::uint64_t>*>(
-      at(h.credits_offset + receiver * counter_row_bytes(h.nranks) + std::uint64_t{sender} * sizeof(std::uint64_t)));
-}
-
-MailCell& Segment::cell(std::uint32_t sender, std::uint32_t receiver, std::uint32_t i) const {
-  const SegmentHeader& h = header();
-  const std::uint64_t pair = std::uint64_t{receiver} * h.nranks + sender;
-  return *reinterpret_cast<MailCell*>(at(h.cells_offset + (pair * kCellsPerPair + i) * h.cell_bytes));
-}
-
-std::atomic<std::uint64_t>& Segment::cell_ack(std::uint32_t sender, std::uint32_t receiver) const {
-  const SegmentHeader& h = header();
-  return *reinterpret_cast<std::atomic<std::uint64_t>*>(
-      at(h.cell_acks_offset + receiver * counter_row_bytes(h.nranks) + std::uint64_t{sender} * sizeof(std::uint64_t)));
-}
-
-BoardHeader& Segment::board() const { return *reinterpret_cast<BoardHeader*>(at(header().board_offset)); }
-
-BoardStamp& Segment::board_entry(std::uint32_t i) const {
-  return *reinterpret_cast<BoardStamp*>(at(header().board_offset + sizeof(BoardHeader) + i * kBoardStride));
-}
-
-BoardStamp& Segment::board_row(std::uint32_t parity, std::uint32_t r) const {
-  const std::uint64_t row = kBoardEntries + std::uint64_t{parity} * (header().nranks + 1) + r;
-  return *reinterpret_cast<BoardStamp*>(at(header().board_offset + sizeof(BoardHeader) + row * kBoardStride));
-}
-
-BoardStamp& Segment::board_stage() const {
-  return *reinterpret_cast<BoardStamp*>(at(header().board_offset + board_rows_end(header().nranks)));
-}
-
-SplitCopy& Segment::split_copy(std::uint32_t sender, std::uint32_t receiver, std::uint32_t i) const {
-  const SegmentHeader& h = header();
-  const std::uint64_t pair = std::uint64_t{receiver} * h.nranks + sender;
-  return *reinterpret_cast<SplitCopy*>(at(h.splits_offset + (pair * kSplitsPerPair + i) * sizeof(SplitCopy)));
-}
-
-CollSlot& Segment::coll_slot(std::uint32_t r) const {
-  const SegmentHeader& h = header();
-  return *reinterpret_cast<CollSlot*>(at(h.coll_offset + r * h.coll_stride));
-}
-
-std::byte* Segment::coll_data(std::uint32_t r) const {
-  return reinterpret_cast<std::byte*>(&coll_slot(r)) + sizeof(CollSlot);
 }
 
 std::string_view Segment::tunables_json() const {

@@ -102,4 +102,84 @@ class Segment {
   int fd_ = -1;  // owned descriptor (creator only), -1 otherwise
 };
 
+// The accessors are inline: the data path calls them for every message.
+inline RankControl& Segment::rank(std::uint32_t r) const {
+  const SegmentHeader& h = header();
+  return *reinterpret_cast<RankControl*>(static_cast<char*>(base_) + h.rank_control_offset +
+                                         r * h.rank_control_stride);
+}
+
+inline std::atomic<std::uint64_t>* Segment::inbox(std::uint32_t r) const {
+  const SegmentHeader& h = header();
+  return reinterpret_cast<std::atomic<std::uint64_t>*>(at(h.inbox_offset + r * h.inbox_stride));
+}
+
+inline void* Segment::ring(std::uint32_t sender, std::uint32_t receiver) const {
+  const SegmentHeader& h = header();
+  return at(h.rings_offset + (std::uint64_t{receiver} * h.nranks + sender) * h.ring_stride);
+}
+
+inline EagerCell& Segment::eager_cell(std::uint32_t owner, std::uint32_t cell) const {
+  const SegmentHeader& h = header();
+  const std::uint64_t cell_stride = h.eager_pool_stride / h.eager_cells;
+  return *reinterpret_cast<EagerCell*>(at(h.eager_offset + owner * h.eager_pool_stride + cell * cell_stride));
+}
+
+inline std::byte* Segment::eager_data(std::uint32_t owner, std::uint32_t cell) const {
+  return reinterpret_cast<std::byte*>(&eager_cell(owner, cell)) + sizeof(EagerCell);
+}
+
+inline Introspection& Segment::introspection(std::uint32_t r) const {
+  const SegmentHeader& h = header();
+  return *reinterpret_cast<Introspection*>(at(h.introspection_offset + r * h.introspection_stride));
+}
+
+inline std::atomic<std::uint64_t>& Segment::matched(std::uint32_t sender, std::uint32_t receiver) const {
+  const SegmentHeader& h = header();
+  return *reinterpret_cast<std::atomic<std::uint64_t>*>(
+      at(h.credits_offset + receiver * counter_row_bytes(h.nranks) + std::uint64_t{sender} * sizeof(std::uint64_t)));
+}
+
+inline MailCell& Segment::cell(std::uint32_t sender, std::uint32_t receiver, std::uint32_t i) const {
+  const SegmentHeader& h = header();
+  const std::uint64_t pair = std::uint64_t{receiver} * h.nranks + sender;
+  return *reinterpret_cast<MailCell*>(at(h.cells_offset + (pair * kCellsPerPair + i) * h.cell_bytes));
+}
+
+inline std::atomic<std::uint64_t>& Segment::cell_ack(std::uint32_t sender, std::uint32_t receiver) const {
+  const SegmentHeader& h = header();
+  return *reinterpret_cast<std::atomic<std::uint64_t>*>(
+      at(h.cell_acks_offset + receiver * counter_row_bytes(h.nranks) + std::uint64_t{sender} * sizeof(std::uint64_t)));
+}
+
+inline BoardHeader& Segment::board() const { return *reinterpret_cast<BoardHeader*>(at(header().board_offset)); }
+
+inline BoardStamp& Segment::board_entry(std::uint32_t i) const {
+  return *reinterpret_cast<BoardStamp*>(at(header().board_offset + sizeof(BoardHeader) + i * kBoardStride));
+}
+
+inline BoardStamp& Segment::board_row(std::uint32_t parity, std::uint32_t r) const {
+  const std::uint64_t row = kBoardEntries + std::uint64_t{parity} * (header().nranks + 1) + r;
+  return *reinterpret_cast<BoardStamp*>(at(header().board_offset + sizeof(BoardHeader) + row * kBoardStride));
+}
+
+inline BoardStamp& Segment::board_stage() const {
+  return *reinterpret_cast<BoardStamp*>(at(header().board_offset + board_rows_end(header().nranks)));
+}
+
+inline SplitCopy& Segment::split_copy(std::uint32_t sender, std::uint32_t receiver, std::uint32_t i) const {
+  const SegmentHeader& h = header();
+  const std::uint64_t pair = std::uint64_t{receiver} * h.nranks + sender;
+  return *reinterpret_cast<SplitCopy*>(at(h.splits_offset + (pair * kSplitsPerPair + i) * sizeof(SplitCopy)));
+}
+
+inline CollSlot& Segment::coll_slot(std::uint32_t r) const {
+  const SegmentHeader& h = header();
+  return *reinterpret_cast<CollSlot*>(at(h.coll_offset + r * h.coll_stride));
+}
+
+inline std::byte* Segment::coll_data(std::uint32_t r) const {
+  return reinterpret_cast<std::byte*>(&coll_slot(r)) + sizeof(CollSlot);
+}
+
 }  // namespace mpf::shm

@@ -341,4 +341,18 @@ struct alignas(kCacheLine) BoardStamp {
 static_assert(sizeof(BoardStamp) == kCacheLine);
 inline constexpr std::size_t kBoardStride = sizeof(BoardStamp) + kBoardDataBytes;
 
+inline constexpr std::size_t round_up(std::size_t n, std::size_t to) { return (n + to - 1) / to * to; }
+
+// One receiver's row of per-sender counters (credits, cell acks), padded to
+// whole cache lines: with few ranks the rows of two receivers would share
+// a line that both write on every message.
+inline constexpr std::size_t counter_row_bytes(std::uint64_t nranks) {
+  return round_up(nranks * sizeof(std::uint64_t), kCacheLine);
+}
+
+// Entries and rows, before the stage.
+inline constexpr std::uint64_t board_rows_end(std::uint64_t nranks) {
+  return sizeof(BoardHeader) + (kBoardEntries + 2 * (nranks + 1)) * kBoardStride;
+}
+
 }  // namespace mpf::shm
