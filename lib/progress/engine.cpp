@@ -306,12 +306,17 @@ bool Engine::try_recv_now(std::uint32_t source, std::int32_t tag, std::uint32_t 
     p = transport_->peek(source);
   }
   const PacketHeader& h = p->header;
-  if (h.kind != PacketKind::short_msg || h.context != context || (tag != kAnyTag && h.tag != tag) ||
-      h.bytes > capacity || (h.flags & shm::kSynchronous) != 0 ||
+  if ((h.kind != PacketKind::short_msg && h.kind != PacketKind::eager) || h.context != context ||
+      (tag != kAnyTag && h.tag != tag) || h.bytes > capacity || (h.flags & shm::kSynchronous) != 0 ||
       (signature != 0 && h.signature != 0 && h.signature != signature)) {
     return false;  // truncation, a signature mismatch and synchronous sends are the usual path's to handle
   }
-  copy_bytes(buffer, p->inline_data, h.bytes);
+  if (h.kind == PacketKind::short_msg) {
+    copy_bytes(buffer, p->inline_data, h.bytes);
+  } else {
+    copy_bytes(buffer, transport_->cell_data(source, p->chunk.cell), h.bytes);
+    transport_->release_cell(source, p->chunk.cell);
+  }
   status = Status{static_cast<std::int32_t>(source), h.tag, 0, h.bytes, h.bytes, false};
   shm::count(counters_->received);
   shm::count(counters_->received_bytes, h.bytes);
