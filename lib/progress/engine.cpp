@@ -168,6 +168,7 @@ bool Engine::try_start_send(Request* r) {
       p->chunk = {static_cast<std::uint32_t>(cell), static_cast<std::uint32_t>(r->bytes), 0};
       copy_bytes(transport_->cell_data(transport_->rank(), static_cast<std::uint32_t>(cell)), r->buffer, r->bytes);
       transport_->publish(peer);
+      transport_->note_eager_sent(static_cast<std::uint32_t>(r->bytes));
       shm::count(counters_->eager_sent);
       shm::count(counters_->eager_bytes, r->bytes);
       if (sync) {
@@ -296,6 +297,7 @@ bool Engine::try_recv_now(std::uint32_t source, std::int32_t tag, std::uint32_t 
   // more ranks than CPUs only a packet already there is taken.
   const std::uint64_t polls = spin_limit_ == 0 ? 1 : kPublishAfterPolls;
   const Packet* p = transport_->peek(source);
+  if (p == nullptr) transport_->warm_next_eager_cell();
   for (std::uint64_t poll = 1; p == nullptr; ++poll) {
     if (poll >= polls) return false;
     cpu_relax();

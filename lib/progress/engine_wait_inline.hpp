@@ -41,6 +41,7 @@ void Engine::wait_until(Done&& predicate, const BlockedCall& call) {
   auto done = [&] { return succeeded || (succeeded = predicate()); };
   progress();
   if (done()) return;
+  transport_->warm_next_eager_cell();
   // One step of waiting: progress and look again.
   auto finished = [&] {
     progress();

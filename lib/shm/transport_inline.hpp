@@ -6,6 +6,7 @@
 #include <bit>
 
 #include "common/futex.hpp"
+#include "common/prefetch.hpp"
 
 namespace mpf::shm {
 
@@ -93,6 +94,16 @@ inline std::int32_t Transport::try_take_cell(bool for_chunk) {
     }
   }
   return -1;
+}
+
+inline void Transport::warm_next_eager_cell() {
+  if (warm_bytes_ == 0) [[likely]] return;
+  EagerCell& cell = segment_->eager_cell(me_, next_eager_cell_);
+  // A busy cell is being read (or holds an unexpected message): leave it.
+  if (cell.busy.load(std::memory_order_relaxed) == 0) {
+    common::prefetch_for_write(&cell, sizeof(EagerCell) + std::min(warm_bytes_, cell_bytes_));
+  }
+  warm_bytes_ = 0;
 }
 
 inline void Transport::release_cell(std::uint32_t owner, std::uint32_t cell) {
