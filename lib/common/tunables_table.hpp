@@ -31,6 +31,7 @@ enum class Tunable : std::size_t {
   short_limit,
   eager_limit,
   eager_cells,
+  eager_small_cells,
   ring_slots,
   rndv_mode,
   unexpected_pool,
@@ -165,6 +166,20 @@ inline constexpr std::array<TunableSpec, kTunableCount> kTunableTable{{
         .min = 2,
         .max = 4096,
         .doc = "Eager buffers of eager_limit bytes each rank owns in the shared segment",
+    },
+    {
+        // A message of a few hundred bytes in an eager_limit buffer leaves a
+        // window of such messages in flight (a stream, a flood) with 16
+        // buffers: the rest went by rendezvous, at 256 B half of them
+        // (tune/kernels/bibw.c, 2.5x below the faster peer).
+        .id = Tunable::eager_small_cells,
+        .name = "eager_small_cells",
+        .kind = TunableKind::integer,
+        .default_value = "64",
+        .min = 0,
+        .max = 4096,
+        .doc = "Eager buffers of 1 KiB each rank owns for messages of at most 1 KiB, so that many small messages "
+               "can be in flight at once (when they are all taken, such messages use the eager_limit buffers)",
     },
     {
         .id = Tunable::ring_slots,

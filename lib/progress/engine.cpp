@@ -161,7 +161,7 @@ bool Engine::try_start_send(Request* r) {
     return true;
   }
   if (credit && r->bytes <= eager_limit_) {
-    const std::int32_t cell = transport_->try_take_cell(false);
+    const std::int32_t cell = transport_->try_take_cell(false, r->bytes);
     if (cell >= 0) [[likely]] {
       ++data_sent_[peer];
       h.kind = PacketKind::eager;

@@ -43,7 +43,7 @@ Regions regions_for(const Segment::Geometry& g) {
   r.ring_stride = round_up(PacketRing::bytes_for(g.ring_slots), kCacheLine);
   r.eager = round_up(r.rings + std::size_t{g.nranks} * g.nranks * r.ring_stride, page);
   r.cell_stride = sizeof(EagerCell) + round_up(g.eager_cell_bytes, kCacheLine);
-  r.eager_pool_stride = g.eager_cells * r.cell_stride;
+  r.eager_pool_stride = g.eager_cells * r.cell_stride + g.eager_small_cells * kSmallCellStride;
   r.coll = r.eager + g.nranks * r.eager_pool_stride;
   r.coll_stride = sizeof(CollSlot) + round_up(g.coll_bytes, kCacheLine);
   r.cells = r.coll + g.nranks * r.coll_stride;
@@ -68,6 +68,7 @@ Segment::Geometry Segment::geometry_for(std::uint32_t nranks, std::uint32_t ncpu
   g.ring_slots = static_cast<std::uint32_t>(t.integer(common::Tunable::ring_slots));
   g.eager_cells = static_cast<std::uint32_t>(t.integer(common::Tunable::eager_cells));
   g.eager_cell_bytes = static_cast<std::uint32_t>(t.integer(common::Tunable::eager_limit));
+  g.eager_small_cells = static_cast<std::uint32_t>(t.integer(common::Tunable::eager_small_cells));
   g.coll_bytes = static_cast<std::uint32_t>(t.integer(common::Tunable::coll_buffer));
   g.cell_data_bytes = static_cast<std::uint32_t>(t.integer(common::Tunable::coll_short_limit));
   g.board_stage_bytes = static_cast<std::uint32_t>(t.integer(common::Tunable::coll_board_stage));
@@ -126,6 +127,7 @@ Segment Segment::create(const Geometry& g) {
   header->ring_slots = g.ring_slots;
   header->eager_cells = g.eager_cells;
   header->eager_cell_bytes = g.eager_cell_bytes;
+  header->eager_small_cells = g.eager_small_cells;
   header->introspection_offset = regions.introspection;
   header->introspection_stride = regions.introspection_stride;
   header->credits_offset = regions.credits;
@@ -153,7 +155,7 @@ Segment Segment::create(const Geometry& g) {
     for (std::uint32_t s = 0; s < g.nranks; ++s) {
       PacketRing::init(segment.ring(s, r), g.ring_slots);
     }
-    for (std::uint32_t c = 0; c < g.eager_cells; ++c) {
+    for (std::uint32_t c = 0; c < g.eager_cells + g.eager_small_cells; ++c) {
       new (&segment.eager_cell(r, c)) EagerCell{};
     }
     new (&segment.introspection(r)) Introspection{};
@@ -205,7 +207,8 @@ Segment Segment::map_checked(int fd, bool writable, const std::string& what) {
       h.ring_slots >= 2 && h.eager_cells >= 1 && h.eager_cell_bytes >= kCacheLine &&
       h.inbox_stride >= inbox_words(h.nranks) * sizeof(std::uint64_t) && h.inbox_stride <= bytes &&
       h.ring_stride >= PacketRing::bytes_for(h.ring_slots) && h.ring_stride <= bytes &&
-      h.eager_pool_stride >= std::uint64_t{h.eager_cells} * (sizeof(EagerCell) + h.eager_cell_bytes) &&
+      h.eager_pool_stride >= std::uint64_t{h.eager_cells} * (sizeof(EagerCell) + h.eager_cell_bytes) +
+                                 std::uint64_t{h.eager_small_cells} * kSmallCellStride &&
       h.eager_pool_stride <= bytes && h.inbox_offset <= bytes &&
       h.nranks <= (bytes - h.inbox_offset) / std::max<std::uint64_t>(h.inbox_stride, 1) &&
       h.rings_offset <= bytes &&

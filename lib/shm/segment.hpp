@@ -33,6 +33,7 @@ class Segment {
     std::uint32_t ring_slots = 2;
     std::uint32_t eager_cells = 2;
     std::uint32_t eager_cell_bytes = 64;
+    std::uint32_t eager_small_cells = 2;
     std::uint32_t coll_bytes = 4096;
     std::uint32_t cell_data_bytes = 224;
     std::uint32_t board_stage_bytes = 0;
@@ -67,7 +68,8 @@ class Segment {
   std::atomic<std::uint64_t>* inbox(std::uint32_t r) const;
   // The ring that carries packets from rank `sender` to rank `receiver`.
   void* ring(std::uint32_t sender, std::uint32_t receiver) const;
-  // Cell `cell` of rank `owner`'s eager pool, and its payload.
+  // Cell `cell` of rank `owner`'s eager pool, and its payload: cells from
+  // header().eager_cells on are the small ones.
   EagerCell& eager_cell(std::uint32_t owner, std::uint32_t cell) const;
   Introspection& introspection(std::uint32_t r) const;
   // Data messages of `sender` that `receiver` has matched (flow control).
@@ -121,8 +123,11 @@ inline void* Segment::ring(std::uint32_t sender, std::uint32_t receiver) const {
 
 inline EagerCell& Segment::eager_cell(std::uint32_t owner, std::uint32_t cell) const {
   const SegmentHeader& h = header();
-  const std::uint64_t cell_stride = h.eager_pool_stride / h.eager_cells;
-  return *reinterpret_cast<EagerCell*>(at(h.eager_offset + owner * h.eager_pool_stride + cell * cell_stride));
+  const std::uint64_t cell_stride = sizeof(EagerCell) + round_up(h.eager_cell_bytes, kCacheLine);
+  const std::uint64_t offset = cell < h.eager_cells
+                                   ? cell * cell_stride
+                                   : h.eager_cells * cell_stride + (cell - h.eager_cells) * kSmallCellStride;
+  return *reinterpret_cast<EagerCell*>(at(h.eager_offset + owner * h.eager_pool_stride + offset));
 }
 
 inline std::byte* Segment::eager_data(std::uint32_t owner, std::uint32_t cell) const {

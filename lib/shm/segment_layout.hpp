@@ -44,7 +44,7 @@
 namespace mpf::shm {
 
 inline constexpr std::uint32_t kSegmentMagic = 0x5346504d;  // "MPFS", little-endian
-inline constexpr std::uint32_t kLayoutVersion = 12;
+inline constexpr std::uint32_t kLayoutVersion = 13;
 // Places in the segment header's queue of sleepers (SegmentHeader).
 inline constexpr std::uint32_t kSleepTicketPlaces = 256;
 inline constexpr std::size_t kCacheLine = 64;
@@ -98,7 +98,7 @@ struct alignas(kCacheLine) SegmentHeader {
   std::uint32_t ring_slots;
   std::uint32_t eager_cells;
   std::uint32_t eager_cell_bytes;   // payload bytes of one eager cell
-  std::uint32_t reserved2;
+  std::uint32_t eager_small_cells;  // after the eager cells of a pool: cells of kSmallCellBytes
   // Cache line 3: introspection, flow control and collective slots.
   alignas(kCacheLine) std::uint64_t introspection_offset;
   std::uint64_t introspection_stride;
@@ -238,6 +238,10 @@ struct alignas(kCacheLine) EagerCell {
   std::atomic<std::uint32_t> busy;
 };
 static_assert(sizeof(EagerCell) == kCacheLine);
+// A rank's eager pool: eager_cells cells of eager_cell_bytes, then
+// eager_small_cells cells of kSmallCellBytes for messages that fit.
+inline constexpr std::uint32_t kSmallCellBytes = 1024;
+inline constexpr std::uint64_t kSmallCellStride = sizeof(EagerCell) + kSmallCellBytes;
 static_assert(std::atomic<std::uint32_t>::is_always_lock_free &&
                   std::atomic<std::uint64_t>::is_always_lock_free,
               "segment atomics must be lock-free to work across processes");

@@ -32,6 +32,8 @@ void Transport::init(const Segment& segment, std::uint32_t me, bool force_two_co
   // A quarter of the pool (at least one cell) streams rendezvous chunks.
   eager_cells_ = cells_ - std::max<std::uint32_t>(1, cells_ / 4);
   next_chunk_cell_ = eager_cells_;
+  small_cells_ = h.eager_small_cells;
+  next_small_cell_ = cells_;
   cell_bytes_ = h.eager_cell_bytes;
   copy_path_.assign(nranks_, force_two_copy ? CopyPath::two_copy : CopyPath::cma);
   cma_proven_.assign(nranks_, 0);

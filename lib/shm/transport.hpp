@@ -60,7 +60,9 @@ class Transport {
   // Eager messages and rendezvous chunks draw from separate parts of the
   // pool: eager messages can sit unexpected at a receiver for a long time,
   // chunks never do, so a rendezvous always finds cells to stream through.
-  inline std::int32_t try_take_cell(bool for_chunk);
+  // An eager message of at most kSmallCellBytes takes a small cell while
+  // one is free (`bytes`: the message's size).
+  inline std::int32_t try_take_cell(bool for_chunk, std::uint64_t bytes = ~std::uint64_t{0});
   std::byte* cell_data(std::uint32_t owner, std::uint32_t cell) const { return segment_->eager_data(owner, cell); }
   // After an eager send: brings the cell the next one will likely take
   // (the next free one in turn) into this CPU's cache for writing, for as
@@ -164,6 +166,10 @@ class Transport {
   bool cma_copy(std::uint32_t peer, bool write, std::byte* local, std::uint64_t remote, std::size_t bytes);
   template <class OnPacket>
   inline std::size_t drain(std::uint32_t sender, OnPacket& on_packet);
+  // The first free cell of [first, first + count), looking from `next` on.
+  inline std::int32_t take_cell_of(std::uint32_t first, std::uint32_t count, std::uint32_t& next);
+  // Whether an eager message of `bytes` takes a small cell while one is free.
+  bool fits_small_cell(std::uint64_t bytes) const { return small_cells_ != 0 && bytes <= kSmallCellBytes; }
 
   // Polls of a sender's empty ring before its inbox bit is cleared.
   static constexpr std::uint32_t kIdlePollsBeforeClear = 64;
@@ -188,6 +194,8 @@ class Transport {
   bool retry_deferred_ = false;
   std::uint32_t cells_ = 0;
   std::uint32_t eager_cells_ = 0;  // cells [0, eager_cells_) for eager, the rest for chunks
+  std::uint32_t small_cells_ = 0;  // cells [cells_, cells_ + small_cells_): small eager messages
+  std::uint32_t next_small_cell_ = 0;
   std::uint32_t cell_bytes_ = 0;
   std::uint32_t next_eager_cell_ = 0;
   std::uint32_t next_chunk_cell_ = 0;

@@ -79,10 +79,16 @@ inline void Transport::publish(std::uint32_t peer) {
   wake_after_fence(peer);
 }
 
-inline std::int32_t Transport::try_take_cell(bool for_chunk) {
-  const std::uint32_t first = for_chunk ? eager_cells_ : 0;
-  const std::uint32_t count = for_chunk ? cells_ - eager_cells_ : eager_cells_;
-  std::uint32_t& next = for_chunk ? next_chunk_cell_ : next_eager_cell_;
+inline std::int32_t Transport::try_take_cell(bool for_chunk, std::uint64_t bytes) {
+  if (for_chunk) return take_cell_of(eager_cells_, cells_ - eager_cells_, next_chunk_cell_);
+  if (fits_small_cell(bytes)) {
+    const std::int32_t cell = take_cell_of(cells_, small_cells_, next_small_cell_);
+    if (cell >= 0) return cell;
+  }
+  return take_cell_of(0, eager_cells_, next_eager_cell_);
+}
+
+inline std::int32_t Transport::take_cell_of(std::uint32_t first, std::uint32_t count, std::uint32_t& next) {
   for (std::uint32_t tried = 0; tried < count; ++tried) {
     const std::uint32_t c = next;
     next = next + 1 == first + count ? first : next + 1;
@@ -98,10 +104,11 @@ inline std::int32_t Transport::try_take_cell(bool for_chunk) {
 
 inline void Transport::warm_next_eager_cell() {
   if (warm_bytes_ == 0) [[likely]] return;
-  EagerCell& cell = segment_->eager_cell(me_, next_eager_cell_);
+  const bool small = fits_small_cell(warm_bytes_);
+  EagerCell& cell = segment_->eager_cell(me_, small ? next_small_cell_ : next_eager_cell_);
   // A busy cell is being read (or holds an unexpected message): leave it.
   if (cell.busy.load(std::memory_order_relaxed) == 0) {
-    common::prefetch_for_write(&cell, sizeof(EagerCell) + std::min(warm_bytes_, cell_bytes_));
+    common::prefetch_for_write(&cell, sizeof(EagerCell) + std::min(warm_bytes_, small ? kSmallCellBytes : cell_bytes_));
   }
   warm_bytes_ = 0;
 }
