@@ -167,7 +167,8 @@ class Transport {
   template <class OnPacket>
   inline std::size_t drain(std::uint32_t sender, OnPacket& on_packet);
   // The first free cell of [first, first + count), looking from `next` on.
-  inline std::int32_t take_cell_of(std::uint32_t first, std::uint32_t count, std::uint32_t& next);
+  inline std::int32_t take_cell_of(std::uint32_t first, std::uint32_t count, std::uint32_t& next,
+                                   std::uint32_t step = 1);
   // Whether an eager message of `bytes` takes a small cell while one is free.
   bool fits_small_cell(std::uint64_t bytes) const { return small_cells_ != 0 && bytes <= kSmallCellBytes; }
 
@@ -196,6 +197,7 @@ class Transport {
   std::uint32_t eager_cells_ = 0;  // cells [0, eager_cells_) for eager, the rest for chunks
   std::uint32_t small_cells_ = 0;  // cells [cells_, cells_ + small_cells_): small eager messages
   std::uint32_t next_small_cell_ = 0;
+  std::uint32_t small_step_ = 1;
   std::uint32_t cell_bytes_ = 0;
   std::uint32_t next_eager_cell_ = 0;
   std::uint32_t next_chunk_cell_ = 0;

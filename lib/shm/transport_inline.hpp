@@ -82,16 +82,17 @@ inline void Transport::publish(std::uint32_t peer) {
 inline std::int32_t Transport::try_take_cell(bool for_chunk, std::uint64_t bytes) {
   if (for_chunk) return take_cell_of(eager_cells_, cells_ - eager_cells_, next_chunk_cell_);
   if (fits_small_cell(bytes)) {
-    const std::int32_t cell = take_cell_of(cells_, small_cells_, next_small_cell_);
+    const std::int32_t cell = take_cell_of(cells_, small_cells_, next_small_cell_, small_step_);
     if (cell >= 0) return cell;
   }
   return take_cell_of(0, eager_cells_, next_eager_cell_);
 }
 
-inline std::int32_t Transport::take_cell_of(std::uint32_t first, std::uint32_t count, std::uint32_t& next) {
+inline std::int32_t Transport::take_cell_of(std::uint32_t first, std::uint32_t count, std::uint32_t& next,
+                                            std::uint32_t step) {
   for (std::uint32_t tried = 0; tried < count; ++tried) {
     const std::uint32_t c = next;
-    next = next + 1 == first + count ? first : next + 1;
+    next = first + (next - first + step) % count;
     EagerCell& cell = segment_->eager_cell(me_, c);
     // Acquire: the receiver's copy out of this cell is finished.
     if (cell.busy.load(std::memory_order_acquire) == 0) {

@@ -97,6 +97,30 @@ TEST_F(EagerCellsTransport, AReleasedSmallCellIsTakenAgain) {
   EXPECT_EQ(transport_[0].try_take_cell(false, 100), -1);
 }
 
+class ManySmallCells : public EagerCellsTransport {
+ protected:
+  ManySmallCells() : EagerCellsTransport(64) {}
+};
+
+// Successive small messages go to cells at least a page apart (the CPUs'
+// prefetchers stay within a page), and every cell is used in turn.
+TEST_F(ManySmallCells, SuccessiveSmallMessagesTakeCellsAPageApart) {
+  std::set<std::int32_t> seen;
+  const std::byte* previous = nullptr;
+  for (int i = 0; i < 64; ++i) {
+    const std::int32_t c = transport_[0].try_take_cell(false, 64);
+    ASSERT_GE(c, 4);
+    EXPECT_TRUE(seen.insert(c).second) << "cell " << c << " taken twice";
+    const std::byte* data = transport_[0].cell_data(0, static_cast<std::uint32_t>(c));
+    if (previous != nullptr) {
+      const std::ptrdiff_t distance = data > previous ? data - previous : previous - data;
+      EXPECT_GE(distance, 4096) << "message " << i;
+    }
+    previous = data;
+    transport_[1].release_cell(0, static_cast<std::uint32_t>(c));
+  }
+}
+
 class NoSmallCells : public EagerCellsTransport {
  protected:
   NoSmallCells() : EagerCellsTransport(0) {}
