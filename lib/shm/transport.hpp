@@ -166,7 +166,8 @@ class Transport {
   bool cma_copy(std::uint32_t peer, bool write, std::byte* local, std::uint64_t remote, std::size_t bytes);
   template <class OnPacket>
   inline std::size_t drain(std::uint32_t sender, OnPacket& on_packet);
-  // The first free cell of [first, first + count), looking from `next` on.
+  // The first free cell of [first, first + count), looking from `next` on
+  // in steps of `step` (< count, coprime with it: every cell is looked at).
   inline std::int32_t take_cell_of(std::uint32_t first, std::uint32_t count, std::uint32_t& next,
                                    std::uint32_t step = 1);
   // Whether an eager message of `bytes` takes a small cell while one is free.

@@ -92,7 +92,8 @@ inline std::int32_t Transport::take_cell_of(std::uint32_t first, std::uint32_t c
                                             std::uint32_t step) {
   for (std::uint32_t tried = 0; tried < count; ++tried) {
     const std::uint32_t c = next;
-    next = first + (next - first + step) % count;
+    next += step;  // step < count (Transport::init): no division on the send path
+    if (next >= first + count) next -= count;
     EagerCell& cell = segment_->eager_cell(me_, c);
     // Acquire: the receiver's copy out of this cell is finished.
     if (cell.busy.load(std::memory_order_acquire) == 0) {
