@@ -1,11 +1,11 @@
 /*
- * direct_recv: a blocking MPI_Recv from one rank takes a small message
- * straight from that rank's ring when it is the next packet there (the
+ * direct_recv: a blocking MPI_Recv from one rank takes a short or eager
+ * message straight from that rank's ring when it is the next packet there (the
  * engine's try_recv_now), and goes the usual way otherwise. Both ways must
  * give MPI's answer. Rank 1 sends, rank 0 receives; rank 0 first sleeps
  * outside MPI where a case needs the packets to wait in the ring:
  *
- *   arrived    messages of every size around the short limit, already in
+ *   arrived    messages of every size around the short and eager limits, in
  *              the ring, received in order by source and tag, then by
  *              source and MPI_ANY_TAG
  *   other_tag  the ring's first packet has another tag: the receive for the
@@ -30,9 +30,9 @@
 #define MAX_BYTES 8192
 #define PINGPONGS 2000
 
-static int g_rank, g_eager_limit;
-static int g_sizes[6];
 #define NSIZES 6
+static int g_rank, g_eager_limit;
+static int g_sizes[NSIZES];
 
 static void sleep_ms(long ms) { nanosleep(&(struct timespec){ms / 1000, (ms % 1000) * 1000000L}, NULL); }
 
