@@ -161,7 +161,7 @@ bool Engine::try_start_send(Request* r) {
     return true;
   }
   if (credit && r->bytes <= eager_limit_) {
-    const std::int32_t cell = transport_->try_take_cell(false, r->bytes);
+    const std::int32_t cell = transport_->try_take_eager_cell(r->bytes);
     if (cell >= 0) [[likely]] {
       ++data_sent_[peer];
       h.kind = PacketKind::eager;
@@ -201,7 +201,7 @@ bool Engine::try_start_send(Request* r) {
 bool Engine::try_stream(Request* s) {
   const auto peer = static_cast<std::uint32_t>(s->peer);
   while (s->offset < s->transfer_bytes) {
-    const std::int32_t cell = transport_->try_take_cell(true);
+    const std::int32_t cell = transport_->try_take_chunk_cell();
     if (cell < 0) return false;
     Packet* p = transport_->try_claim(peer);
     if (p == nullptr) {
@@ -313,16 +313,9 @@ bool Engine::try_recv_now(std::uint32_t source, std::int32_t tag, std::uint32_t 
       (signature != 0 && h.signature != 0 && h.signature != signature)) {
     return false;  // truncation, a signature mismatch and synchronous sends are the usual path's to handle
   }
-  if (h.kind == PacketKind::short_msg) {
-    copy_bytes(buffer, p->inline_data, h.bytes);
-  } else {
-    copy_bytes(buffer, transport_->cell_data(source, p->chunk.cell), h.bytes);
-    transport_->release_cell(source, p->chunk.cell);
-  }
+  copy_out(message_of(source, *p), buffer, h.bytes);
+  count_received(h.bytes);
   status = Status{static_cast<std::int32_t>(source), h.tag, 0, h.bytes, h.bytes, false};
-  shm::count(counters_->received);
-  shm::count(counters_->received_bytes, h.bytes);
-  transport_->count_matched(source);
   transport_->consume(source);
   return true;
 }
@@ -374,6 +367,22 @@ std::uint32_t split_chunk_bytes(std::uint64_t bytes) {
 
 }  // namespace
 
+Engine::Message Engine::message_of(std::uint32_t source, const Packet& p) {
+  const PacketHeader& h = p.header;
+  return {h.kind, h.flags, h.signature, source, h.tag, h.bytes, h.cookie, p.inline_data, p.chunk.cell,
+          p.rendezvous.address};
+}
+
+void Engine::copy_out(const Message& m, void* to, std::uint64_t bytes) {
+  transport_->count_matched(m.source);
+  if (m.kind == PacketKind::short_msg) {
+    copy_bytes(to, m.data, bytes);
+  } else {
+    copy_bytes(to, transport_->cell_data(m.source, m.cell), bytes);
+    transport_->release_cell(m.source, m.cell);
+  }
+}
+
 void Engine::deliver(Request* r, const Message& m) {
   r->status.source = static_cast<std::int32_t>(m.source);
   r->status.tag = m.tag;
@@ -385,22 +394,15 @@ void Engine::deliver(Request* r, const Message& m) {
   } else if (r->signature != 0 && m.signature != 0 && r->signature != m.signature) [[unlikely]] {
     r->status.error = kErrorSignature;  // the data still moves: the protocol completes as usual
   }
-  shm::count(counters_->received);
-  shm::count(counters_->received_bytes, accepted);
+  count_received(accepted);
   const bool sync = (m.flags & shm::kSynchronous) != 0;
   auto ack = [&] {
     send_control(m.source, {PacketKind::ack, 0, 0, 0, 0, transport_->rank(), 0, m.cookie}, {});
   };
-  if (m.kind == PacketKind::short_msg || m.kind == PacketKind::eager) transport_->count_matched(m.source);
   switch (m.kind) {
     case PacketKind::short_msg:
-      copy_bytes(r->buffer, m.data, accepted);
-      if (sync) ack();
-      complete(r, accepted);
-      return;
     case PacketKind::eager:
-      copy_bytes(r->buffer, transport_->cell_data(m.source, m.cell), accepted);
-      transport_->release_cell(m.source, m.cell);
+      copy_out(m, r->buffer, accepted);
       if (sync) ack();
       complete(r, accepted);
       return;
@@ -653,8 +655,7 @@ bool Engine::on_packet(std::uint32_t source, const Packet& p) {
     case PacketKind::eager:
     case PacketKind::rts: {
       if (Request* r = posted_.take_match(source, h.tag, h.context)) [[likely]] {
-        deliver(r, {h.kind, h.flags, h.signature, source, h.tag, h.bytes, h.cookie, p.inline_data, p.chunk.cell,
-                    p.rendezvous.address});
+        deliver(r, message_of(source, p));
         return true;
       }
       if (!unexpected_->has_room_for(source, h.kind != PacketKind::rts)) [[unlikely]] {

@@ -159,7 +159,17 @@ class Engine {
   };
 
   bool on_packet(std::uint32_t source, const shm::Packet& p);
+  // The message a packet that just arrived carries.
+  static Message message_of(std::uint32_t source, const shm::Packet& p);
   void deliver(Request* r, const Message& m);
+  // A short or eager message's data, `bytes` of it, copied to `to`: the
+  // sender's eager buffer goes back, the message counts as matched for the
+  // sender's credit (deliver() and try_recv_now()).
+  void copy_out(const Message& m, void* to, std::uint64_t bytes);
+  void count_received(std::uint64_t bytes) {
+    shm::count(counters_->received);
+    shm::count(counters_->received_bytes, bytes);
+  }
   void on_cts(Request* s, const shm::Packet& p);
   void advance_reads();
   void finish_cma_copy(Request* r, std::uint32_t peer);

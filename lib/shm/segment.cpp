@@ -42,7 +42,7 @@ Regions regions_for(const Segment::Geometry& g) {
   r.rings = round_up(r.credits + g.nranks * counter_row_bytes(g.nranks), page);
   r.ring_stride = round_up(PacketRing::bytes_for(g.ring_slots), kCacheLine);
   r.eager = round_up(r.rings + std::size_t{g.nranks} * g.nranks * r.ring_stride, page);
-  r.cell_stride = sizeof(EagerCell) + round_up(g.eager_cell_bytes, kCacheLine);
+  r.cell_stride = eager_cell_stride(g.eager_cell_bytes);
   r.eager_pool_stride = g.eager_cells * r.cell_stride + g.eager_small_cells * kSmallCellStride;
   r.coll = r.eager + g.nranks * r.eager_pool_stride;
   r.coll_stride = sizeof(CollSlot) + round_up(g.coll_bytes, kCacheLine);

@@ -123,7 +123,7 @@ inline void* Segment::ring(std::uint32_t sender, std::uint32_t receiver) const {
 
 inline EagerCell& Segment::eager_cell(std::uint32_t owner, std::uint32_t cell) const {
   const SegmentHeader& h = header();
-  const std::uint64_t cell_stride = sizeof(EagerCell) + round_up(h.eager_cell_bytes, kCacheLine);
+  const std::uint64_t cell_stride = eager_cell_stride(h.eager_cell_bytes);
   const std::uint64_t offset = cell < h.eager_cells
                                    ? cell * cell_stride
                                    : h.eager_cells * cell_stride + (cell - h.eager_cells) * kSmallCellStride;

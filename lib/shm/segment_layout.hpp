@@ -354,6 +354,11 @@ inline constexpr std::size_t counter_row_bytes(std::uint64_t nranks) {
   return round_up(nranks * sizeof(std::uint64_t), kCacheLine);
 }
 
+// One cell of eager_cell_bytes (the eager_limit) in a rank's eager pool.
+inline constexpr std::uint64_t eager_cell_stride(std::uint64_t eager_cell_bytes) {
+  return sizeof(EagerCell) + round_up(eager_cell_bytes, kCacheLine);
+}
+
 // Entries and rows, before the stage.
 inline constexpr std::uint64_t board_rows_end(std::uint64_t nranks) {
   return sizeof(BoardHeader) + (kBoardEntries + 2 * (nranks + 1)) * kBoardStride;

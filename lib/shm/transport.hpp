@@ -61,8 +61,9 @@ class Transport {
   // pool: eager messages can sit unexpected at a receiver for a long time,
   // chunks never do, so a rendezvous always finds cells to stream through.
   // An eager message of at most kSmallCellBytes takes a small cell while
-  // one is free (`bytes`: the message's size).
-  inline std::int32_t try_take_cell(bool for_chunk, std::uint64_t bytes = ~std::uint64_t{0});
+  // one is free.
+  inline std::int32_t try_take_eager_cell(std::uint64_t message_bytes);
+  inline std::int32_t try_take_chunk_cell();
   std::byte* cell_data(std::uint32_t owner, std::uint32_t cell) const { return segment_->eager_data(owner, cell); }
   // After an eager send: brings the cell the next one will likely take
   // (the next free one in turn) into this CPU's cache for writing, for as

@@ -79,13 +79,16 @@ inline void Transport::publish(std::uint32_t peer) {
   wake_after_fence(peer);
 }
 
-inline std::int32_t Transport::try_take_cell(bool for_chunk, std::uint64_t bytes) {
-  if (for_chunk) return take_cell_of(eager_cells_, cells_ - eager_cells_, next_chunk_cell_);
-  if (fits_small_cell(bytes)) {
+inline std::int32_t Transport::try_take_eager_cell(std::uint64_t message_bytes) {
+  if (fits_small_cell(message_bytes)) {
     const std::int32_t cell = take_cell_of(cells_, small_cells_, next_small_cell_, small_step_);
     if (cell >= 0) return cell;
   }
   return take_cell_of(0, eager_cells_, next_eager_cell_);
+}
+
+inline std::int32_t Transport::try_take_chunk_cell() {
+  return take_cell_of(eager_cells_, cells_ - eager_cells_, next_chunk_cell_);
 }
 
 inline std::int32_t Transport::take_cell_of(std::uint32_t first, std::uint32_t count, std::uint32_t& next,

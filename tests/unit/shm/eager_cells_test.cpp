@@ -65,7 +65,7 @@ class EagerCellsTransport : public ::testing::Test {
   // Takes cells for eager messages of `bytes` until none is left.
   std::vector<std::int32_t> take_all(std::uint64_t bytes) {
     std::vector<std::int32_t> cells;
-    for (std::int32_t c; (c = transport_[0].try_take_cell(false, bytes)) >= 0;) cells.push_back(c);
+    for (std::int32_t c; (c = transport_[0].try_take_eager_cell(bytes)) >= 0;) cells.push_back(c);
     return cells;
   }
 
@@ -80,21 +80,21 @@ TEST_F(EagerCellsTransport, SmallMessagesTakeTheSmallCellsFirstThenTheLargeOnes)
   EXPECT_EQ(small, (std::set<std::int32_t>{4, 5, 6}));
   const std::set<std::int32_t> large(cells.begin() + kSmallCells, cells.end());
   EXPECT_EQ(large, (std::set<std::int32_t>{0, 1, 2})) << "cell 3 is for rendezvous chunks";
-  EXPECT_EQ(transport_[0].try_take_cell(true), 3) << "chunks keep their own cell";
+  EXPECT_EQ(transport_[0].try_take_chunk_cell(), 3) << "chunks keep their own cell";
 }
 
 TEST_F(EagerCellsTransport, LargerMessagesNeverTakeASmallCell) {
   const std::vector<std::int32_t> cells = take_all(kSmallCellBytes + 1);
   EXPECT_EQ(std::set<std::int32_t>(cells.begin(), cells.end()), (std::set<std::int32_t>{0, 1, 2}));
-  EXPECT_GE(transport_[0].try_take_cell(false, 1), 4) << "the small cells were all still free";
+  EXPECT_GE(transport_[0].try_take_eager_cell(1), 4) << "the small cells were all still free";
 }
 
 TEST_F(EagerCellsTransport, AReleasedSmallCellIsTakenAgain) {
   std::vector<std::int32_t> cells = take_all(100);
   ASSERT_EQ(cells.size(), kSmallCells + 3);
   transport_[1].release_cell(0, static_cast<std::uint32_t>(cells[1]));  // the receiver copied it out
-  EXPECT_EQ(transport_[0].try_take_cell(false, 100), cells[1]);
-  EXPECT_EQ(transport_[0].try_take_cell(false, 100), -1);
+  EXPECT_EQ(transport_[0].try_take_eager_cell(100), cells[1]);
+  EXPECT_EQ(transport_[0].try_take_eager_cell(100), -1);
 }
 
 class ManySmallCells : public EagerCellsTransport {
@@ -108,7 +108,7 @@ TEST_F(ManySmallCells, SuccessiveSmallMessagesTakeCellsAPageApart) {
   std::set<std::int32_t> seen;
   const std::byte* previous = nullptr;
   for (int i = 0; i < 64; ++i) {
-    const std::int32_t c = transport_[0].try_take_cell(false, 64);
+    const std::int32_t c = transport_[0].try_take_eager_cell(64);
     ASSERT_GE(c, 4);
     EXPECT_TRUE(seen.insert(c).second) << "cell " << c << " taken twice";
     const std::byte* data = transport_[0].cell_data(0, static_cast<std::uint32_t>(c));

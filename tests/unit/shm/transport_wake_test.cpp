@@ -63,14 +63,14 @@ TEST_F(TransportWakeTest, DrainingWakesTheSenderOnlyWhenItWaitsForRoom) {
 }
 
 TEST_F(TransportWakeTest, AReleasedEagerBufferWakesItsOwnerOnlyWhenItWaitsForRoom) {
-  const std::int32_t cell = transport_[0].try_take_cell(false);
+  const std::int32_t cell = transport_[0].try_take_eager_cell(8);
   ASSERT_GE(cell, 0);
   sleep_as(0, kSleepsForWork);
   std::uint32_t before = doorbell(0);
   transport_[1].release_cell(0, static_cast<std::uint32_t>(cell));
   EXPECT_EQ(doorbell(0), before);
 
-  const std::int32_t again = transport_[0].try_take_cell(false);
+  const std::int32_t again = transport_[0].try_take_eager_cell(8);
   ASSERT_GE(again, 0);
   sleep_as(0, kSleepsForRoom);
   before = doorbell(0);
