@@ -28,6 +28,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <utility>
+#include <vector>
 
 #include "coll/channel.hpp"
 #include "shm/segment_layout.hpp"
@@ -91,6 +92,25 @@ class Board {
   Read try_read_stage(std::uint64_t number, Key key, void* out, std::uint32_t bytes, Key* other);
   std::byte* stage_data() const { return data_of(segment_->board_stage()); }
 
+  // The sums: two vectors of stage_capacity() bytes, used in turn (sum
+  // `use` is number use % 2) and numbered like entries (reserve_sums, in
+  // call order on every rank). A use must be a row call that every rank
+  // arrives at after adding its input and leaves after the release, and
+  // whose readers copy the sum out before they leave: then a rank that
+  // starts use u + 1 knows that every rank has left use u - 1, and the
+  // sum it takes is free.
+  std::uint64_t reserve_sums(std::uint32_t count) { return std::exchange(sum_uses_, sum_uses_ + count); }
+  std::byte* sum_data(std::uint64_t use) const { return segment_->board_sum_data(static_cast<std::uint32_t>(use % 2)); }
+  // Adds this rank's contribution to each of the `pieces` pieces of sum
+  // `use`, taking each when no other rank holds it: add(piece, first)
+  // combines this rank's input into piece `piece` of sum_data(use), or
+  // copies it there when `first` (no rank has added to it yet in this
+  // use). Returns when every piece has this rank's contribution. A rank
+  // that finds every piece it still needs held yields the CPU to the
+  // holders; `pieces` is at most shm::sum_pieces(stage_capacity()).
+  template <class Add>
+  void add_to_sum(std::uint64_t use, std::uint32_t pieces, Add add);
+
  private:
   shm::BoardStamp& row_stamp(std::uint64_t call, std::uint32_t rank) const {
     return segment_->board_row(static_cast<std::uint32_t>(call % 2), rank);
@@ -104,6 +124,13 @@ class Board {
   bool publish(shm::BoardStamp& entry, std::uint64_t number, Key key, const void* data, std::uint32_t bytes,
                std::uint32_t readers);
   Read read(shm::BoardStamp& entry, std::uint64_t number, Key key, void* out, std::uint32_t bytes, Key* other);
+  // Takes piece `piece` of sum `use` for this rank: how many ranks added
+  // to it before, or -1 while another holds it; then gives it back with
+  // this rank's addition counted.
+  std::int64_t try_hold_piece(std::uint64_t use, std::uint32_t piece);
+  void add_and_give_back(std::uint64_t use, std::uint32_t piece, std::uint32_t added_before);
+  // Yields the CPU to the rank holding a piece this one waits for.
+  static void yield_to_holder();
 
   shm::Transport* transport_ = nullptr;
   const shm::Segment* segment_ = nullptr;
@@ -114,7 +141,32 @@ class Board {
   std::uint64_t rows_ = 1;     // the next row call's number
   std::uint64_t entries_ = 1;  // the next entry's number
   std::uint64_t stage_uses_ = 1;  // the next use of the stage
+  std::uint64_t sum_uses_ = 1;    // the next use of a sum
+  std::vector<bool> added_;       // add_to_sum: the pieces that have this rank's input
   std::uint32_t stage_capacity_ = 0;
 };
+
+template <class Add>
+void Board::add_to_sum(std::uint64_t use, std::uint32_t pieces, Add add) {
+  added_.assign(pieces, false);
+  // Ranks start a piece apart in proportion to their rank, so that two with
+  // a CPU each seldom reach for the same piece.
+  const auto start = static_cast<std::uint32_t>(std::uint64_t{pieces} * me_ / nranks_);
+  for (std::uint32_t left = pieces; left > 0;) {
+    bool any = false;
+    for (std::uint32_t i = 0; i < pieces; ++i) {
+      const std::uint32_t p = (start + i) % pieces;
+      if (added_[p]) continue;
+      const std::int64_t before = try_hold_piece(use, p);
+      if (before < 0) continue;
+      add(p, before == 0);
+      add_and_give_back(use, p, static_cast<std::uint32_t>(before));
+      added_[p] = true;
+      --left;
+      any = true;
+    }
+    if (!any) yield_to_holder();
+  }
+}
 
 }  // namespace mpf::coll

@@ -21,7 +21,8 @@ namespace mpf::shm {
 namespace {
 
 std::uint64_t board_bytes(std::uint64_t nranks, std::uint64_t stage_bytes) {
-  return board_rows_end(nranks) + sizeof(BoardStamp) + round_up(stage_bytes, kCacheLine);
+  return board_rows_end(nranks) + sizeof(BoardStamp) + round_up(stage_bytes, kCacheLine) +
+         2 * board_sum_stride(stage_bytes);
 }
 
 // Offsets of every region, derived from the geometry in one place.
@@ -142,6 +143,9 @@ Segment Segment::create(const Geometry& g) {
   header->board_stage_bytes = g.board_stage_bytes;
   new (&segment.board()) BoardHeader{};
   new (&segment.board_stage()) BoardStamp{};
+  for (std::uint32_t parity = 0; parity < 2; ++parity) {
+    for (std::uint64_t p = 0; p < sum_pieces(g.board_stage_bytes); ++p) new (segment.board_sum(parity) + p) SumPiece{};
+  }
   for (std::uint32_t i = 0; i < kBoardEntries; ++i) new (&segment.board_entry(i)) BoardStamp{};
   for (std::uint32_t parity = 0; parity < 2; ++parity) {
     for (std::uint32_t r = 0; r <= g.nranks; ++r) new (&segment.board_row(parity, r)) BoardStamp{};

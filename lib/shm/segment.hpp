@@ -86,11 +86,15 @@ class Segment {
   SplitCopy& split_copy(std::uint32_t sender, std::uint32_t receiver, std::uint32_t i) const;
   // The board: its header, broadcast entry `i` (< kBoardEntries), and row
   // `r` (<= nranks; nranks: the result row) of parity `parity` (0 or 1),
-  // and the stage (header().board_stage_bytes of data follow its stamp).
+  // and the stage (header().board_stage_bytes of data follow its stamp);
+  // sum `parity`'s piece words (sum_pieces(board_stage_bytes) of them) and
+  // its data (board_stage_bytes).
   BoardHeader& board() const;
   BoardStamp& board_entry(std::uint32_t i) const;
   BoardStamp& board_row(std::uint32_t parity, std::uint32_t r) const;
   BoardStamp& board_stage() const;
+  SumPiece* board_sum(std::uint32_t parity) const;
+  std::byte* board_sum_data(std::uint32_t parity) const;
   int fd() const { return fd_; }
   std::size_t bytes() const { return bytes_; }
 
@@ -170,6 +174,17 @@ inline BoardStamp& Segment::board_row(std::uint32_t parity, std::uint32_t r) con
 
 inline BoardStamp& Segment::board_stage() const {
   return *reinterpret_cast<BoardStamp*>(at(header().board_offset + board_rows_end(header().nranks)));
+}
+
+inline SumPiece* Segment::board_sum(std::uint32_t parity) const {
+  const SegmentHeader& h = header();
+  const std::uint64_t sums = h.board_offset + board_rows_end(h.nranks) + sizeof(BoardStamp) +
+                             round_up(h.board_stage_bytes, kCacheLine);
+  return reinterpret_cast<SumPiece*>(at(sums + parity * board_sum_stride(h.board_stage_bytes)));
+}
+
+inline std::byte* Segment::board_sum_data(std::uint32_t parity) const {
+  return reinterpret_cast<std::byte*>(board_sum(parity) + sum_pieces(header().board_stage_bytes));
 }
 
 inline SplitCopy& Segment::split_copy(std::uint32_t sender, std::uint32_t receiver, std::uint32_t i) const {

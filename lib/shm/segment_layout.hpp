@@ -27,14 +27,15 @@
 //   [board]                    MPI_COMM_WORLD's flat collectives (BoardHeader,
 //                              then kBoardEntries entries and 2 x (nranks + 1)
 //                              rows, each a BoardStamp and kBoardDataBytes, then
-//                              the stage: a BoardStamp and board_stage_bytes)
+//                              the stage: a BoardStamp and board_stage_bytes,
+//                              then two sums: SumPieces and board_stage_bytes each)
 //   [tunables JSON text]       the job's resolved tunables (Tunables::to_json)
 //
 // Memory: at 64 ranks with the default tunables the rings take 17 MiB and the
 // eager pools 16 MiB, the collective slots 2 MiB, the collective cells
-// 2 MiB, the split copies 1 MiB, the board 1.2 MiB and its stage 1 MiB
-// (pages of it are touched only when ranks outnumber CPUs and a large
-// collective uses it); everything else is a few hundred KiB.
+// 2 MiB, the split copies 1 MiB, the board 1.2 MiB, its stage 1 MiB and
+// its sums 2 MiB (pages of these are touched only when ranks outnumber CPUs
+// and a large collective uses them); everything else is a few hundred KiB.
 #pragma once
 
 #include <atomic>
@@ -44,7 +45,7 @@
 namespace mpf::shm {
 
 inline constexpr std::uint32_t kSegmentMagic = 0x5346504d;  // "MPFS", little-endian
-inline constexpr std::uint32_t kLayoutVersion = 13;
+inline constexpr std::uint32_t kLayoutVersion = 14;
 // Places in the segment header's queue of sleepers (SegmentHeader).
 inline constexpr std::uint32_t kSleepTicketPlaces = 256;
 inline constexpr std::size_t kCacheLine = 64;
@@ -324,6 +325,10 @@ static_assert(sizeof(MailCell) == kCacheLine && offsetof(MailCell, data) == 32);
 //            Reduce or Allreduce. Used like an entry (stamp, remaining,
 //            waiter), except that a reduction's pieces write its data
 //            before the last to arrive stamps it.
+//   sums     two vectors of board_stage_bytes, used in turn, into which a
+//            large reduction whose result does not depend on the order
+//            (an exact operation) adds every rank's input, piece by piece,
+//            in whatever order the ranks get a CPU (coll::Board::add_to_sum).
 inline constexpr std::uint32_t kBoardEntries = 16;
 inline constexpr std::uint32_t kBoardDataBytes = 8192;  // data of one row or entry
 
@@ -346,6 +351,25 @@ static_assert(sizeof(BoardStamp) == kCacheLine);
 inline constexpr std::size_t kBoardStride = sizeof(BoardStamp) + kBoardDataBytes;
 
 inline constexpr std::size_t round_up(std::size_t n, std::size_t to) { return (n + to - 1) / to * to; }
+
+// A sum's pieces are at least this long; each has a SumPiece at the head of
+// the sum, which says who may add to it.
+inline constexpr std::uint32_t kSumPieceMin = 4096;
+struct alignas(kCacheLine) SumPiece {
+  // (use << 32) | (added << 1) | held: the sum's use (its low 32 bits) that
+  // last wrote the piece, how many ranks have added to it in that use, and
+  // whether a rank is adding to it now. A word of an older use counts as
+  // nothing added, so a sum needs no clearing between uses.
+  std::atomic<std::uint64_t> state;
+};
+static_assert(sizeof(SumPiece) == kCacheLine);
+inline constexpr std::uint64_t sum_pieces(std::uint64_t sum_bytes) {
+  return (sum_bytes + kSumPieceMin - 1) / kSumPieceMin;
+}
+// One sum: its pieces' words, then its data.
+inline constexpr std::uint64_t board_sum_stride(std::uint64_t sum_bytes) {
+  return sum_pieces(sum_bytes) * sizeof(SumPiece) + round_up(sum_bytes, kCacheLine);
+}
 
 // One receiver's row of per-sender counters (credits, cell acks), padded to
 // whole cache lines: with few ranks the rows of two receivers would share

@@ -88,7 +88,7 @@ static void test_reduce_int(MPI_Comm comm, int csize, int crank) {
 /* Floating point: the result is the same bits at every root and in
    allreduce, because the combination order never depends on the root. */
 static void test_reduce_double(MPI_Comm comm, int csize, int crank) {
-  const int n = 3000;
+  const int n = count_large;
   double *in = (double *)mt_alloc(n * sizeof(double));
   double *ref = (double *)mt_alloc(n * sizeof(double));
   double *out = (double *)mt_alloc(n * sizeof(double));

@@ -11,9 +11,11 @@
 // Reduce and Allreduce of up to the board's capacity, Alltoall of up to
 // half of it, Allgather of 64 KiB in all up to the stage's size and Bcast of any size go
 // through the board (board.cpp: flat, one wait per rank and call; a large
-// Bcast or Allgather through its stage, board_stage), and so do Reduce and
-// Allreduce large enough for two single-copy pieces per CPU (board_piece):
-// whichever rank has a CPU combines the next piece. Larger Alltoall blocks
+// Bcast or Allgather through its stage, board_stage), and so do larger
+// Reduce and Allreduce: with an exact operation every rank adds its input
+// into one of the board's sums (board_sum), else, when large enough for two
+// single-copy pieces per CPU (board_piece), whichever rank has a CPU
+// combines the next piece. Larger Alltoall blocks
 // go by single copy (board_alltoall_single), exposed through the board.
 // Data of at most coll_short_limit bytes per rank goes through the cells
 // (cells.cpp: one cache-line transfer per message, and dissemination or
@@ -139,6 +141,10 @@ mpf::coll::Task bcast_board_task(const Communicator& c, mpf::coll::Key key, void
 // count * size of type <= Board::capacity().
 mpf::coll::Task reduce_board_task(const Communicator& c, mpf::coll::Key key, const void* send, void* recv, int count,
                                   MPI_Datatype type, MPI_Op op, int root);
+// Any count, an exact operation (op_is_exact), with a stage: each rank adds
+// its input into the board's sums (board.cpp).
+mpf::coll::Task reduce_board_sum_task(const Communicator& c, mpf::coll::Key key, const void* send, void* recv,
+                                      int count, MPI_Datatype type, MPI_Op op, int root);
 // Any count, by single copy: the ranks share the work (board.cpp).
 mpf::coll::Task reduce_board_single_task(const Communicator& c, mpf::coll::Key key, const void* send, void* recv,
                                          int count, MPI_Datatype type, MPI_Op op, int root);

@@ -14,7 +14,15 @@
 //   allreduce    combines the rows in rank order (x0 op x1 op ... op xn-1,
 //                whoever arrives last and whoever the root) into the result
 //                row, which the root, or every rank, copies out
-//   large        by single copy, the work shared: every rank puts where its
+//   large exact  every rank adds its input into one of the board's sums,
+//   reductions   piece by piece, as soon as it runs, and arrives; after the
+//                release every rank (Allreduce) or the root copies the sum
+//                out; larger vectors in rounds of the sum's size. For
+//                operations whose result is the same in any order
+//                (op_is_exact: integers, logicals, bytes): each input is
+//                read once, by its own rank, and no rank waits for another
+//                to combine
+//   other large  by single copy, the work shared: every rank puts where its
 //   reductions   buffers are in its row; after the release, a rank that
 //                has the CPU takes the next piece of the vector (a counter
 //                in the call's result row), combines it from every rank's
@@ -278,6 +286,39 @@ bool reduce_board_by_steps(const Communicator& c, Key key, const void* send, voi
   BoardReduce steps(c, key, send, recv, count, type, op, root);
   run_steps(steps, c, call, root);
   return true;
+}
+
+Task reduce_board_sum_task(const Communicator& c, Key key, const void* send, void* recv, int count,
+                           MPI_Datatype type, MPI_Op op, int root) {
+  Board& b = board();
+  const std::size_t element = *datatype_size(type);
+  const std::uint64_t per_round = b.stage_capacity() / element;
+  const auto rounds = static_cast<std::uint32_t>((static_cast<std::uint64_t>(count) + per_round - 1) / per_round);
+  std::uint64_t call = b.reserve_rows(rounds);
+  std::uint64_t use = b.reserve_sums(rounds);
+  const auto* in = static_cast<const std::byte*>(send);
+  auto* out = static_cast<std::byte*>(recv);
+  const bool keeps_result = root < 0 || c.rank == root;
+  // Pieces of whole elements, small enough that ranks with a CPU each seldom
+  // need the same one, large enough that holding one costs little.
+  const std::uint64_t per_piece = std::max<std::uint64_t>(kSumPieceBytes / element, 1);
+  for (std::uint64_t first = 0; first < static_cast<std::uint64_t>(count); first += per_round, ++call, ++use) {
+    const std::uint64_t elements = std::min(per_round, static_cast<std::uint64_t>(count) - first);
+    const std::byte* mine = in + first * element;
+    std::byte* sum = b.sum_data(use);
+    const auto pieces = static_cast<std::uint32_t>((elements + per_piece - 1) / per_piece);
+    b.add_to_sum(use, pieces, [&](std::uint32_t p, bool first_to_add) {
+      const std::uint64_t offset = p * per_piece * element;
+      const auto n = static_cast<int>(std::min(per_piece, elements - p * per_piece));
+      if (first_to_add) {
+        std::memcpy(sum + offset, mine + offset, static_cast<std::size_t>(n) * element);
+      } else {
+        apply_op(op, mine + offset, sum + offset, n, type);
+      }
+    });
+    co_await arrive(call, key, [] {});
+    if (keeps_result) std::memcpy(out + first * element, sum, elements * element);
+  }
 }
 
 Task reduce_board_single_task(const Communicator& c, Key key, const void* send, void* recv, int count,

@@ -88,6 +88,22 @@ inline bool board_alltoall_single(std::uint64_t bytes) {
 // operands stay in the CPU's cache.
 inline constexpr std::size_t kReduceChunk = std::size_t{64} << 10;
 
+// Bytes of the pieces of a board sum (board.cpp) that a rank holds while
+// it adds its input: a few per CPU even for a vector of 64 KiB, so that
+// ranks with a CPU each seldom wait for one another, and each long enough
+// that taking and giving one back is a small part of adding it.
+inline constexpr std::size_t kSumPieceBytes = std::size_t{16} << 10;
+
+// True when a Reduce or Allreduce of `bytes` on `c` goes through the
+// board's sums (reduce_board_sum_task): every rank adds its own input, as
+// it runs, so the order in which inputs are combined varies from call to
+// call; only for operations whose result does not depend on it (`exact`,
+// op_is_exact), above the rows' capacity, and with a stage (coll_board_stage:
+// the sums are its size) that holds an element.
+inline bool board_sum(const Communicator& c, std::uint64_t bytes, bool exact, std::size_t element) {
+  return exact && on_board(c) && bytes > mpf::coll::Board::capacity() && board().stage_capacity() >= element;
+}
+
 // The piece of a board reduction of `bytes` by single copy (board.cpp)
 // that one rank takes at a time: at least coll_single_copy, and small
 // enough that every CPU gets two, up to kReduceChunk; 0 when the
