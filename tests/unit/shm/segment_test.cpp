@@ -229,15 +229,25 @@ TEST(Segment, BoardStageComesFromTheTunableAndIsRoundedToCacheLines) {
   const SegmentHeader& h = s.header();
   EXPECT_EQ(h.board_stage_bytes, 1000u);
   const auto* stage_data = reinterpret_cast<std::byte*>(&s.board_stage()) + sizeof(BoardStamp);
-  EXPECT_EQ(stage_data + 1024, reinterpret_cast<std::byte*>(&s.board()) + (h.tunables_offset - h.board_offset));
+  // After the stage, the two sums of the stage's size: one piece word per
+  // started kSumPieceMin bytes (one here), then the data.
+  ASSERT_EQ(sum_pieces(1000), 1u);
+  EXPECT_EQ(reinterpret_cast<const std::byte*>(s.board_sum(0)), stage_data + 1024);
+  EXPECT_EQ(s.board_sum_data(0), stage_data + 1024 + sizeof(SumPiece));
+  EXPECT_EQ(reinterpret_cast<const std::byte*>(s.board_sum(1)), s.board_sum_data(0) + 1024);
+  EXPECT_EQ(s.board_sum_data(1), reinterpret_cast<const std::byte*>(s.board_sum(1)) + sizeof(SumPiece));
+  EXPECT_EQ(s.board_sum_data(1) + 1024, reinterpret_cast<std::byte*>(&s.board()) + (h.tunables_offset - h.board_offset));
+  EXPECT_EQ(s.board_sum(0)->state.load(), 0u);
+  EXPECT_EQ(s.board_sum(1)->state.load(), 0u);
+  EXPECT_EQ(sum_pieces(1u << 20), (1u << 20) / kSumPieceMin);
   EXPECT_EQ(s.board_stage().stamp.load(), 0u);
   EXPECT_EQ(s.board_stage().remaining.load(), 0u);
   // The default: 1 MiB, in the segment's size.
   const common::Tunables defaults = common::Tunables::defaults();
   EXPECT_EQ(Segment::geometry_for(4, 2, "unit-stage", defaults).board_stage_bytes, 1u << 20);
-  // (Both rounded up to whole pages.)
+  // (Both rounded up to whole pages.) The stage and the two sums.
   EXPECT_GE(Segment::required_bytes(Segment::geometry_for(4, 2, "unit-stage", defaults)) + page_size(),
-            Segment::required_bytes(Segment::geometry_for(4, 2, "unit-stage", tunables)) + (1u << 20) - 1024);
+            Segment::required_bytes(Segment::geometry_for(4, 2, "unit-stage", tunables)) + 3 * ((1u << 20) - 1024));
 }
 
 TEST(Segment, SixtyFourRanksWithDefaultTunablesTakeAFewTensOfMebibytes) {
