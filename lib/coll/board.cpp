@@ -125,13 +125,14 @@ Board::Read Board::read(shm::BoardStamp& entry, std::uint64_t number, Key key, v
   return Read::taken;
 }
 
-std::int64_t Board::try_hold_piece(std::uint64_t use, std::uint32_t piece) {
+std::int64_t Board::try_hold_piece(std::uint64_t use, std::uint32_t piece, bool in_order) {
   std::atomic<std::uint64_t>& state = segment_->board_sum(static_cast<std::uint32_t>(use % 2))[piece].state;
   const auto mine = static_cast<std::uint32_t>(use);
   std::uint64_t now = state.load(std::memory_order_relaxed);
   const bool this_use = static_cast<std::uint32_t>(now >> 32) == mine;
   if (this_use && (now & 1) != 0) return -1;
   const std::uint32_t added = this_use ? static_cast<std::uint32_t>(now) >> 1 : 0;
+  if (in_order && added != me_) return -1;
   // Acquire: the data of the ranks that added before us.
   if (!state.compare_exchange_strong(now, (std::uint64_t{mine} << 32) | (std::uint64_t{added} << 1) | 1,
                                      std::memory_order_acquire, std::memory_order_relaxed)) {
@@ -140,11 +141,19 @@ std::int64_t Board::try_hold_piece(std::uint64_t use, std::uint32_t piece) {
   return added;
 }
 
-void Board::add_and_give_back(std::uint64_t use, std::uint32_t piece, std::uint32_t added_before) {
+void Board::add_and_give_back(std::uint64_t use, std::uint32_t piece, std::uint32_t added_before, bool in_order) {
   std::atomic<std::uint64_t>& state = segment_->board_sum(static_cast<std::uint32_t>(use % 2))[piece].state;
-  // Release: our addition, for the next rank to hold the piece.
-  state.store((std::uint64_t{static_cast<std::uint32_t>(use)} << 32) | (std::uint64_t{added_before + 1} << 1),
-              std::memory_order_release);
+  const std::uint64_t given = (std::uint64_t{static_cast<std::uint32_t>(use)} << 32) | (std::uint64_t{added_before + 1} << 1);
+  if (!in_order) {
+    // Release: our addition, for the next rank to hold the piece.
+    state.store(given, std::memory_order_release);
+    return;
+  }
+  // In order the next rank may sleep until its turn. seq_cst: Dekker with
+  // its sleeping flag, which it sets before it looks at the pieces again.
+  state.store(given, std::memory_order_seq_cst);
+  const std::uint32_t next = me_ + 1;
+  if (next < nranks_ && transport_->asleep(next)) transport_->wake_later(next);
 }
 
 void Board::yield_to_holder() { ::sched_yield(); }

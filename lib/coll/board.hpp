@@ -110,6 +110,18 @@ class Board {
   // holders; `pieces` is at most shm::sum_pieces(stage_capacity()).
   template <class Add>
   void add_to_sum(std::uint64_t use, std::uint32_t pieces, Add add);
+  // The same in rank order, for operations whose result depends on it: a
+  // piece takes this rank's input once the ranks below it have added
+  // theirs (rank 0 copies). start_sum() first, then add_to_sum_in_order()
+  // as a wait's condition: it adds to every piece whose turn has come and
+  // says whether all have this rank's input. A rank that has added to a
+  // piece wakes the next rank, if it sleeps.
+  void start_sum(std::uint32_t pieces) {
+    added_.assign(pieces, false);
+    left_ = pieces;
+  }
+  template <class Add>
+  bool add_to_sum_in_order(std::uint64_t use, Add add);
 
  private:
   shm::BoardStamp& row_stamp(std::uint64_t call, std::uint32_t rank) const {
@@ -127,8 +139,12 @@ class Board {
   // Takes piece `piece` of sum `use` for this rank: how many ranks added
   // to it before, or -1 while another holds it; then gives it back with
   // this rank's addition counted.
-  std::int64_t try_hold_piece(std::uint64_t use, std::uint32_t piece);
-  void add_and_give_back(std::uint64_t use, std::uint32_t piece, std::uint32_t added_before);
+  // In order: only when `me_` ranks have added.
+  std::int64_t try_hold_piece(std::uint64_t use, std::uint32_t piece, bool in_order);
+  void add_and_give_back(std::uint64_t use, std::uint32_t piece, std::uint32_t added_before, bool in_order);
+  // One pass over the pieces this rank has not added to: true when none is left.
+  template <class Add>
+  bool add_pass(std::uint64_t use, bool in_order, Add& add);
   // Yields the CPU to the rank holding a piece this one waits for.
   static void yield_to_holder();
 
@@ -143,30 +159,41 @@ class Board {
   std::uint64_t stage_uses_ = 1;  // the next use of the stage
   std::uint64_t sum_uses_ = 1;    // the next use of a sum
   std::vector<bool> added_;       // add_to_sum: the pieces that have this rank's input
+  std::uint32_t left_ = 0;        // and how many do not yet
   std::uint32_t stage_capacity_ = 0;
 };
 
 template <class Add>
-void Board::add_to_sum(std::uint64_t use, std::uint32_t pieces, Add add) {
-  added_.assign(pieces, false);
+bool Board::add_pass(std::uint64_t use, bool in_order, Add& add) {
+  const auto pieces = static_cast<std::uint32_t>(added_.size());
   // Ranks start a piece apart in proportion to their rank, so that two with
-  // a CPU each seldom reach for the same piece.
-  const auto start = static_cast<std::uint32_t>(std::uint64_t{pieces} * me_ / nranks_);
-  for (std::uint32_t left = pieces; left > 0;) {
-    bool any = false;
-    for (std::uint32_t i = 0; i < pieces; ++i) {
-      const std::uint32_t p = (start + i) % pieces;
-      if (added_[p]) continue;
-      const std::int64_t before = try_hold_piece(use, p);
-      if (before < 0) continue;
-      add(p, before == 0);
-      add_and_give_back(use, p, static_cast<std::uint32_t>(before));
-      added_[p] = true;
-      --left;
-      any = true;
-    }
-    if (!any) yield_to_holder();
+  // a CPU each seldom reach for the same piece (in order, they follow one
+  // another from the first piece).
+  const auto start = in_order ? 0 : static_cast<std::uint32_t>(std::uint64_t{pieces} * me_ / nranks_);
+  for (std::uint32_t i = 0; i < pieces && left_ > 0; ++i) {
+    const std::uint32_t p = (start + i) % pieces;
+    if (added_[p]) continue;
+    const std::int64_t before = try_hold_piece(use, p, in_order);
+    if (before < 0) continue;
+    add(p, before == 0);
+    add_and_give_back(use, p, static_cast<std::uint32_t>(before), in_order);
+    added_[p] = true;
+    --left_;
   }
+  return left_ == 0;
+}
+
+template <class Add>
+void Board::add_to_sum(std::uint64_t use, std::uint32_t pieces, Add add) {
+  start_sum(pieces);
+  for (std::uint32_t before = left_; !add_pass(use, false, add); before = left_) {
+    if (left_ == before) yield_to_holder();
+  }
+}
+
+template <class Add>
+bool Board::add_to_sum_in_order(std::uint64_t use, Add add) {
+  return add_pass(use, true, add);
 }
 
 }  // namespace mpf::coll

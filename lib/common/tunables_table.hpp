@@ -333,9 +333,10 @@ inline constexpr std::array<TunableSpec, kTunableCount> kTunableTable{{
                "and Bcast go flat through one shared "
                "board: each rank waits once per call, and a Bcast root runs up to 16 calls ahead of the "
                "readers (from 64 KiB, through the board's stage: see coll_board_stage); Reduce and Allreduce "
-               "above 8 KiB with an exact operation (integers, logicals, bytes) have each rank add its input "
-               "into one of the board's sums as it runs; other large ones go by single copy, in pieces that "
-               "whichever rank has a CPU combines; 0: trees and exchanges over the collective cells and slots",
+               "above 8 KiB with a commutative operation have each rank add its input into one of the board's "
+               "sums (as it runs for integers, logicals and bytes; in rank order for floating point); large "
+               "ones with a non-commutative operation go by single copy, in pieces that whichever rank has a "
+               "CPU combines; 0: trees and exchanges over the collective cells and slots",
     },
     {
         .id = Tunable::coll_board_stage,
@@ -349,7 +350,7 @@ inline constexpr std::array<TunableSpec, kTunableCount> kTunableTable{{
                "in rounds), so does an Allgather of 64 KiB to this size in all, and a large Allreduce's result is "
                "written there once and copied out by each rank (past this size, written into every rank's "
                "buffer with Cross Memory Attach); the board's two sums, into which ranks add the inputs of a "
-               "Reduce or Allreduce with an exact operation (larger vectors in rounds), are this size too; "
+               "Reduce or Allreduce with a commutative operation (larger vectors in rounds), are this size too; "
                "0: no stage and no sums (Bcast by entries, or from coll_single_copy bytes "
                "by single-copy reads)",
     },

@@ -326,9 +326,10 @@ static_assert(sizeof(MailCell) == kCacheLine && offsetof(MailCell, data) == 32);
 //            waiter), except that a reduction's pieces write its data
 //            before the last to arrive stamps it.
 //   sums     two vectors of board_stage_bytes, used in turn, into which a
-//            large reduction whose result does not depend on the order
-//            (an exact operation) adds every rank's input, piece by piece,
-//            in whatever order the ranks get a CPU (coll::Board::add_to_sum).
+//            large reduction with a commutative operation adds every
+//            rank's input, piece by piece: in whatever order the ranks get
+//            a CPU when the order does not change the result (an exact
+//            operation), else in rank order (coll::Board::add_to_sum).
 inline constexpr std::uint32_t kBoardEntries = 16;
 inline constexpr std::uint32_t kBoardDataBytes = 8192;  // data of one row or entry
 

@@ -125,6 +125,11 @@ class Transport {
   inline void wake_later(std::uint32_t peer);
   // The same for wake_for_room(); a work wake due too wins.
   inline void wake_later_for_room(std::uint32_t peer);
+  // Whether `peer` has said it sleeps (or is about to: it looks for work
+  // once more after saying so). seq_cst, for a caller's Dekker with that.
+  bool asleep(std::uint32_t peer) const {
+    return segment_->rank(peer).sleeping.load(std::memory_order_seq_cst) != 0;
+  }
   inline void flush_wakes();
   // Wakes `peer` whatever it sleeps for, or makes its next sleep end at
   // once: the caller has handed it a yield slot (progress/yield_slots.hpp).

@@ -1,10 +1,11 @@
 /*
  * Reductions through the board's sums (lib/mpi/coll/board.cpp): on
  * MPI_COMM_WORLD with more ranks than coll_exchange_max, a Reduce or
- * Allreduce above the board's rows with an exact operation (integers,
- * logicals, bytes) has every rank add its input into one of two shared
- * sums, in whatever order the ranks run. What could go wrong there, each
- * checked against results computed locally:
+ * Allreduce above the board's rows with a commutative operation has every
+ * rank add its input into one of two shared sums: in whatever order the
+ * ranks run with an exact operation (integers, logicals, bytes), else in
+ * rank order, each rank waiting for the one before it. What could go wrong
+ * there, each checked against results computed locally:
  *   - a sum reused while a rank still copies out of it: Reduce and
  *     Allreduce back to back with a moving root, staged Bcasts between
  *     them, no barrier;
@@ -12,10 +13,11 @@
  *     completed in reverse order), in place too;
  *   - element types other than int, with wrap-around;
  *   - vectors larger than a sum (rounds; see the small_stage variant);
- *   - floating point must not take the sums: its result would then depend
- *     on which rank ran first. Twenty Allreduces of doubles whose sum
- *     depends on the order, each with another rank arriving last, must
- *     give the same bits every time and at every Reduce root.
+ *   - floating point must be added in rank order, not as ranks run: its
+ *     result would then depend on which rank ran first. Twenty Allreduces
+ *     of doubles whose sum depends on the order, each with another rank
+ *     arriving last, must give the same bits every time and at every
+ *     Reduce root.
  *   board_sums [count]       count: ints per rank (default 50000)
  */
 #include "mpitest.h"

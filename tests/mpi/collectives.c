@@ -164,8 +164,11 @@ static void test_noncommutative(MPI_Comm comm, int csize, int crank) {
   int commute = 1;
   CHECK_RC(MPI_Op_commutative(op, &commute));
   CHECK(commute == 0, "MPI_Op_commutative says %d", commute);
-  enum { K = 2500 }; /* 2500 matrices of 16 bytes: several slot steps */
-  int *in = (int *)mt_alloc(K * 4 * sizeof(int)), *out = (int *)mt_alloc(K * 4 * sizeof(int));
+  /* count_large / 4 matrices of 16 bytes (10000 by default: several slot
+     steps; 25000, 400 KB, with the large_count of 100000: a single-copy
+     reduction on the board). */
+  const int K = count_large / 4;
+  int *in = (int *)mt_alloc((size_t)K * 4 * sizeof(int)), *out = (int *)mt_alloc((size_t)K * 4 * sizeof(int));
   for (int k = 0; k < K; ++k) matrix_of(crank, k, in + 4 * k);
   /* Each 16-byte MPI_DOUBLE_INT element carries one matrix of 4 ints: a user
      operation sees the elements' bytes, whatever their type. */

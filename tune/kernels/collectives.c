@@ -9,12 +9,13 @@
  * Benchmarks), so that a root cannot run ahead of the others call after call
  * and a batch measures operations, not a pipeline from one root. Sizes are
  * bytes per rank: the message of Bcast, the vector of Reduce and Allreduce
- * (MPI_INT, MPI_SUM), what each rank sends to each other in
+ * (MPI_INT, MPI_SUM; MPI_DOUBLE with --type double), what each rank sends to each other in
  * Alltoall and contributes in Allgather. A size whose buffer would exceed
  * 16 MiB at this number of ranks is skipped (with a comment line).
  * See kernel_util.h. Plain MPI.
- *   kernel_collectives [--check] [--quick] [--reps N] [--rep-ms MS] [--sizes LIST] [--ops LIST]
+ *   kernel_collectives [--check] [--quick] [--reps N] [--rep-ms MS] [--sizes LIST] [--ops LIST] [--type T]
  * --ops: some of barrier,bcast,reduce,allreduce,alltoall,allgather (all by default).
+ * --type: the element type of Reduce and Allreduce, int (default) or double.
  * --check verifies every byte of every result.
  */
 #include "kernel_util.h"
@@ -30,10 +31,19 @@ struct coll {
   enum op op;
   unsigned char *send, *recv;
   long seq;
+  int doubles; /* reductions on MPI_DOUBLE instead of MPI_INT */
 };
 
 static int coll_option(void *ctx, const char *arg, const char *value) {
   struct coll *c = ctx;
+  if (strcmp(arg, "--type") == 0) {
+    if (value == NULL) return -1;
+    if (strcmp(value, "int") == 0 || strcmp(value, "double") == 0) {
+      c->doubles = strcmp(value, "double") == 0;
+      return 2;
+    }
+    return -1;
+  }
   if (strcmp(arg, "--ops") != 0) return 0;
   if (value == NULL || *value == '\0') return -1;
   for (int o = 0; o < OP_COUNT; ++o) c->selected[o] = 0;
@@ -54,13 +64,23 @@ static int reduce_input(long seq, int r, long i) {
   return (int)((seq * 3 + r + i) % 1000);
 }
 
-static void check_sum(struct coll *c, const int *result, long count) {
+/* Bytes of one element of Reduce and Allreduce. */
+static long element_bytes(const struct coll *c) {
+  return c->doubles ? (long)sizeof(double) : (long)sizeof(int);
+}
+
+/* Element i of a reduction buffer, as a double (exact: the sums are small integers). */
+static double element_at(const struct coll *c, const unsigned char *buf, long i) {
+  return c->doubles ? ((const double *)(const void *)buf)[i] : ((const int *)(const void *)buf)[i];
+}
+
+static void check_sum(struct coll *c, const unsigned char *result, long count) {
   for (long i = 0; i < count; ++i) {
-    int expected = 0;
+    long expected = 0;
     for (int r = 0; r < c->k->size; ++r) expected += reduce_input(c->seq, r, i);
-    if (result[i] != expected) {
-      fprintf(stderr, "kernel_collectives: rank %d: %s of %ld ints: element %ld is %d, expected %d\n", c->k->rank,
-              op_names[c->op], count, i, result[i], expected);
+    if (element_at(c, result, i) != (double)expected) {
+      fprintf(stderr, "kernel_collectives: rank %d: %s of %ld %ss: element %ld is %g, expected %ld\n", c->k->rank,
+              op_names[c->op], count, c->doubles ? "double" : "int", i, element_at(c, result, i), expected);
       MPI_Abort(MPI_COMM_WORLD, 1);
     }
   }
@@ -74,14 +94,19 @@ static int root_of(const struct coll *c) {
 /* Fill the inputs of call `seq` (under --check). */
 static void prepare(struct coll *c, long bytes) {
   const int rank = c->k->rank, size = c->k->size;
-  int *ints = (int *)(void *)c->send;
   switch (c->op) {
     case OP_BCAST:
       if (rank == root_of(c)) ku_fill(c->send, bytes, c->seq, rank);
       break;
     case OP_REDUCE:
     case OP_ALLREDUCE:
-      for (long i = 0; i < bytes / 4; ++i) ints[i] = reduce_input(c->seq, rank, i);
+      for (long i = 0; i < bytes / element_bytes(c); ++i) {
+        if (c->doubles) {
+          ((double *)(void *)c->send)[i] = reduce_input(c->seq, rank, i);
+        } else {
+          ((int *)(void *)c->send)[i] = reduce_input(c->seq, rank, i);
+        }
+      }
       break;
     case OP_ALLTOALL:
       for (int j = 0; j < size; ++j) ku_fill(c->send + (long)j * bytes, bytes, c->seq, rank * size + j);
@@ -101,10 +126,10 @@ static void verify(struct coll *c, long bytes) {
       ku_verify(c->k, "bcast", c->send, bytes, c->seq, root_of(c));
       break;
     case OP_REDUCE:
-      if (rank == root_of(c)) check_sum(c, (const int *)(void *)c->recv, bytes / 4);
+      if (rank == root_of(c)) check_sum(c, c->recv, bytes / element_bytes(c));
       break;
     case OP_ALLREDUCE:
-      check_sum(c, (const int *)(void *)c->recv, bytes / 4);
+      check_sum(c, c->recv, bytes / element_bytes(c));
       break;
     case OP_ALLTOALL:
       for (int i = 0; i < size; ++i) ku_verify(c->k, "alltoall block", c->recv + (long)i * bytes, bytes, c->seq, i * size + rank);
@@ -126,10 +151,12 @@ static void run_op(struct coll *c, long bytes) {
       MPI_Bcast(c->send, (int)bytes, MPI_BYTE, root_of(c), MPI_COMM_WORLD);
       break;
     case OP_REDUCE:
-      MPI_Reduce(c->send, c->recv, (int)(bytes / 4), MPI_INT, MPI_SUM, root_of(c), MPI_COMM_WORLD);
+      MPI_Reduce(c->send, c->recv, (int)(bytes / element_bytes(c)), c->doubles ? MPI_DOUBLE : MPI_INT, MPI_SUM,
+                 root_of(c), MPI_COMM_WORLD);
       break;
     case OP_ALLREDUCE:
-      MPI_Allreduce(c->send, c->recv, (int)(bytes / 4), MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+      MPI_Allreduce(c->send, c->recv, (int)(bytes / element_bytes(c)), c->doubles ? MPI_DOUBLE : MPI_INT, MPI_SUM,
+                    MPI_COMM_WORLD);
       break;
     case OP_ALLTOALL:
       MPI_Alltoall(c->send, (int)bytes, MPI_BYTE, c->recv, (int)bytes, MPI_BYTE, MPI_COMM_WORLD);
@@ -181,7 +208,7 @@ int main(int argc, char **argv) {
                         .min_ranks = 1,
                         .extra = coll_option,
                         .extra_ctx = &c,
-                        .extra_usage = "--ops LIST"};
+                        .extra_usage = "--ops LIST --type int|double"};
   ku_init(&argc, &argv, &k);
   c.k = &k;
   long largest = 4;
@@ -201,8 +228,9 @@ int main(int argc, char **argv) {
       continue;
     }
     for (int s = 0; s < k.nsizes; ++s) {
-      /* Reductions work on whole ints. */
-      const long bytes = c.op == OP_REDUCE || c.op == OP_ALLREDUCE ? k.sizes[s] / 4 * 4 : k.sizes[s];
+      /* Reductions work on whole elements. */
+      const long e = element_bytes(&c);
+      const long bytes = c.op == OP_REDUCE || c.op == OP_ALLREDUCE ? k.sizes[s] / e * e : k.sizes[s];
       if (buffer_bytes(c.op, bytes, k.size) > COLL_MAX_BUFFER) {
         if (k.rank == 0) {
           printf("# %s: %ld bytes x %d ranks exceeds 16 MiB per buffer; skipped\n", op_names[o], bytes, k.size);

@@ -12,8 +12,9 @@
 // half of it, Allgather of 64 KiB in all up to the stage's size and Bcast of any size go
 // through the board (board.cpp: flat, one wait per rank and call; a large
 // Bcast or Allgather through its stage, board_stage), and so do larger
-// Reduce and Allreduce: with an exact operation every rank adds its input
-// into one of the board's sums (board_sum), else, when large enough for two
+// Reduce and Allreduce: with a commutative operation every rank adds its
+// input into one of the board's sums (board_sum: as it runs, or in rank
+// order unless the operation is exact), else, when large enough for two
 // single-copy pieces per CPU (board_piece), whichever rank has a CPU
 // combines the next piece. Larger Alltoall blocks
 // go by single copy (board_alltoall_single), exposed through the board.
@@ -141,10 +142,11 @@ mpf::coll::Task bcast_board_task(const Communicator& c, mpf::coll::Key key, void
 // count * size of type <= Board::capacity().
 mpf::coll::Task reduce_board_task(const Communicator& c, mpf::coll::Key key, const void* send, void* recv, int count,
                                   MPI_Datatype type, MPI_Op op, int root);
-// Any count, an exact operation (op_is_exact), with a stage: each rank adds
-// its input into the board's sums (board.cpp).
+// Any count, a commutative operation, with a stage: each rank adds its input
+// into the board's sums, as it runs (an exact operation, op_is_exact) or in
+// rank order (`in_order`, board.cpp).
 mpf::coll::Task reduce_board_sum_task(const Communicator& c, mpf::coll::Key key, const void* send, void* recv,
-                                      int count, MPI_Datatype type, MPI_Op op, int root);
+                                      int count, MPI_Datatype type, MPI_Op op, int root, bool in_order);
 // Any count, by single copy: the ranks share the work (board.cpp).
 mpf::coll::Task reduce_board_single_task(const Communicator& c, mpf::coll::Key key, const void* send, void* recv,
                                          int count, MPI_Datatype type, MPI_Op op, int root);

@@ -14,16 +14,19 @@
 //   allreduce    combines the rows in rank order (x0 op x1 op ... op xn-1,
 //                whoever arrives last and whoever the root) into the result
 //                row, which the root, or every rank, copies out
-//   large exact  every rank adds its input into one of the board's sums,
-//   reductions   piece by piece, as soon as it runs, and arrives; after the
-//                release every rank (Allreduce) or the root copies the sum
-//                out; larger vectors in rounds of the sum's size. For
-//                operations whose result is the same in any order
-//                (op_is_exact: integers, logicals, bytes): each input is
-//                read once, by its own rank, and no rank waits for another
-//                to combine
-//   other large  by single copy, the work shared: every rank puts where its
-//   reductions   buffers are in its row; after the release, a rank that
+//   large        with a commutative operation, every rank adds its input
+//   reductions   into one of the board's sums, piece by piece, and arrives;
+//                after the release every rank (Allreduce) or the root
+//                copies the sum out; larger vectors in rounds of the sum's
+//                size. With an exact operation (op_is_exact: integers,
+//                logicals, bytes; any order gives the same bits) a rank
+//                adds to whichever piece is free as soon as it runs, and
+//                waits for no one; else (floating point) a piece takes the
+//                inputs in rank order, and a rank waits for its turn,
+//                woken by the rank before it. Each input is read once, by
+//                its own rank, with no Cross Memory Attach
+//   non-         by single copy, the work shared: every rank puts where its
+//   commutative  buffers are in its row; after the release, a rank that
 //                has the CPU takes the next piece of the vector (a counter
 //                in the call's result row), combines it from every rank's
 //                input in rank order and writes it into the root's output
@@ -289,7 +292,7 @@ bool reduce_board_by_steps(const Communicator& c, Key key, const void* send, voi
 }
 
 Task reduce_board_sum_task(const Communicator& c, Key key, const void* send, void* recv, int count,
-                           MPI_Datatype type, MPI_Op op, int root) {
+                           MPI_Datatype type, MPI_Op op, int root, bool in_order) {
   Board& b = board();
   const std::size_t element = *datatype_size(type);
   const std::uint64_t per_round = b.stage_capacity() / element;
@@ -307,15 +310,25 @@ Task reduce_board_sum_task(const Communicator& c, Key key, const void* send, voi
     const std::byte* mine = in + first * element;
     std::byte* sum = b.sum_data(use);
     const auto pieces = static_cast<std::uint32_t>((elements + per_piece - 1) / per_piece);
-    b.add_to_sum(use, pieces, [&](std::uint32_t p, bool first_to_add) {
+    auto add = [&](std::uint32_t p, bool first_to_add) {
       const std::uint64_t offset = p * per_piece * element;
       const auto n = static_cast<int>(std::min(per_piece, elements - p * per_piece));
       if (first_to_add) {
         std::memcpy(sum + offset, mine + offset, static_cast<std::size_t>(n) * element);
       } else {
+        // sum = mine op sum: the same bits as sum op mine for a commutative
+        // operation (IEEE addition and multiplication are).
         apply_op(op, mine + offset, sum + offset, n, type);
       }
-    });
+    };
+    if (in_order) {
+      // Rank r's turn on a piece comes after rank r - 1's: wait for it.
+      b.start_sum(pieces);
+      const std::int32_t before_me = c.rank > 0 ? static_cast<std::int32_t>(world_of(c, c.rank - 1)) : -1;
+      co_await until(before_me, [&] { return b.add_to_sum_in_order(use, add); });
+    } else {
+      b.add_to_sum(use, pieces, add);
+    }
     co_await arrive(call, key, [] {});
     if (keeps_result) std::memcpy(out + first * element, sum, elements * element);
   }

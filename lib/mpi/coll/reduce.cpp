@@ -123,8 +123,10 @@ Task reduce_task(const Communicator& c, mpf::coll::Key key, const void* send, vo
   if (on_board(c) && count > 0 && bytes <= mpf::coll::Board::capacity()) {
     return reduce_board_task(c, key, send, recv, count, type, op, root);
   }
-  if (count > 0 && board_sum(c, bytes, op_is_exact(op, type), *datatype_size(type))) {
-    return reduce_board_sum_task(c, key, send, recv, count, type, op, root);
+  const bool exact = op_is_exact(op, type);
+  if (count > 0 && op_is_commutative(op) && board_sum(c, bytes, *datatype_size(type)) &&
+      (exact || board_sum_in_order(c, bytes))) {
+    return reduce_board_sum_task(c, key, send, recv, count, type, op, root, !exact);
   }
   if (on_board(c) && count > 0 && board_piece(bytes) > 0) {
     return reduce_board_single_task(c, key, send, recv, count, type, op, root);
