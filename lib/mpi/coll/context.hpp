@@ -103,15 +103,21 @@ inline bool board_sum(const Communicator& c, std::uint64_t bytes, std::size_t el
 }
 
 // True when a reduction of `bytes` on `c` whose operation is not exact
-// (floating point) goes through the board's sums, in rank order: each
-// rank's turn on a piece comes after the rank before it, a wake-up or a
-// turn on a CPU each, which pays from a piece's worth per rank
-// (kSumPieceBytes). Measured on 2 CPUs with MPI_DOUBLE, against single
-// copy or the slot trees: 1 MiB at 16 ranks 0.41-0.72x the time, at 64
-// 0.54-0.83x; 64 KiB at 4 ranks 0.45-0.51x; but 64 KiB at 16 ranks
-// 1.1-1.4x, and at 64 ranks 256 KiB 1.2-1.45x and 64 KiB 2-4x.
+// (floating point) goes through the board's sums, in rank order. Each
+// rank's turn on a piece comes after that of the rank before it: a wake-up, or a
+// turn on a CPU among the ranks that yield, and those turns take longer
+// the more ranks share a CPU. So a rank's share must grow with the ranks
+// per CPU: at least 512 bytes per rank per CPU, and 4 KiB. Measured on 2
+// CPUs with MPI_DOUBLE against the paths taken otherwise (slot trees,
+// single copy), in rank order took: 8 ranks 16 KiB 1.4-1.6x the time,
+// 64 KiB 0.45-0.7x; 16 ranks 64 KiB 0.6-0.87x, 1 MiB 0.45-0.7x; 32 ranks
+// 64 KiB 1.5-2.2x, 256 KiB 0.75-1.05x; 64 ranks 64 KiB 3x, 256 KiB
+// 1.1-1.25x, 1 MiB 0.55-0.8x.
 inline bool board_sum_in_order(const Communicator& c, std::uint64_t bytes) {
-  return bytes >= kSumPieceBytes * static_cast<std::uint64_t>(c.size());
+  const auto n = static_cast<std::uint64_t>(c.size());
+  const std::uint64_t cpus = std::max<std::uint64_t>(1, core::Runtime::instance().transport().ncpus());
+  const std::uint64_t per_rank = std::max<std::uint64_t>(4096, 512 * n / cpus);
+  return bytes >= per_rank * n;
 }
 
 // The piece of a board reduction of `bytes` by single copy (board.cpp)
