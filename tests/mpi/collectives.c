@@ -375,6 +375,24 @@ int main(int argc, char **argv) {
     MPI_Finalize();
     return 3;
   }
+  if (argc > 1 && strcmp(argv[1], "mismatch_sum") == 0) {
+    /* Rank 0 in a barrier, the others in a large Allreduce of doubles,
+       which on the board adds the inputs in rank order: rank 1 would wait
+       for rank 0's turn for ever; the job must end naming both calls. */
+    enum { N = 100000 };
+    double *in = calloc(N, sizeof(double)), *out = calloc(N, sizeof(double));
+    if (in == NULL || out == NULL) return 2;
+    if (rank == 0) {
+      MPI_Barrier(MPI_COMM_WORLD);
+    } else {
+      MPI_Allreduce(in, out, N, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    }
+    printf("rank %d: mismatched collectives returned\n", rank);
+    free(in);
+    free(out);
+    MPI_Finalize();
+    return 3;
+  }
   if (argc > 1 && strcmp(argv[1], "mismatch_bcast") == 0) {
     /* A large Bcast from root 0, except on the last rank, which names root
        1: it finds root 0's message where it expects root 1's (on the

@@ -23,8 +23,10 @@
 //                adds to whichever piece is free as soon as it runs, and
 //                waits for no one; else (floating point) a piece takes the
 //                inputs in rank order, and a rank waits for its turn,
-//                woken by the rank before it. Each input is read once, by
-//                its own rank, with no Cross Memory Attach
+//                woken by the rank before it (after a first row call, so
+//                that ranks in other collectives are named, not waited
+//                for). Each input is read once, by its own rank, with no
+//                Cross Memory Attach
 //   non-         by single copy, the work shared: every rank puts where its
 //   commutative  buffers are in its row; after the release, a rank that
 //                has the CPU takes the next piece of the vector (a counter
@@ -297,7 +299,12 @@ Task reduce_board_sum_task(const Communicator& c, Key key, const void* send, voi
   const std::size_t element = *datatype_size(type);
   const std::uint64_t per_round = b.stage_capacity() / element;
   const auto rounds = static_cast<std::uint32_t>((static_cast<std::uint64_t>(count) + per_round - 1) / per_round);
-  std::uint64_t call = b.reserve_rows(rounds);
+  // In rank order a rank waits for the one before it, which a rank in
+  // another collective never satisfies: a first row call has every rank
+  // show its call, so that a mismatch ends the job with both calls named
+  // (check_same_call) instead of hanging in the sum.
+  std::uint64_t call = b.reserve_rows(rounds + (in_order ? 1 : 0));
+  if (in_order) co_await arrive(call++, key, [] {});
   std::uint64_t use = b.reserve_sums(rounds);
   const auto* in = static_cast<const std::byte*>(send);
   auto* out = static_cast<std::byte*>(recv);
