@@ -137,9 +137,9 @@ class Board {
                std::uint32_t readers);
   Read read(shm::BoardStamp& entry, std::uint64_t number, Key key, void* out, std::uint32_t bytes, Key* other);
   // Takes piece `piece` of sum `use` for this rank: how many ranks added
-  // to it before, or -1 while another holds it; then gives it back with
-  // this rank's addition counted.
-  // In order: only when `me_` ranks have added.
+  // to it before, or -1 while another holds it (in order: also until
+  // exactly `me_` ranks have added); then gives it back with this rank's
+  // addition counted (in order: and wakes the next rank if it sleeps).
   std::int64_t try_hold_piece(std::uint64_t use, std::uint32_t piece, bool in_order);
   void add_and_give_back(std::uint64_t use, std::uint32_t piece, std::uint32_t added_before, bool in_order);
   // One pass over the pieces this rank has not added to: true when none is left.
