@@ -21,8 +21,7 @@ namespace mpf::shm {
 namespace {
 
 std::uint64_t board_bytes(std::uint64_t nranks, std::uint64_t stage_bytes) {
-  return board_rows_end(nranks) + sizeof(BoardStamp) + round_up(stage_bytes, kCacheLine) +
-         2 * board_sum_stride(stage_bytes);
+  return board_sums_offset(nranks, stage_bytes) + 2 * board_sum_stride(stage_bytes);
 }
 
 // Offsets of every region, derived from the geometry in one place.

@@ -178,9 +178,8 @@ inline BoardStamp& Segment::board_stage() const {
 
 inline SumPiece* Segment::board_sum(std::uint32_t parity) const {
   const SegmentHeader& h = header();
-  const std::uint64_t sums = h.board_offset + board_rows_end(h.nranks) + sizeof(BoardStamp) +
-                             round_up(h.board_stage_bytes, kCacheLine);
-  return reinterpret_cast<SumPiece*>(at(sums + parity * board_sum_stride(h.board_stage_bytes)));
+  return reinterpret_cast<SumPiece*>(at(h.board_offset + board_sums_offset(h.nranks, h.board_stage_bytes) +
+                                        parity * board_sum_stride(h.board_stage_bytes)));
 }
 
 inline std::byte* Segment::board_sum_data(std::uint32_t parity) const {

@@ -389,4 +389,9 @@ inline constexpr std::uint64_t board_rows_end(std::uint64_t nranks) {
   return sizeof(BoardHeader) + (kBoardEntries + 2 * (nranks + 1)) * kBoardStride;
 }
 
+// The sums, after the stage (board_stage_bytes of data after its stamp).
+inline constexpr std::uint64_t board_sums_offset(std::uint64_t nranks, std::uint64_t stage_bytes) {
+  return board_rows_end(nranks) + sizeof(BoardStamp) + round_up(stage_bytes, kCacheLine);
+}
+
 }  // namespace mpf::shm
