@@ -10,10 +10,12 @@
 # mpf_add_job_test(NAME <name> NP <n> PROGRAM <target-or-path> [ARGS <args...>]
 #                  [MPFRUN_ARGS <options...>] [EXPECT_EXIT <code>]
 #                  [EXPECT_OUTPUT <regex...>] [REJECT_OUTPUT <regex...>]
+#                  [EXPECT_COUNTERS <python-expression>]
 #                  [TIMEOUT <seconds>] [LABELS <labels...>])
 #   Runs `mpfrun --timeout <seconds> -n <n> <options> <program> <args>` through
 #   tests/harness/run_job.py, which checks the exit status, the output, and that
-#   the job left nothing behind. A job that outlives its timeout is stopped by
+#   the job left nothing behind; EXPECT_COUNTERS: an expression over the
+#   job's counters (mpfrun --report) summed over its ranks. A job that outlives its timeout is stopped by
 #   mpfrun, which prints what every rank was doing first; CTest's own timeout
 #   is set above it so that mpfrun's diagnosis always reaches the log.
 #
@@ -58,7 +60,7 @@ function(mpf_add_unit_test)
     DISCOVERY_TIMEOUT 60)
 endfunction()
 
-set(_MPF_JOB_ONE NAME NP PROGRAM EXPECT_EXIT TIMEOUT)
+set(_MPF_JOB_ONE NAME NP PROGRAM EXPECT_EXIT EXPECT_COUNTERS TIMEOUT)
 set(_MPF_JOB_MULTI LABELS MPFRUN_ARGS ARGS EXPECT_OUTPUT REJECT_OUTPUT)
 
 function(mpf_add_job_test)
@@ -94,6 +96,9 @@ function(mpf_add_job_test)
   foreach(opt IN LISTS T_MPFRUN_ARGS)
     list(APPEND cmd "--mpfrun-arg=${opt}")
   endforeach()
+  if(T_EXPECT_COUNTERS)
+    list(APPEND cmd --expect-counters "${T_EXPECT_COUNTERS}")
+  endif()
   list(APPEND cmd -- "${program}" ${T_ARGS})
   add_test(NAME ${T_NAME} COMMAND ${cmd})
   # CTest's timeout sits above mpfrun's own, so mpfrun's diagnosis of a hung
@@ -109,7 +114,7 @@ function(mpf_add_job_test_list)
   endif()
   # Pass the job's own arguments through unchanged.
   set(job_args)
-  foreach(key NP PROGRAM EXPECT_EXIT TIMEOUT)
+  foreach(key NP PROGRAM EXPECT_EXIT EXPECT_COUNTERS TIMEOUT)
     if(DEFINED T_${key})
       list(APPEND job_args ${key} "${T_${key}}")
     endif()

@@ -6,7 +6,7 @@
 // call: it writes its row and counts itself in; the last to arrive finishes
 // the call and releases everyone (rows), or the root writes a broadcast
 // entry that the others copy out in their own time (entries), so a root
-// runs up to kBoardEntries broadcasts ahead and a rank that gets the CPU
+// runs up to shm::board_entries() broadcasts ahead and a rank that gets the CPU
 // takes every entry that is there. Data that would take many entries (a
 // large Bcast, a large Allreduce's result) goes through the stage instead,
 // one large entry, so that it is written once and each rank copies it out
@@ -23,6 +23,20 @@
 // Waits go through the progress engine like the cells'; a release or a
 // published entry wakes the sleeping ranks, the last reader of an entry
 // wakes a root waiting for it (deferred wakes, Transport::wake_later).
+//
+// Turns. When Bcasts of one entry come with a root one rank on from the
+// last at every call (a loop over roots, as in LU factorization, or a
+// benchmark's), each call waits for the one before it: root r + 1 must run
+// after root r wrote its entry. With every waiting rank yielding, a CPU
+// runs all its ranks in the scheduler's order before it reaches that one
+// (16 ranks on 2 CPUs: 9 us per call, 64 ranks: 36 us, in a plain yield
+// ring). So in such a run a rank whose turn as root is more than
+// turn_window() calls off sleeps (Turn::far), and each root wakes the rank
+// turn_window() ranks on, whose turn has come near: only the next few
+// roots yield, and with ranks bound round-robin over the CPUs (mpfrun's
+// default then) the rank woken shares the root's CPU, which costs a
+// context switch and no idle CPU's wake-up (4 us per call at 16 and at 64
+// ranks in the same yield ring).
 #pragma once
 
 #include <cstddef>
@@ -31,6 +45,7 @@
 #include <vector>
 
 #include "coll/channel.hpp"
+#include "progress/engine.hpp"
 #include "shm/segment_layout.hpp"
 #include "shm/transport.hpp"
 
@@ -49,7 +64,25 @@ class Board {
   // collective starts to run (in call order on every rank); returns the
   // first.
   std::uint64_t reserve_rows(std::uint32_t count) { return std::exchange(rows_, rows_ + count); }
-  std::uint64_t reserve_entries(std::uint32_t count) { return std::exchange(entries_, entries_ + count); }
+  std::uint64_t reserve_entries(std::uint32_t count) {
+    last_root_ = kNoRoot;
+    return std::exchange(entries_, entries_ + count);
+  }
+  // The number of a Bcast's only entry, whose root is world rank `root`,
+  // and whether it continues a run of rotating roots (the turns above):
+  // the root one rank on from the last call's at each of the last
+  // kRotatingCalls calls. Every rank runs the same calls in the same order,
+  // so all agree on it.
+  std::uint64_t reserve_entry(std::uint32_t root, bool& rotating) {
+    rotating_calls_ = last_root_ != kNoRoot && root == (last_root_ + 1) % nranks_ ? rotating_calls_ + 1 : 0;
+    last_root_ = root;
+    rotating = rotating_calls_ >= kRotatingCalls;
+    return entries_++;
+  }
+  // How this rank waits for a rotating entry of root `root`.
+  progress::Turn turn(std::uint32_t root) const {
+    return (me_ + nranks_ - root) % nranks_ <= turn_window_ ? progress::Turn::near : progress::Turn::far;
+  }
 
   // Row calls. This rank's row of call `call` (or rank `rank`'s, to read
   // after the release), and the call's result row (written by the last to
@@ -69,7 +102,9 @@ class Board {
   // Broadcast entries. Writes `bytes` (<= capacity()) at `data` as entry
   // `number` of collective `key` for every other rank, and wakes them;
   // false, writing nothing, while the entry's previous use has readers.
-  bool try_publish(std::uint64_t number, Key key, const void* data, std::uint32_t bytes);
+  // A rotating entry wakes only the rank whose turn comes near, and
+  // sleepers that are not far.
+  bool try_publish(std::uint64_t number, Key key, const void* data, std::uint32_t bytes, bool rotating);
   // Copies entry `number` to `out` (at most `bytes`) and counts this rank
   // done with it: taken; or not_yet; or mismatch when it holds another
   // collective (its key in *other; nothing is taken).
@@ -130,11 +165,12 @@ class Board {
   static std::byte* data_of(shm::BoardStamp& stamp) { return reinterpret_cast<std::byte*>(&stamp + 1); }
   static void write_key(shm::BoardStamp& stamp, Key key);
   static bool has_key(const shm::BoardStamp& stamp, Key key);
-  // Wakes every other rank that sleeps, at the next flush.
-  void wake_all();
+  // Wakes every other rank that sleeps, at the next flush (with
+  // `deferred`, far turns too).
+  void wake_all(bool deferred);
   // try_publish and try_read on an entry or the stage.
   bool publish(shm::BoardStamp& entry, std::uint64_t number, Key key, const void* data, std::uint32_t bytes,
-               std::uint32_t readers);
+               std::uint32_t readers, bool rotating);
   Read read(shm::BoardStamp& entry, std::uint64_t number, Key key, void* out, std::uint32_t bytes, Key* other);
   // Takes piece `piece` of sum `use` for this rank: how many ranks added
   // to it before, or -1 while another holds it (in order: also until
@@ -161,6 +197,14 @@ class Board {
   std::vector<bool> added_;       // add_to_sum: the pieces that have this rank's input
   std::uint32_t left_ = 0;        // and how many do not yet
   std::uint32_t stage_capacity_ = 0;
+  std::uint32_t entry_count_ = 0;  // shm::board_entries(nranks_)
+  // Turns: the last one-entry Bcast's root, how many calls in a row had
+  // the root one rank on, and how far off a near turn may be.
+  static constexpr std::uint32_t kNoRoot = ~0U;
+  static constexpr std::uint32_t kRotatingCalls = 2;
+  std::uint32_t last_root_ = kNoRoot;
+  std::uint32_t rotating_calls_ = 0;
+  std::uint32_t turn_window_ = 0;
 };
 
 template <class Add>

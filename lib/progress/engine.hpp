@@ -60,6 +60,14 @@ inline constexpr std::int32_t kErrorSignature = 2;  // the sender's datatype sig
 inline constexpr std::uint64_t kSplitChunkMin = 128 * 1024;
 inline constexpr std::uint64_t kSplitMinBytes = 2 * kSplitChunkMin;
 
+// A wait for a broadcast in a run whose root moves one rank on at each
+// call (coll::Board's turns): near, the rank's own turn as root comes
+// within the next few calls, and it yields as in any crowd wait; far, it
+// sleeps at once (kSleepsDeferred), and the root a few turns before its
+// own wakes it. Any other wait is none, and wakes the far sleepers first,
+// in case it waits for one of them.
+enum class Turn : std::uint8_t { none, near, far };
+
 // What a rank is blocked in, for introspection.
 struct BlockedCall {
   const char* function = nullptr;  // "MPI_Recv", ...
@@ -72,6 +80,7 @@ struct BlockedCall {
   // at once, without polling first and without taking a yield slot: every
   // rank it yields to has work, and sleeping would cost each a wake-up.
   bool crowd = false;
+  Turn turn = Turn::none;
 };
 
 class Engine {
@@ -187,6 +196,11 @@ class Engine {
   void enqueue(std::uint32_t peer, Outbound item);
   void flush_backlog();
   void sleep_once(const auto& done);
+  // A sleep of a far turn (Turn::far): woken by the root a few turns
+  // before this rank's own, by a rank that waits for something else, or
+  // after kDeferredSleepNs. False, without sleeping, when this rank has
+  // sends waiting for room (freed room wakes only normal sleepers).
+  bool sleep_deferred(const auto& done);
   void publish_blocked(const BlockedCall& call);
   void clear_blocked();
   void publish_queues();

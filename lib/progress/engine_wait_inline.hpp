@@ -33,6 +33,13 @@ inline void cpu_relax() {
 inline constexpr std::uint64_t kPublishAfterPolls = 1024;
 inline constexpr std::uint64_t kPublishAfterYields = 64;
 
+// The longest a deferred sleep (Turn::far) lasts unwoken: a safety net for
+// a sleeper nobody wakes (the ranks that need it poll with MPI_Test, say,
+// and never wait). Far longer than a whole round of turns: at 64 ranks on
+// 2 CPUs, 62 calls of 30-40 us each when every call also checks 8 KiB
+// (tests/mpi/bcast_turns.c); with 2 ms there, 42% of the sleeps ran out.
+inline constexpr std::uint64_t kDeferredSleepNs = 50'000'000;
+
 template <class Done>
 void Engine::wait_until(Done&& predicate, const BlockedCall& call) {
   // The predicate may act when it succeeds (MPI_Mprobe's claims the
@@ -48,6 +55,16 @@ void Engine::wait_until(Done&& predicate, const BlockedCall& call) {
     return done();
   };
   auto wait = [&] {
+    if (yield_slots_.enabled()) {
+      if (call.turn == Turn::far) {
+        if (!blocked_published_) publish_blocked(call);
+        while (sleep_deferred(done)) {
+          if (finished()) return;
+        }
+      } else if (call.turn == Turn::none) {
+        transport_->wake_deferred();
+      }
+    }
     // With a CPU each, a rank woken without its wait finished goes back to
     // polling before it sleeps again: what woke it (a fin, a request to
     // send) tends to come in a stream, and every sleep costs the waker a
@@ -95,6 +112,7 @@ void Engine::wait_until(Done&& predicate, const BlockedCall& call) {
         }
       }
       do {
+        if (call.turn == Turn::none) transport_->wake_deferred();
         sleep_once(done);
         if (finished()) return;
       } while (yield_slots_.enabled() && !holds_yield_slot_);
@@ -155,6 +173,27 @@ void Engine::sleep_once(const auto& done) {
   me.sleeping.store(0, std::memory_order_relaxed);
   sleepers.fetch_sub(1, std::memory_order_relaxed);
   transport_->clear_room_wanted();  // what still lacks room says so again before the next sleep
+}
+
+bool Engine::sleep_deferred(const auto& done) {
+  if (backlog_count_ > 0 || transport_->room_wanted()) return false;
+  shm::RankControl& me = transport_->control();
+  // As in sleep_once: say so, then look once more; a root that publishes
+  // after the last look sees the flag (Board's turn wake).
+  std::atomic_ref<std::uint32_t> deferred(transport_->deferred_sleepers());
+  deferred.fetch_add(1, std::memory_order_seq_cst);
+  me.sleeping.store(shm::kSleepsDeferred, std::memory_order_seq_cst);
+  const std::uint32_t seen = me.doorbell.load(std::memory_order_seq_cst);
+  progress();
+  if (!done() && !copied_) {
+    shm::count(counters_->sleeps);
+    shm::count(counters_->turn_sleeps);
+    publish_queues();
+    if (!common::futex_wait_for(me.doorbell, seen, kDeferredSleepNs)) shm::count(counters_->turn_timeouts);
+  }
+  me.sleeping.store(0, std::memory_order_relaxed);
+  deferred.fetch_sub(1, std::memory_order_relaxed);
+  return true;
 }
 
 }  // namespace mpf::progress

@@ -17,7 +17,7 @@ struct CounterField {
   std::string_view doc;
 };
 
-inline constexpr std::array<CounterField, 18> kCounterFields{{
+inline constexpr std::array<CounterField, 20> kCounterFields{{
     {"pmix_puts", &RankCounters::pmix_puts, "wire-up key/value pairs published"},
     {"pmix_gets", &RankCounters::pmix_gets, "wire-up key/value pairs read"},
     {"pmix_fences", &RankCounters::pmix_fences, "wire-up fences completed"},
@@ -36,6 +36,8 @@ inline constexpr std::array<CounterField, 18> kCounterFields{{
     {"flow_stalls", &RankCounters::flow_stalls, "sends held back for ring space or an eager buffer"},
     {"sleeps", &RankCounters::sleeps, "times the rank slept on its futex"},
     {"wakeups_sent", &RankCounters::wakeups_sent, "futex wakes issued to sleeping peers"},
+    {"turn_sleeps", &RankCounters::turn_sleeps, "sleeps until a Bcast of rotating roots came near this rank's turn"},
+    {"turn_timeouts", &RankCounters::turn_timeouts, "of those, sleeps that nobody woke (ended by their time limit)"},
 }};
 static_assert(kCounterFields.size() * sizeof(std::atomic<std::uint64_t>) == sizeof(RankCounters),
               "every counter of RankCounters is listed once");

@@ -145,7 +145,7 @@ Segment Segment::create(const Geometry& g) {
   for (std::uint32_t parity = 0; parity < 2; ++parity) {
     for (std::uint64_t p = 0; p < sum_pieces(g.board_stage_bytes); ++p) new (segment.board_sum(parity) + p) SumPiece{};
   }
-  for (std::uint32_t i = 0; i < kBoardEntries; ++i) new (&segment.board_entry(i)) BoardStamp{};
+  for (std::uint32_t i = 0; i < board_entries(g.nranks); ++i) new (&segment.board_entry(i)) BoardStamp{};
   for (std::uint32_t parity = 0; parity < 2; ++parity) {
     for (std::uint32_t r = 0; r <= g.nranks; ++r) new (&segment.board_row(parity, r)) BoardStamp{};
   }

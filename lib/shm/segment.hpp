@@ -84,7 +84,7 @@ class Segment {
   std::atomic<std::uint64_t>& cell_ack(std::uint32_t sender, std::uint32_t receiver) const;
   // Split copy `i` (< kSplitsPerPair) of the pair (sender -> receiver).
   SplitCopy& split_copy(std::uint32_t sender, std::uint32_t receiver, std::uint32_t i) const;
-  // The board: its header, broadcast entry `i` (< kBoardEntries), and row
+  // The board: its header, broadcast entry `i` (< board_entries(nranks)), and row
   // `r` (<= nranks; nranks: the result row) of parity `parity` (0 or 1),
   // and the stage (header().board_stage_bytes of data follow its stamp);
   // sum `parity`'s piece words (sum_pieces(board_stage_bytes) of them) and
@@ -168,7 +168,7 @@ inline BoardStamp& Segment::board_entry(std::uint32_t i) const {
 }
 
 inline BoardStamp& Segment::board_row(std::uint32_t parity, std::uint32_t r) const {
-  const std::uint64_t row = kBoardEntries + std::uint64_t{parity} * (header().nranks + 1) + r;
+  const std::uint64_t row = board_entries(header().nranks) + std::uint64_t{parity} * (header().nranks + 1) + r;
   return *reinterpret_cast<BoardStamp*>(at(header().board_offset + sizeof(BoardHeader) + row * kBoardStride));
 }
 

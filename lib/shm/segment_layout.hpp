@@ -25,7 +25,7 @@
 //   [split copies nranks x nranks x 4] pair (s -> r): SplitCopy i at
 //                              splits_offset + ((r*nranks + s)*4 + i)*64
 //   [board]                    MPI_COMM_WORLD's flat collectives (BoardHeader,
-//                              then kBoardEntries entries and 2 x (nranks + 1)
+//                              then board_entries(nranks) entries and 2 x (nranks + 1)
 //                              rows, each a BoardStamp and kBoardDataBytes, then
 //                              the stage: a BoardStamp and board_stage_bytes,
 //                              then two sums: SumPieces and board_stage_bytes each)
@@ -33,7 +33,7 @@
 //
 // Memory: at 64 ranks with the default tunables the rings take 17 MiB and the
 // eager pools 16 MiB, the collective slots 2 MiB, the collective cells
-// 2 MiB, the split copies 1 MiB, the board 1.2 MiB, its stage 1 MiB and
+// 2 MiB, the split copies 1 MiB, the board 1.5 MiB, its stage 1 MiB and
 // its sums 2 MiB (pages of these are touched only when ranks outnumber CPUs
 // and a large collective uses them); everything else is a few hundred KiB.
 #pragma once
@@ -45,7 +45,7 @@
 namespace mpf::shm {
 
 inline constexpr std::uint32_t kSegmentMagic = 0x5346504d;  // "MPFS", little-endian
-inline constexpr std::uint32_t kLayoutVersion = 14;
+inline constexpr std::uint32_t kLayoutVersion = 15;
 // Places in the segment header's queue of sleepers (SegmentHeader).
 inline constexpr std::uint32_t kSleepTicketPlaces = 256;
 inline constexpr std::size_t kCacheLine = 64;
@@ -125,6 +125,10 @@ struct alignas(kCacheLine) SegmentHeader {
   // every rank (coll::Board) reads this one word instead of every rank's
   // `sleeping` flag when it is 0, the common case.
   std::uint32_t sleepers;
+  // Ranks in a deferred sleep (kSleepsDeferred), not counted in `sleepers`:
+  // a rank that waits for anything else wakes them (Transport::
+  // wake_deferred) when this is not 0.
+  std::uint32_t deferred_sleepers;
   // Cache lines 5-6: the queue of sleepers, by ticket. A rank going to
   // sleep takes the next ticket and writes its rank at that ticket's place
   // in sleep_ticket_owners; a slot passed on goes to the oldest ticket whose
@@ -161,6 +165,8 @@ struct RankCounters {
   std::atomic<std::uint64_t> flow_stalls;          // sends held back: ring full, no eager buffer, peer's pool full
   std::atomic<std::uint64_t> sleeps;               // times the rank slept on its futex
   std::atomic<std::uint64_t> wakeups_sent;         // futex wakes this rank issued to sleeping peers
+  std::atomic<std::uint64_t> turn_sleeps;          // deferred sleeps (kSleepsDeferred): a far turn's
+  std::atomic<std::uint64_t> turn_timeouts;        // those that nobody woke (ended by their time limit)
 };
 
 // Adds `n` to a counter that only the calling rank writes.
@@ -181,6 +187,11 @@ inline constexpr std::uint64_t kPromotedTicket = ~std::uint64_t{0};
 enum SleepReason : std::uint32_t {
   kSleepsForWork = 1,  // waits for messages or data only
   kSleepsForRoom = 2,  // some of its sends or collective steps wait for room, too
+  // Waits for a broadcast of a rotating root whose turn is far off
+  // (coll::Board's turns): only the root a few turns before its own, or a
+  // rank that waits for something else, wakes it; a timed sleep, in case
+  // neither comes.
+  kSleepsDeferred = 3,
 };
 
 // One per rank. Cache line 0: lifecycle, written by the rank, read by mpfrun
@@ -317,9 +328,9 @@ static_assert(sizeof(MailCell) == kCacheLine && offsetof(MailCell, data) == 32);
 //            and waits for `released`; the last to arrive finishes the call
 //            (combines the rows into the result row) and releases it. Calls
 //            are numbered from 1; call c uses the rows of parity c % 2.
-//   entries  a ring of kBoardEntries broadcast entries: the root writes one,
-//            the others copy it out and count down `remaining`; a root
-//            reuses an entry once that is zero.
+//   entries  a ring of board_entries(nranks) broadcast entries: the root
+//            writes one, the others copy it out and count down `remaining`;
+//            a root reuses an entry once that is zero.
 //   stage    one large entry (board_stage_bytes) for data that would take
 //            many entries: a large Bcast's message, the result of a large
 //            Reduce or Allreduce. Used like an entry (stamp, remaining,
@@ -330,7 +341,14 @@ static_assert(sizeof(MailCell) == kCacheLine && offsetof(MailCell, data) == 32);
 //            rank's input, piece by piece: in whatever order the ranks get
 //            a CPU when the order does not change the result (an exact
 //            operation), else in rank order (coll::Board::add_to_sum).
-inline constexpr std::uint32_t kBoardEntries = 16;
+inline constexpr std::uint32_t kBoardEntriesMin = 16;
+// The ring's entries: one per rank, and at least kBoardEntriesMin. In a run
+// of Bcasts with rotating roots a rank sleeps until its turn comes near
+// (coll/board.hpp), up to nranks - 2 calls; with fewer entries than that,
+// roots would wait for it to copy out the oldest.
+inline constexpr std::uint32_t board_entries(std::uint64_t nranks) {
+  return nranks > kBoardEntriesMin ? static_cast<std::uint32_t>(nranks) : kBoardEntriesMin;
+}
 inline constexpr std::uint32_t kBoardDataBytes = 8192;  // data of one row or entry
 
 struct alignas(kCacheLine) BoardHeader {
@@ -386,7 +404,7 @@ inline constexpr std::uint64_t eager_cell_stride(std::uint64_t eager_cell_bytes)
 
 // Entries and rows, before the stage.
 inline constexpr std::uint64_t board_rows_end(std::uint64_t nranks) {
-  return sizeof(BoardHeader) + (kBoardEntries + 2 * (nranks + 1)) * kBoardStride;
+  return sizeof(BoardHeader) + (board_entries(nranks) + 2 * (nranks + 1)) * kBoardStride;
 }
 
 // The sums, after the stage (board_stage_bytes of data after its stamp).

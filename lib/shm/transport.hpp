@@ -47,6 +47,10 @@ class Transport {
   // The node's count of sleeping ranks (SegmentHeader::sleepers), for
   // std::atomic_ref.
   std::uint32_t& sleepers() const { return const_cast<SegmentHeader&>(segment_->header()).sleepers; }
+  // The node's count of ranks in a deferred sleep (kSleepsDeferred).
+  std::uint32_t& deferred_sleepers() const {
+    return const_cast<SegmentHeader&>(segment_->header()).deferred_sleepers;
+  }
 
   // --- sending (inline) --------------------------------------------------
   // A free packet in the ring to `peer`, or null when the ring is full.
@@ -131,6 +135,10 @@ class Transport {
     return segment_->rank(peer).sleeping.load(std::memory_order_seq_cst) != 0;
   }
   inline void flush_wakes();
+  // Wakes every rank in a deferred sleep (kSleepsDeferred): one load when
+  // there is none. For a rank about to wait for something a deferred
+  // sleeper may have to do.
+  inline void wake_deferred();
   // Wakes `peer` whatever it sleeps for, or makes its next sleep end at
   // once: the caller has handed it a yield slot (progress/yield_slots.hpp).
   void ring_doorbell(std::uint32_t peer) { ring_doorbell(segment_->rank(peer)); }

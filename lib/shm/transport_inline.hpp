@@ -66,6 +66,15 @@ inline void Transport::flush_wakes() {
   wakes_due_.clear();
 }
 
+inline void Transport::wake_deferred() {
+  if (std::atomic_ref<std::uint32_t>(deferred_sleepers()).load(std::memory_order_relaxed) == 0) [[likely]] return;
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+  for (std::uint32_t r = 0; r < size(); ++r) {
+    RankControl& c = segment_->rank(r);
+    if (r != me_ && c.sleeping.load(std::memory_order_relaxed) == kSleepsDeferred) ring_doorbell(c);
+  }
+}
+
 inline void Transport::publish(std::uint32_t peer) {
   out_[peer].publish();  // seq_cst store: a full fence for what follows
   // Tell the receiver which ring to look at, unless its bit is still set

@@ -5,16 +5,19 @@ Used by mpf_add_job_test (cmake/MpfTesting.cmake):
 
     run_job.py --mpfrun PATH --np N --timeout S [--expect-exit C]
                [--expect REGEX]... [--reject REGEX]... [--mpfrun-arg=OPT]...
-               -- PROGRAM [ARGS...]
+               [--expect-counters EXPR] -- PROGRAM [ARGS...]
 
 Checks, in order: the exit status is C; every --expect regex matches the
-job's combined output (multi-line mode); no --reject regex matches; and the job
+job's combined output (multi-line mode); no --reject regex matches; the
+Python expression EXPR, over the job's counters summed over its ranks (from
+mpfrun --report; e.g. "turn_sleeps > 0 and turn_timeouts == 0"), is true; and the job
 left nothing behind: no new entry in /dev/shm, and nothing in the private
 TMPDIR the job ran with. A job that outlives its timeout is stopped by mpfrun
 itself (--timeout), which prints what every rank was doing; this script waits
 a little longer and kills mpfrun only if mpfrun failed to do so.
 """
 import argparse
+import json
 import os
 import re
 import shutil
@@ -32,6 +35,23 @@ def leftovers(tmpdir):
     return found
 
 
+def check_counters(report, expression):
+    """The failures of `expression` over the report's counters, summed over ranks."""
+    try:
+        with open(report) as f:
+            ranks = json.load(f)["ranks"]
+    except (OSError, ValueError, KeyError) as e:
+        return [f"no counters to check: {report}: {e}"]
+    totals = {}
+    for rank in ranks:
+        for name, value in rank["counters"].items():
+            totals[name] = totals.get(name, 0) + value
+    used = {name: totals[name] for name in totals if re.search(rf"\b{name}\b", expression)}
+    if eval(expression, {"__builtins__": {}}, dict(totals)):
+        return []
+    return [f"counters {used} do not satisfy {expression!r}"]
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--mpfrun", required=True)
@@ -41,6 +61,7 @@ def main():
     parser.add_argument("--expect", action="append", default=[])
     parser.add_argument("--reject", action="append", default=[])
     parser.add_argument("--mpfrun-arg", action="append", default=[])
+    parser.add_argument("--expect-counters")
     parser.add_argument("program", nargs=argparse.REMAINDER)
     args = parser.parse_args()
     program = args.program[1:] if args.program[:1] == ["--"] else args.program
@@ -50,7 +71,12 @@ def main():
     shm_before = set(os.listdir("/dev/shm"))
     tmpdir = tempfile.mkdtemp(prefix="mpf-test-")
     env = dict(os.environ, TMPDIR=tmpdir)
-    command = [args.mpfrun, "--timeout", str(args.timeout), "-n", str(args.np)] + args.mpfrun_arg + program
+    command = [args.mpfrun, "--timeout", str(args.timeout), "-n", str(args.np)] + args.mpfrun_arg
+    # The report goes outside the job's TMPDIR, which must stay empty.
+    report = tempfile.NamedTemporaryFile(prefix="mpf-test-report-", suffix=".json", delete=False).name
+    if args.expect_counters:
+        command += ["--report", report]
+    command += program
     print("$ " + " ".join(command), flush=True)
     try:
         result = subprocess.run(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
@@ -73,6 +99,9 @@ def main():
     for regex in args.reject:
         if re.search(regex, output, re.MULTILINE):
             failures.append(f"output matches rejected {regex!r}")
+    if args.expect_counters:
+        failures += check_counters(report, args.expect_counters)
+    os.unlink(report)
     new_shm = set(os.listdir("/dev/shm")) - shm_before
     mine = sorted(n for n in new_shm if n.startswith("mpf") or "pmix" in n)
     if mine:

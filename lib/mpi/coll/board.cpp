@@ -131,11 +131,11 @@ auto arrive(std::uint64_t call, Key key, Finish finish) {
 // Moves entry `number` (root: publishes it; others: copy it out): true once
 // done. Shared by the Bcast's task and its steps.
 bool bcast_entry(const Communicator& c, Key key, std::uint64_t number, std::byte* data, std::uint32_t length,
-                 int root, bool staged) {
+                 int root, bool staged, bool rotating = false) {
   Board& b = board();
   if (c.rank == root) {
     return staged ? b.try_publish_stage(number, key, data, length, static_cast<std::uint32_t>(c.size() - 1))
-                  : b.try_publish(number, key, data, length);
+                  : b.try_publish(number, key, data, length, rotating);
   }
   Key other{};
   const Board::Read read = staged ? b.try_read_stage(number, key, data, length, &other)
@@ -168,16 +168,20 @@ class BoardBarrier {
   std::uint64_t call_ = 0;
 };
 
-// A Bcast of one entry's worth.
+// A Bcast of one entry's worth (in a run of rotating roots, with turns:
+// coll/board.hpp).
 class BoardBcastEntry {
  public:
   BoardBcastEntry(const Communicator& c, Key key, void* buffer, std::uint32_t bytes, int root)
       : c_(c), key_(key), data_(static_cast<std::byte*>(buffer)), bytes_(bytes), root_(root) {}
   int count() const { return 1; }
   std::int32_t peer(int) const { return c_.rank == root_ ? -1 : static_cast<std::int32_t>(world_of(c_, root_)); }
+  progress::Turn turn(int) const {
+    return rotating_ && c_.rank != root_ ? board().turn(world_of(c_, root_)) : progress::Turn::none;
+  }
   bool try_step(int) {
-    if (number_ == 0) number_ = board().reserve_entries(1);
-    return bcast_entry(c_, key_, number_, data_, bytes_, root_, false);
+    if (number_ == 0) number_ = board().reserve_entry(world_of(c_, root_), rotating_);
+    return bcast_entry(c_, key_, number_, data_, bytes_, root_, false, rotating_);
   }
   void finish() {}
 
@@ -188,6 +192,7 @@ class BoardBcastEntry {
   std::uint32_t bytes_;
   int root_;
   std::uint64_t number_ = 0;
+  bool rotating_ = false;
 };
 
 // A Reduce or Allreduce of one row's worth: every rank writes its vector

@@ -18,6 +18,8 @@
 //                                    true once it is done (then it is
 //                                    not asked again)
 //   void finish();                   after the last step
+//   progress::Turn turn(int i) const;  optional: how step i waits, if
+//                                    it may be a turn (coll/board.hpp)
 //
 // A blocking call drives the steps from the caller (run_steps). A
 // nonblocking call, or an algorithm that needs it as a part, wraps the same
@@ -42,6 +44,7 @@ void run_steps(Steps& steps, const Communicator& c, const char* call, int root) 
   for (int i = 0; i < count; ++i) {
     if (steps.try_step(i)) continue;
     blocked.peer = steps.peer(i);
+    if constexpr (requires { steps.turn(i); }) blocked.turn = steps.turn(i);
     rt.engine().wait_until([&steps, i] { return steps.try_step(i); }, blocked);
   }
   steps.finish();

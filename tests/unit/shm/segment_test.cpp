@@ -152,7 +152,7 @@ TEST(Segment, CreateFillsTheHeader) {
   // result row, then the stage's stamp and its data (none here).
   EXPECT_EQ(h.board_stage_bytes, 0u);
   EXPECT_EQ(h.tunables_offset,
-            h.board_offset + sizeof(BoardHeader) + (kBoardEntries + 2 * 5) * kBoardStride + sizeof(BoardStamp));
+            h.board_offset + sizeof(BoardHeader) + (kBoardEntriesMin + 2 * 5) * kBoardStride + sizeof(BoardStamp));
   EXPECT_EQ(reinterpret_cast<std::byte*>(&s.board_row(1, 4)) + kBoardStride,
             reinterpret_cast<std::byte*>(&s.board_stage()));
   EXPECT_EQ(reinterpret_cast<std::byte*>(&s.board_stage()) + sizeof(BoardStamp),
