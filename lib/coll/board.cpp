@@ -17,9 +17,10 @@ void Board::init(shm::Transport& transport, bool in_use) {
   nranks_ = transport.size();
   stage_capacity_ = segment_->header().board_stage_bytes;
   entry_count_ = shm::board_entries(nranks_);
-  // The next root and one more per CPU yield: two ranks per CPU when they
-  // are bound round-robin (one in 2, 3 and 5 per CPU measured 4.1, 4.5 and
-  // 5.1 us per call in a yield ring of 16 ranks on 2 CPUs).
+  // The next ncpus - 1 roots yield, and each root wakes the rank ncpus on:
+  // about one yielding rank per CPU, the best of 1, 3 and 5 in a yield ring
+  // of 16 ranks on 2 CPUs (3.3, 4.1-4.5 and 4.6-5.1 us per turn), and the
+  // rank woken is on the root's CPU when they are bound round-robin.
   turn_window_ = transport.ncpus() - 1;
 }
 

@@ -26,17 +26,20 @@
 //
 // Turns. When Bcasts of one entry come with a root one rank on from the
 // last at every call (a loop over roots, as in LU factorization, or a
-// benchmark's), each call waits for the one before it: root r + 1 must run
-// after root r wrote its entry. With every waiting rank yielding, a CPU
-// runs all its ranks in the scheduler's order before it reaches that one
-// (16 ranks on 2 CPUs: 9 us per call, 64 ranks: 36 us, in a plain yield
-// ring). So in such a run a rank whose turn as root is more than
-// turn_window() calls off sleeps (Turn::far), and each root wakes the rank
-// turn_window() ranks on, whose turn has come near: only the next few
-// roots yield, and with ranks bound round-robin over the CPUs (mpfrun's
-// default then) the rank woken shares the root's CPU, which costs a
-// context switch and no idle CPU's wake-up (4 us per call at 16 and at 64
-// ranks in the same yield ring).
+// benchmark's), each call waits for the one before it: root r + 1 can only
+// write its entry once it has read root r's. With every waiting rank
+// yielding, a CPU runs its waiting ranks in the scheduler's order until it
+// reaches root r + 1: in a ring of processes that pass a turn this way,
+// 9 us per turn at 16 ranks on 2 CPUs and 36 us at 64. So once the roots
+// have moved on this way for kRotatingCalls calls, a rank whose turn as
+// root is more than ncpus - 1 calls off sleeps (Turn::far) instead, and
+// each root wakes the rank ncpus ranks on, whose turn has come near: about
+// one rank per CPU yields. With ranks bound round-robin
+// over the CPUs (mpfrun's default then) the rank woken shares the root's
+// CPU, which costs a context switch and no idle CPU's wake-up. In that
+// ring: 3.3 us per turn at 16 ranks and 3.6 at 64; 4.1-5.2 with three or
+// five ranks yielding; 15 us waking ranks on the other CPU; 35 us with no
+// rank yielding (every turn then wakes an idle virtual CPU).
 #pragma once
 
 #include <cstddef>
@@ -79,7 +82,8 @@ class Board {
     rotating = rotating_calls_ >= kRotatingCalls;
     return entries_++;
   }
-  // How this rank waits for a rotating entry of root `root`.
+  // How this rank waits for a rotating entry of root `root`: near when its
+  // own turn is at most turn_window_ calls after that one.
   progress::Turn turn(std::uint32_t root) const {
     return (me_ + nranks_ - root) % nranks_ <= turn_window_ ? progress::Turn::near : progress::Turn::far;
   }
@@ -199,7 +203,7 @@ class Board {
   std::uint32_t stage_capacity_ = 0;
   std::uint32_t entry_count_ = 0;  // shm::board_entries(nranks_)
   // Turns: the last one-entry Bcast's root, how many calls in a row had
-  // the root one rank on, and how far off a near turn may be.
+  // the root one rank on, and how far off a near turn may be (ncpus - 1).
   static constexpr std::uint32_t kNoRoot = ~0U;
   static constexpr std::uint32_t kRotatingCalls = 2;
   std::uint32_t last_root_ = kNoRoot;
