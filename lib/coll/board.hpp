@@ -6,11 +6,11 @@
 // call: it writes its row and counts itself in; the last to arrive finishes
 // the call and releases everyone (rows), or the root writes a broadcast
 // entry that the others copy out in their own time (entries), so a root
-// runs up to shm::board_entries() broadcasts ahead and a rank that gets the CPU
-// takes every entry that is there. Data that would take many entries (a
-// large Bcast, a large Allreduce's result) goes through the stage instead,
-// one large entry, so that it is written once and each rank copies it out
-// once.
+// runs up to shm::board_entries() broadcasts ahead and a rank that gets
+// the CPU takes every entry that is there. Data that would take many
+// entries (a large Bcast, a large Allreduce's result) goes through the
+// stage instead, one large entry, so that it is written once and each rank
+// copies it out once.
 //
 // Calls and entries are numbered in the order ranks run them: every rank
 // runs the same collectives on the world in the same order, one at a time,
@@ -34,9 +34,9 @@
 // have moved on this way for kRotatingCalls calls, a rank whose turn as
 // root is more than ncpus - 1 calls off sleeps (Turn::far) instead, and
 // each root wakes the rank ncpus ranks on, whose turn has come near: about
-// one rank per CPU yields. With ranks bound round-robin
-// over the CPUs (mpfrun's default then) the rank woken shares the root's
-// CPU, which costs a context switch and no idle CPU's wake-up. In that
+// one rank per CPU yields. With ranks bound round-robin over the CPUs
+// (mpfrun's default then) the rank woken shares the root's CPU, which
+// costs a context switch and no idle CPU's wake-up. In that
 // ring: 3.3 us per turn at 16 ranks and 3.6 at 64; 4.1-5.2 with three or
 // five ranks yielding; 15 us waking ranks on the other CPU; 35 us with no
 // rank yielding (every turn then wakes an idle virtual CPU).

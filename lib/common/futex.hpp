@@ -30,8 +30,9 @@ inline void futex_wait(std::atomic<std::uint32_t>& word, std::uint32_t expected)
 // The same, for at most `timeout_ns` nanoseconds: false when the time ran out.
 inline bool futex_wait_for(std::atomic<std::uint32_t>& word, std::uint32_t expected, std::uint64_t timeout_ns) {
   const timespec timeout{static_cast<time_t>(timeout_ns / 1000000000), static_cast<long>(timeout_ns % 1000000000)};
-  return ::syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&word), FUTEX_WAIT, expected, &timeout, nullptr, 0) == 0 ||
-         errno != ETIMEDOUT;
+  const long woke =
+      ::syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&word), FUTEX_WAIT, expected, &timeout, nullptr, 0);
+  return woke == 0 || errno != ETIMEDOUT;
 }
 
 // Wakes up to `count` processes sleeping on `word`.

@@ -218,7 +218,8 @@ inline constexpr std::array<TunableSpec, kTunableCount> kTunableTable{{
         .default_value = "adaptive",
         .choices = kWaitPolicies,
         .doc = "How a waiting rank waits: adaptive (spin, yield, then sleep; when ranks outnumber CPUs, "
-               "yield only while holding one of the node's yield slots, else sleep), spin, yield (spin, unless ranks "
+               "yield only while holding one of the node's yield slots, else sleep, and in a run of Bcasts "
+               "of rotating roots sleep while the rank's turn is far off), spin, yield (spin, unless ranks "
                "outnumber CPUs, then yield; never sleep), or sleep at once",
     },
     // About 10 ms of polling here. With 20000 (1 ms) a 2-rank ping-pong on

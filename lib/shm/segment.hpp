@@ -84,8 +84,8 @@ class Segment {
   std::atomic<std::uint64_t>& cell_ack(std::uint32_t sender, std::uint32_t receiver) const;
   // Split copy `i` (< kSplitsPerPair) of the pair (sender -> receiver).
   SplitCopy& split_copy(std::uint32_t sender, std::uint32_t receiver, std::uint32_t i) const;
-  // The board: its header, broadcast entry `i` (< board_entries(nranks)), and row
-  // `r` (<= nranks; nranks: the result row) of parity `parity` (0 or 1),
+  // The board: its header, broadcast entry `i` (< board_entries(nranks)),
+  // and row `r` (<= nranks; nranks: the result row) of parity `parity` (0 or 1),
   // and the stage (header().board_stage_bytes of data follow its stamp);
   // sum `parity`'s piece words (sum_pieces(board_stage_bytes) of them) and
   // its data (board_stage_bytes).

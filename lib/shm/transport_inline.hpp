@@ -67,7 +67,9 @@ inline void Transport::flush_wakes() {
 }
 
 inline void Transport::wake_deferred() {
-  if (std::atomic_ref<std::uint32_t>(deferred_sleepers()).load(std::memory_order_relaxed) == 0) [[likely]] return;
+  // seq_cst: after what the caller stored (a plain load on x86), as the
+  // sleeper counts itself in before it looks for what it waits for.
+  if (std::atomic_ref<std::uint32_t>(deferred_sleepers()).load(std::memory_order_seq_cst) == 0) [[likely]] return;
   std::atomic_thread_fence(std::memory_order_seq_cst);
   for (std::uint32_t r = 0; r < size(); ++r) {
     RankControl& c = segment_->rank(r);

@@ -8,6 +8,9 @@
 //   barrier      every rank arrives; the last releases
 //   bcast        the root writes entries (kBoardDataBytes each), the others
 //                copy them out; the root goes on as soon as they are written.
+//                In a run of one-entry Bcasts of rotating roots, the ranks
+//                take turns (coll/board.hpp): only those whose turn as root
+//                comes next yield, the others sleep until it comes near.
 //                From half the entries' ring (board_stage), the same through
 //                the stage, one large entry (in rounds of its size)
 //   reduce       every rank writes its vector in its row; the last to arrive

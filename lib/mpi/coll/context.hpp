@@ -137,10 +137,10 @@ inline std::uint64_t board_piece(std::uint64_t bytes) {
 // True when `bytes` that every rank receives whole on the board (a Bcast's
 // message, an Allgather's blocks in all) go through its stage (board.cpp)
 // rather than its entries (or, without a stage, single-copy reads from the
-// root): from half the smallest entries' ring (64 KiB). Measured on 2 CPUs for Bcast,
-// stage against entries: 48 KiB 1.4x the time at 16 and 64 ranks, 64 KiB
-// 0.90-0.96x, 256 KiB 0.54-0.78x; single-copy reads from the root took
-// 1.1-1.7x the entries' time at 256 KiB and 1 MiB.
+// root): from half the smallest entries' ring (64 KiB). Measured on 2
+// CPUs for Bcast, stage against entries: 48 KiB 1.4x the time at 16 and 64
+// ranks, 64 KiB 0.90-0.96x, 256 KiB 0.54-0.78x; single-copy reads from the
+// root took 1.1-1.7x the entries' time at 256 KiB and 1 MiB.
 inline bool board_stage(std::uint64_t bytes) {
   return bytes >= std::uint64_t{shm::kBoardEntriesMin} / 2 * mpf::coll::Board::capacity() &&
          board().stage_capacity() > 0;
