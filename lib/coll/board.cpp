@@ -19,8 +19,9 @@ void Board::init(shm::Transport& transport, bool in_use) {
   entry_count_ = shm::board_entries(nranks_);
   // The next ncpus - 1 roots yield, and each root wakes the rank ncpus on:
   // about one yielding rank per CPU, the best of 1, 3 and 5 in a yield ring
-  // of 16 ranks on 2 CPUs (3.3, 4.1-4.5 and 4.6-5.1 us per turn), and the
-  // rank woken is on the root's CPU when they are bound round-robin.
+  // of 16 ranks on 2 CPUs (2.7-3.3, 3.5-4.5 and 4.5-5.1 us per turn; with
+  // 3, the 4 B Bcast took 7.0-7.3 us at 16 ranks against 5.2-5.7 with 1),
+  // and the rank woken is on the root's CPU when they are bound round-robin.
   turn_window_ = transport.ncpus() - 1;
 }
 
