@@ -14,10 +14,11 @@
 #                  [TIMEOUT <seconds>] [LABELS <labels...>])
 #   Runs `mpfrun --timeout <seconds> -n <n> <options> <program> <args>` through
 #   tests/harness/run_job.py, which checks the exit status, the output, and that
-#   the job left nothing behind; EXPECT_COUNTERS: an expression over the
-#   job's counters (mpfrun --report) summed over its ranks. A job that outlives its timeout is stopped by
-#   mpfrun, which prints what every rank was doing first; CTest's own timeout
-#   is set above it so that mpfrun's diagnosis always reaches the log.
+#   the job left nothing behind; with EXPECT_COUNTERS, that a Python
+#   expression over the job's counters (mpfrun --report), summed over its
+#   ranks, is true. A job that outlives its timeout is stopped by mpfrun,
+#   which prints what every rank was doing first; CTest's own timeout is set
+#   above it so that mpfrun's diagnosis always reaches the log.
 #
 # mpf_add_job_test_list(NAME <name> VARIANTS <variant...> <mpf_add_job_test args>)
 #   The same job once per variant, a test list in the sense of MPICH's: each
