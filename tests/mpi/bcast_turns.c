@@ -1,8 +1,9 @@
 /*
  * Broadcasts whose root moves one rank on at every call, on the board
  * (lib/coll/board.hpp, "Turns"): with more ranks than CPUs, a rank whose
- * turn as root is far off sleeps until the root just before its turn wakes
- * it, and a rank that waits for anything else wakes such sleepers first.
+ * turn as root is far off sleeps until a root shortly before its turn
+ * wakes it, and a rank that waits for anything else wakes such sleepers
+ * first.
  * Each case below is a run of rotating roots followed by something else,
  * repeated so that runs end at different roots; every Bcast's message is
  * checked at every rank, in sizes from 1 byte to a whole entry (8 KiB),
