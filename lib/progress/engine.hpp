@@ -196,6 +196,11 @@ class Engine {
   void enqueue(std::uint32_t peer, Outbound item);
   void flush_backlog();
   void sleep_once(const auto& done);
+  // The futex sleep itself, once a sleep is announced and `seen` read from
+  // the doorbell: counted, shown to the inspector, reported under
+  // debug=wait. For at most `timeout_ns` (0: no limit); false when that ran
+  // out.
+  bool sleep_on_doorbell(std::uint32_t seen, std::uint64_t timeout_ns);
   // A sleep of a far turn (Turn::far): woken by the root a few turns
   // before this rank's own, by a rank that waits for something else, or
   // after kDeferredSleepNs. False, without sleeping, when this rank has

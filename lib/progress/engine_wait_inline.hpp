@@ -160,19 +160,29 @@ void Engine::sleep_once(const auto& done) {
   // A round that copied rendezvous data may leave more to copy (a split
   // copy's chunks, further reads): sleeping now could leave both ends
   // asleep with a message half done.
-  if (!finished && !copied_ && !promoted) {
-    shm::count(counters_->sleeps);
-    publish_queues();
-    const std::uint64_t since = debug_.wait ? now_ns() : 0;
-    common::futex_wait(me.doorbell, seen);
-    if (debug_.wait) [[unlikely]] {
-      common::debug_report(transport_->rank(), "slept %.1f us", static_cast<double>(now_ns() - since) / 1e3);
-    }
-  }
+  if (!finished && !copied_ && !promoted) sleep_on_doorbell(seen, 0);
   if (queued && yield_slots_.leave_queue()) holds_yield_slot_ = true;
   me.sleeping.store(0, std::memory_order_relaxed);
   sleepers.fetch_sub(1, std::memory_order_relaxed);
   transport_->clear_room_wanted();  // what still lacks room says so again before the next sleep
+}
+
+inline bool Engine::sleep_on_doorbell(std::uint32_t seen, std::uint64_t timeout_ns) {
+  shm::count(counters_->sleeps);
+  publish_queues();
+  std::atomic<std::uint32_t>& doorbell = transport_->control().doorbell;
+  const std::uint64_t since = debug_.wait ? now_ns() : 0;
+  bool woken = true;
+  if (timeout_ns == 0) {
+    common::futex_wait(doorbell, seen);
+  } else {
+    woken = common::futex_wait_for(doorbell, seen, timeout_ns);
+  }
+  if (debug_.wait) [[unlikely]] {
+    common::debug_report(transport_->rank(), woken ? "slept %.1f us" : "slept %.1f us (time limit)",
+                         static_cast<double>(now_ns() - since) / 1e3);
+  }
+  return woken;
 }
 
 bool Engine::sleep_deferred(const auto& done) {
@@ -186,10 +196,8 @@ bool Engine::sleep_deferred(const auto& done) {
   const std::uint32_t seen = me.doorbell.load(std::memory_order_seq_cst);
   progress();
   if (!done() && !copied_) {
-    shm::count(counters_->sleeps);
     shm::count(counters_->turn_sleeps);
-    publish_queues();
-    if (!common::futex_wait_for(me.doorbell, seen, kDeferredSleepNs)) shm::count(counters_->turn_timeouts);
+    if (!sleep_on_doorbell(seen, kDeferredSleepNs)) shm::count(counters_->turn_timeouts);
   }
   me.sleeping.store(0, std::memory_order_relaxed);
   deferred.fetch_sub(1, std::memory_order_relaxed);

@@ -47,7 +47,11 @@ def check_counters(report, expression):
         for name, value in rank["counters"].items():
             totals[name] = totals.get(name, 0) + value
     used = {name: totals[name] for name in totals if re.search(rf"\b{name}\b", expression)}
-    if eval(expression, {"__builtins__": {}}, dict(totals)):
+    try:
+        holds = eval(expression, {"__builtins__": {}}, dict(totals))
+    except Exception as e:  # a typo in the test's expression, or a counter the report lacks
+        return [f"bad --expect-counters expression {expression!r}: {type(e).__name__}: {e}"]
+    if holds:
         return []
     return [f"counters {used} do not satisfy {expression!r}"]
 

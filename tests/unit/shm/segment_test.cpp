@@ -250,6 +250,24 @@ TEST(Segment, BoardStageComesFromTheTunableAndIsRoundedToCacheLines) {
             Segment::required_bytes(Segment::geometry_for(4, 2, "unit-stage", tunables)) + 3 * ((1u << 20) - 1024));
 }
 
+TEST(Segment, BoardHasAnEntryPerRankAndAtLeastSixteen) {
+  // A rank asleep until its turn in a run of rotating Bcast roots reads up
+  // to nranks - 2 entries when it wakes (coll/board.hpp): the ring holds them.
+  EXPECT_EQ(board_entries(2), kBoardEntriesMin);
+  EXPECT_EQ(board_entries(16), kBoardEntriesMin);
+  EXPECT_EQ(board_entries(17), 17u);
+  EXPECT_EQ(board_entries(64), 64u);
+  Segment s = Segment::create(Segment::geometry_for(64, 2, "unit-entries", common::Tunables::defaults()));
+  // The rows follow the last entry, and every entry starts empty.
+  EXPECT_EQ(reinterpret_cast<std::byte*>(&s.board_entry(63)) + kBoardStride,
+            reinterpret_cast<std::byte*>(&s.board_row(0, 0)));
+  for (std::uint32_t i = 0; i < 64; ++i) {
+    EXPECT_EQ(s.board_entry(i).stamp.load(), 0u) << "entry " << i;
+    EXPECT_EQ(s.board_entry(i).remaining.load(), 0u) << "entry " << i;
+  }
+  EXPECT_EQ(s.header().deferred_sleepers, 0u);
+}
+
 TEST(Segment, SixtyFourRanksWithDefaultTunablesTakeAFewTensOfMebibytes) {
   // SPEC §2: memory must scale; the rings, eager pools and collective
   // cells (17 MiB of 2 KiB cells, whose pages are touched only as data
