@@ -65,21 +65,26 @@ bool op_allows(MPI_Op op, Kind k) {
   }
 }
 
-template <class T>
-void combine(MPI_Op op, const T* in, T* io, int n) {
+// out[i] = a[i] op b[i]. `out` may be `b` (the in-place form, apply_op) or
+// a third buffer (apply_op_into), but overlaps neither operand otherwise.
+// kInPlace: b is out, which the compiler must see to vectorize the loops
+// without a run-time overlap check that fails for exactly that case.
+template <class T, bool kInPlace>
+void combine(MPI_Op op, const T* a, const T* b_or_out, T* out, int n) {
+  const T* b = kInPlace ? out : b_or_out;
   switch (op) {
-    case MPI_MAX: if constexpr (requires(T a) { a < a; }) for (int i = 0; i < n; ++i) io[i] = io[i] < in[i] ? in[i] : io[i]; break;
-    case MPI_MIN: if constexpr (requires(T a) { a < a; }) for (int i = 0; i < n; ++i) io[i] = in[i] < io[i] ? in[i] : io[i]; break;
-    case MPI_SUM: for (int i = 0; i < n; ++i) io[i] = static_cast<T>(in[i] + io[i]); break;
-    case MPI_PROD: for (int i = 0; i < n; ++i) io[i] = static_cast<T>(in[i] * io[i]); break;
-    case MPI_LAND: for (int i = 0; i < n; ++i) io[i] = static_cast<T>((in[i] != T{}) && (io[i] != T{})); break;
-    case MPI_LOR: for (int i = 0; i < n; ++i) io[i] = static_cast<T>((in[i] != T{}) || (io[i] != T{})); break;
-    case MPI_LXOR: for (int i = 0; i < n; ++i) io[i] = static_cast<T>((in[i] != T{}) != (io[i] != T{})); break;
-    case MPI_BAND: if constexpr (requires(T a) { a & a; }) for (int i = 0; i < n; ++i) io[i] = static_cast<T>(in[i] & io[i]); break;
-    case MPI_BOR: if constexpr (requires(T a) { a | a; }) for (int i = 0; i < n; ++i) io[i] = static_cast<T>(in[i] | io[i]); break;
-    case MPI_BXOR: if constexpr (requires(T a) { a ^ a; }) for (int i = 0; i < n; ++i) io[i] = static_cast<T>(in[i] ^ io[i]); break;
-    case MPI_REPLACE: for (int i = 0; i < n; ++i) io[i] = in[i]; break;
-    default: break;  // MPI_NO_OP
+    case MPI_MAX: if constexpr (requires(T x) { x < x; }) for (int i = 0; i < n; ++i) out[i] = b[i] < a[i] ? a[i] : b[i]; break;
+    case MPI_MIN: if constexpr (requires(T x) { x < x; }) for (int i = 0; i < n; ++i) out[i] = a[i] < b[i] ? a[i] : b[i]; break;
+    case MPI_SUM: for (int i = 0; i < n; ++i) out[i] = static_cast<T>(a[i] + b[i]); break;
+    case MPI_PROD: for (int i = 0; i < n; ++i) out[i] = static_cast<T>(a[i] * b[i]); break;
+    case MPI_LAND: for (int i = 0; i < n; ++i) out[i] = static_cast<T>((a[i] != T{}) && (b[i] != T{})); break;
+    case MPI_LOR: for (int i = 0; i < n; ++i) out[i] = static_cast<T>((a[i] != T{}) || (b[i] != T{})); break;
+    case MPI_LXOR: for (int i = 0; i < n; ++i) out[i] = static_cast<T>((a[i] != T{}) != (b[i] != T{})); break;
+    case MPI_BAND: if constexpr (requires(T x) { x & x; }) for (int i = 0; i < n; ++i) out[i] = static_cast<T>(a[i] & b[i]); break;
+    case MPI_BOR: if constexpr (requires(T x) { x | x; }) for (int i = 0; i < n; ++i) out[i] = static_cast<T>(a[i] | b[i]); break;
+    case MPI_BXOR: if constexpr (requires(T x) { x ^ x; }) for (int i = 0; i < n; ++i) out[i] = static_cast<T>(a[i] ^ b[i]); break;
+    case MPI_REPLACE: for (int i = 0; i < n; ++i) out[i] = a[i]; break;
+    default: if (out != b) std::copy(b, b + n, out); break;  // MPI_NO_OP
   }
 }
 
@@ -92,84 +97,95 @@ struct Pair {
 };
 
 template <class V>
-void combine_pair(MPI_Op op, const Pair<V>* in, Pair<V>* io, int n) {
+void combine_pair(MPI_Op op, const Pair<V>* a, const Pair<V>* b, Pair<V>* out, int n) {
   for (int i = 0; i < n; ++i) {
-    const bool better = op == MPI_MAXLOC ? in[i].value > io[i].value : in[i].value < io[i].value;
-    if (better || (in[i].value == io[i].value && in[i].index < io[i].index)) io[i] = in[i];
+    if (op == MPI_REPLACE) {
+      out[i] = a[i];
+      continue;
+    }
+    const bool better = op == MPI_MAXLOC ? a[i].value > b[i].value : a[i].value < b[i].value;
+    out[i] = better || (a[i].value == b[i].value && a[i].index < b[i].index) ? a[i] : b[i];
   }
 }
 
-// Calls f(in, io, n) on the buffers as arrays of T, which needs both
+// Calls f(a, b, out, n) on the buffers as arrays of T, which needs them
 // aligned for T. A buffer may not be: a caller's, or an array local to a
 // collective's coroutine (GCC 12 places a coroutine frame's locals at any
 // offset, alignas or not). Such data goes through aligned copies, a piece
 // at a time.
 template <class T, class F>
-void on_aligned(const void* in, void* io, int n, F&& f) {
+void on_aligned(const void* a, const void* b, void* out, int n, F&& f) {
   const auto misaligned = [](const void* p) { return reinterpret_cast<std::uintptr_t>(p) % alignof(T) != 0; };
-  if (!misaligned(in) && !misaligned(io)) [[likely]] {
-    f(static_cast<const T*>(in), static_cast<T*>(io), n);
+  if (!misaligned(a) && !misaligned(b) && !misaligned(out)) [[likely]] {
+    f(static_cast<const T*>(a), static_cast<const T*>(b), static_cast<T*>(out), n);
     return;
   }
   constexpr int kPiece = 128;
-  alignas(T) std::byte a[kPiece * sizeof(T)];
-  alignas(T) std::byte b[kPiece * sizeof(T)];
-  const auto* from = static_cast<const std::byte*>(in);
-  auto* to = static_cast<std::byte*>(io);
+  alignas(T) std::byte x[kPiece * sizeof(T)];
+  alignas(T) std::byte y[kPiece * sizeof(T)];
+  const auto* from_a = static_cast<const std::byte*>(a);
+  const auto* from_b = static_cast<const std::byte*>(b);
+  auto* to = static_cast<std::byte*>(out);
   for (int done = 0; done < n; done += kPiece) {
-    const std::size_t bytes = static_cast<std::size_t>(std::min(kPiece, n - done)) * sizeof(T);
+    const int m = std::min(kPiece, n - done);
+    const std::size_t bytes = static_cast<std::size_t>(m) * sizeof(T);
     const std::size_t at = static_cast<std::size_t>(done) * sizeof(T);
-    std::memcpy(a, from + at, bytes);
-    std::memcpy(b, to + at, bytes);
-    f(reinterpret_cast<const T*>(a), reinterpret_cast<T*>(b), std::min(kPiece, n - done));
-    std::memcpy(to + at, b, bytes);
+    std::memcpy(x, from_a + at, bytes);
+    std::memcpy(y, from_b + at, bytes);
+    f(reinterpret_cast<const T*>(x), reinterpret_cast<const T*>(y), reinterpret_cast<T*>(y), m);
+    std::memcpy(to + at, y, bytes);
   }
 }
 
 template <class T>
-void run(MPI_Op op, const void* in, void* io, int n) {
-  on_aligned<T>(in, io, n, [op](const T* a, T* b, int m) { combine(op, a, b, m); });
-}
-
-template <class V>
-void run_pair(MPI_Op op, const void* in, void* io, int n) {
-  if (op != MPI_MAXLOC && op != MPI_MINLOC && op != MPI_REPLACE) return;
-  on_aligned<Pair<V>>(in, io, n, [op](const Pair<V>* a, Pair<V>* b, int m) {
-    if (op == MPI_REPLACE) {
-      for (int i = 0; i < m; ++i) b[i] = a[i];
+void run(MPI_Op op, const void* a, const void* b, void* out, int n) {
+  on_aligned<T>(a, b, out, n, [op](const T* x, const T* y, T* z, int m) {
+    if (y == z) {
+      combine<T, true>(op, x, y, z, m);
     } else {
-      combine_pair(op, a, b, m);
+      combine<T, false>(op, x, y, z, m);
     }
   });
 }
 
-void apply_predefined(MPI_Op op, const void* in, void* io, int n, MPI_Datatype t) {
+template <class V>
+void run_pair(MPI_Op op, const void* a, const void* b, void* out, int n) {
+  if (op != MPI_MAXLOC && op != MPI_MINLOC && op != MPI_REPLACE) {  // MPI_NO_OP
+    if (out != b) std::memmove(out, b, static_cast<std::size_t>(n) * sizeof(Pair<V>));
+    return;
+  }
+  on_aligned<Pair<V>>(a, b, out, n, [op](const Pair<V>* x, const Pair<V>* y, Pair<V>* z, int m) {
+    combine_pair(op, x, y, z, m);
+  });
+}
+
+void apply_predefined(MPI_Op op, const void* a, const void* b, void* out, int n, MPI_Datatype t) {
   switch (t) {
-    case MPI_CHAR: run<char>(op, in, io, n); break;
-    case MPI_SIGNED_CHAR: case MPI_INT8_T: run<std::int8_t>(op, in, io, n); break;
-    case MPI_UNSIGNED_CHAR: case MPI_UINT8_T: case MPI_BYTE: run<std::uint8_t>(op, in, io, n); break;
-    case MPI_WCHAR: run<wchar_t>(op, in, io, n); break;
-    case MPI_SHORT: case MPI_INT16_T: run<std::int16_t>(op, in, io, n); break;
-    case MPI_UNSIGNED_SHORT: case MPI_UINT16_T: run<std::uint16_t>(op, in, io, n); break;
-    case MPI_INT: case MPI_INT32_T: run<std::int32_t>(op, in, io, n); break;
-    case MPI_UNSIGNED: case MPI_UINT32_T: run<std::uint32_t>(op, in, io, n); break;
-    case MPI_LONG: case MPI_AINT: run<long>(op, in, io, n); break;
-    case MPI_UNSIGNED_LONG: run<unsigned long>(op, in, io, n); break;
-    case MPI_LONG_LONG_INT: case MPI_INT64_T: case MPI_OFFSET: case MPI_COUNT: run<long long>(op, in, io, n); break;
-    case MPI_UNSIGNED_LONG_LONG: case MPI_UINT64_T: run<unsigned long long>(op, in, io, n); break;
-    case MPI_FLOAT: run<float>(op, in, io, n); break;
-    case MPI_DOUBLE: run<double>(op, in, io, n); break;
-    case MPI_LONG_DOUBLE: run<long double>(op, in, io, n); break;
-    case MPI_C_BOOL: run<bool>(op, in, io, n); break;
-    case MPI_C_FLOAT_COMPLEX: run<std::complex<float>>(op, in, io, n); break;
-    case MPI_C_DOUBLE_COMPLEX: run<std::complex<double>>(op, in, io, n); break;
-    case MPI_C_LONG_DOUBLE_COMPLEX: run<std::complex<long double>>(op, in, io, n); break;
-    case MPI_FLOAT_INT: run_pair<float>(op, in, io, n); break;
-    case MPI_DOUBLE_INT: run_pair<double>(op, in, io, n); break;
-    case MPI_LONG_INT: run_pair<long>(op, in, io, n); break;
-    case MPI_2INT: run_pair<int>(op, in, io, n); break;
-    case MPI_SHORT_INT: run_pair<short>(op, in, io, n); break;
-    case MPI_LONG_DOUBLE_INT: run_pair<long double>(op, in, io, n); break;
+    case MPI_CHAR: run<char>(op, a, b, out, n); break;
+    case MPI_SIGNED_CHAR: case MPI_INT8_T: run<std::int8_t>(op, a, b, out, n); break;
+    case MPI_UNSIGNED_CHAR: case MPI_UINT8_T: case MPI_BYTE: run<std::uint8_t>(op, a, b, out, n); break;
+    case MPI_WCHAR: run<wchar_t>(op, a, b, out, n); break;
+    case MPI_SHORT: case MPI_INT16_T: run<std::int16_t>(op, a, b, out, n); break;
+    case MPI_UNSIGNED_SHORT: case MPI_UINT16_T: run<std::uint16_t>(op, a, b, out, n); break;
+    case MPI_INT: case MPI_INT32_T: run<std::int32_t>(op, a, b, out, n); break;
+    case MPI_UNSIGNED: case MPI_UINT32_T: run<std::uint32_t>(op, a, b, out, n); break;
+    case MPI_LONG: case MPI_AINT: run<long>(op, a, b, out, n); break;
+    case MPI_UNSIGNED_LONG: run<unsigned long>(op, a, b, out, n); break;
+    case MPI_LONG_LONG_INT: case MPI_INT64_T: case MPI_OFFSET: case MPI_COUNT: run<long long>(op, a, b, out, n); break;
+    case MPI_UNSIGNED_LONG_LONG: case MPI_UINT64_T: run<unsigned long long>(op, a, b, out, n); break;
+    case MPI_FLOAT: run<float>(op, a, b, out, n); break;
+    case MPI_DOUBLE: run<double>(op, a, b, out, n); break;
+    case MPI_LONG_DOUBLE: run<long double>(op, a, b, out, n); break;
+    case MPI_C_BOOL: run<bool>(op, a, b, out, n); break;
+    case MPI_C_FLOAT_COMPLEX: run<std::complex<float>>(op, a, b, out, n); break;
+    case MPI_C_DOUBLE_COMPLEX: run<std::complex<double>>(op, a, b, out, n); break;
+    case MPI_C_LONG_DOUBLE_COMPLEX: run<std::complex<long double>>(op, a, b, out, n); break;
+    case MPI_FLOAT_INT: run_pair<float>(op, a, b, out, n); break;
+    case MPI_DOUBLE_INT: run_pair<double>(op, a, b, out, n); break;
+    case MPI_LONG_INT: run_pair<long>(op, a, b, out, n); break;
+    case MPI_2INT: run_pair<int>(op, a, b, out, n); break;
+    case MPI_SHORT_INT: run_pair<short>(op, a, b, out, n); break;
+    case MPI_LONG_DOUBLE_INT: run_pair<long double>(op, a, b, out, n); break;
     default: break;
   }
 }
@@ -210,14 +226,20 @@ bool op_is_commutative(MPI_Op op) {
 }
 
 void apply_op(MPI_Op op, const void* in, void* inout, int count, MPI_Datatype datatype) {
+  apply_op_into(op, in, inout, inout, count, datatype);
+}
+
+void apply_op_into(MPI_Op op, const void* a, const void* b, void* out, int count, MPI_Datatype datatype) {
   if (count == 0) return;
   if (const UserOp* u = user_op(op)) {
+    // A user function combines in place only: b's values go to out first.
+    if (out != b) std::memmove(out, b, static_cast<std::size_t>(count) * *datatype_size(datatype));
     int len = count;
     MPI_Datatype type = datatype;
-    u->function(const_cast<void*>(in), inout, &len, &type);
+    u->function(const_cast<void*>(a), out, &len, &type);
     return;
   }
-  apply_predefined(op, in, inout, count, datatype);
+  apply_predefined(op, a, b, out, count, datatype);
 }
 
 }  // namespace mpf::mpi::coll

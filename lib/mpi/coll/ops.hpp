@@ -20,6 +20,11 @@ bool op_is_commutative(MPI_Op op);
 bool op_is_exact(MPI_Op op, MPI_Datatype datatype);
 // inout[i] = in[i] op inout[i] for `count` elements (op_problem() empty).
 void apply_op(MPI_Op op, const void* in, void* inout, int count, MPI_Datatype datatype);
+// out[i] = a[i] op b[i], for a combination whose right operand is read in
+// place (this rank's input) and must not change: one pass instead of a copy
+// of b into out and apply_op. `out` may be `b`; otherwise it overlaps
+// neither.
+void apply_op_into(MPI_Op op, const void* a, const void* b, void* out, int count, MPI_Datatype datatype);
 std::string op_name(MPI_Op op);
 
 }  // namespace mpf::mpi::coll

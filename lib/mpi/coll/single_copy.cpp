@@ -85,8 +85,12 @@ const std::byte* reduce_span(const Communicator& c, const std::vector<Exposed>& 
   }
   for (int j = 1; j < n; ++j) {
     std::byte* target = j == n - 1 && last != nullptr ? last : (acc == a ? b : a);
-    read_peer(world_of(c, j), target, peers[static_cast<std::size_t>(j)].in + offset, len, "reduction");
-    apply_op(op, acc, target, elements, type);  // target = acc op x_j
+    if (j == c.rank && own != nullptr) {
+      apply_op_into(op, acc, own + offset, target, elements, type);  // no copy of x_j first
+    } else {
+      read_peer(world_of(c, j), target, peers[static_cast<std::size_t>(j)].in + offset, len, "reduction");
+      apply_op(op, acc, target, elements, type);  // target = acc op x_j
+    }
     acc = target;
   }
   return acc;
