@@ -6,6 +6,8 @@
 
 #include <sched.h>
 
+#include "common/streaming_copy.hpp"
+
 namespace mpf::coll {
 
 void Board::init(shm::Transport& transport, bool in_use) {
@@ -113,15 +115,16 @@ bool Board::publish(shm::BoardStamp& entry, std::uint64_t number, Key key, const
 
 Board::Read Board::try_read(std::uint64_t number, Key key, void* out, std::uint32_t bytes, Key* other) {
   return read(segment_->board_entry(static_cast<std::uint32_t>(number % entry_count_)), number, key, out,
-              bytes, other);
+              bytes, other, false);
 }
 
-Board::Read Board::try_read_stage(std::uint64_t number, Key key, void* out, std::uint32_t bytes, Key* other) {
-  return read(segment_->board_stage(), number, key, out, bytes, other);
+Board::Read Board::try_read_stage(std::uint64_t number, Key key, void* out, std::uint32_t bytes, Key* other,
+                                  bool stream) {
+  return read(segment_->board_stage(), number, key, out, bytes, other, stream);
 }
 
 Board::Read Board::read(shm::BoardStamp& entry, std::uint64_t number, Key key, void* out, std::uint32_t bytes,
-                        Key* other) {
+                        Key* other, bool stream) {
   if (entry.stamp.load(std::memory_order_acquire) != number) {
     transport_->flush_wakes();  // after the load: the two overlap
     return Read::not_yet;
@@ -131,7 +134,13 @@ Board::Read Board::read(shm::BoardStamp& entry, std::uint64_t number, Key key, v
     return Read::mismatch;
   }
   const std::uint32_t got = std::min(bytes, entry.bytes);
-  if (got > 0) std::memcpy(out, data_of(entry), got);
+  if (got > 0) {
+    if (stream) {
+      common::copy_streaming(out, data_of(entry), got);
+    } else {
+      std::memcpy(out, data_of(entry), got);
+    }
+  }
   if (entry.remaining.fetch_sub(1, std::memory_order_seq_cst) == 1) {
     const std::uint32_t waiter = entry.waiter.load(std::memory_order_seq_cst);
     if (waiter != 0) transport_->wake_later(waiter - 1);

@@ -128,8 +128,10 @@ class Board {
   // still reads the stage's previous use).
   bool try_publish_stage(std::uint64_t number, Key key, const void* data, std::uint32_t bytes,
                          std::uint32_t readers);
-  // As try_read, for the stage.
-  Read try_read_stage(std::uint64_t number, Key key, void* out, std::uint32_t bytes, Key* other);
+  // As try_read, for the stage; `stream`: copying out with streaming
+  // stores (common/streaming_copy.hpp), for destinations that will not
+  // stay in the cache.
+  Read try_read_stage(std::uint64_t number, Key key, void* out, std::uint32_t bytes, Key* other, bool stream);
   std::byte* stage_data() const { return data_of(segment_->board_stage()); }
 
   // The sums: two vectors of stage_capacity() bytes, used in turn (sum
@@ -176,7 +178,8 @@ class Board {
   // try_publish and try_read on an entry or the stage.
   bool publish(shm::BoardStamp& entry, std::uint64_t number, Key key, const void* data, std::uint32_t bytes,
                std::uint32_t readers, bool rotating);
-  Read read(shm::BoardStamp& entry, std::uint64_t number, Key key, void* out, std::uint32_t bytes, Key* other);
+  Read read(shm::BoardStamp& entry, std::uint64_t number, Key key, void* out, std::uint32_t bytes, Key* other,
+            bool stream);
   // Takes piece `piece` of sum `use` for this rank: how many ranks added
   // to it before, or -1 while another holds it (in order: also until
   // exactly `me_` ranks have added); then gives it back with this rank's

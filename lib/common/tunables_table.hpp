@@ -48,6 +48,7 @@ enum class Tunable : std::size_t {
   coll_board,
   coll_board_stage,
   coll_single_copy,
+  coll_stream_copy,
   datatype_check,
   debug,
   count,  // not a tunable: the number of tunables; keep it last
@@ -369,6 +370,20 @@ inline constexpr std::array<TunableSpec, kTunableCount> kTunableTable{{
                "read straight from each other's buffers with Cross Memory Attach (one copy) instead of "
                "through the collective slots (two copies; on the board, Alltoall blocks of more than 4 KiB "
                "whatever this says); 0: never (also off when rndv_mode is copy)",
+    },
+    {
+        .id = Tunable::coll_stream_copy,
+        .name = "coll_stream_copy",
+        .kind = TunableKind::size,
+        .default_value = "0",
+        .min = 0,
+        .max = std::int64_t{1} << 40,
+        .doc = "Bytes that a collective's copies out of shared memory (a staged Bcast or Allgather, a large "
+               "Reduce or Allreduce result from the board) write across the node (each rank's bytes times the "
+               "ranks) from which every rank copies with streaming stores that bypass the cache: destinations "
+               "that together outgrow the last-level cache are evicted before they are read again, and an "
+               "ordinary store reads each line in first; 0: half the last-level cache (its size from sysfs; "
+               "32 MiB when it does not say); 1024GiB: never",
     },
     {
         .id = Tunable::datatype_check,

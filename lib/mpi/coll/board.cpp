@@ -131,18 +131,24 @@ auto arrive(std::uint64_t call, Key key, Finish finish) {
   return until(-1, [call] { return board().released(call); });
 }
 
+// Where a Bcast's data goes: the board's entries, or its stage, copied out
+// with ordinary or streaming stores (stream_copy_out).
+enum class BcastVia { entries, stage, stage_streaming };
+
 // Moves entry `number` (root: publishes it; others: copy it out): true once
 // done. Shared by the Bcast's task and its steps.
 bool bcast_entry(const Communicator& c, Key key, std::uint64_t number, std::byte* data, std::uint32_t length,
-                 int root, bool staged, bool rotating = false) {
+                 int root, BcastVia via, bool rotating = false) {
   Board& b = board();
+  const bool staged = via != BcastVia::entries;
   if (c.rank == root) {
     return staged ? b.try_publish_stage(number, key, data, length, static_cast<std::uint32_t>(c.size() - 1))
                   : b.try_publish(number, key, data, length, rotating);
   }
   Key other{};
-  const Board::Read read = staged ? b.try_read_stage(number, key, data, length, &other)
-                                  : b.try_read(number, key, data, length, &other);
+  const Board::Read read =
+      staged ? b.try_read_stage(number, key, data, length, &other, via == BcastVia::stage_streaming)
+             : b.try_read(number, key, data, length, &other);
   if (read == Board::Read::mismatch) {
     mismatched(world_of(c, c.rank), key, static_cast<std::uint32_t>(other.root), other);
   }
@@ -184,7 +190,7 @@ class BoardBcastEntry {
   }
   bool try_step(int) {
     if (number_ == 0) number_ = board().reserve_entry(world_of(c_, root_), rotating_);
-    return bcast_entry(c_, key_, number_, data_, bytes_, root_, false, rotating_);
+    return bcast_entry(c_, key_, number_, data_, bytes_, root_, BcastVia::entries, rotating_);
   }
   void finish() {}
 
@@ -277,6 +283,8 @@ Task bcast_board_task(const Communicator& c, Key key, void* buffer, std::uint64_
   // A message that would take many entries goes through the stage: the
   // root copies it in once, each rank copies it out once.
   const bool staged = board_stage(bytes);
+  const BcastVia via =
+      !staged ? BcastVia::entries : (stream_copy_out(bytes) ? BcastVia::stage_streaming : BcastVia::stage);
   const std::uint64_t window = staged ? b.stage_capacity() : Board::capacity();
   const auto uses = static_cast<std::uint32_t>((bytes + window - 1) / window);
   const std::uint64_t first = staged ? b.reserve_stage(uses) : b.reserve_entries(uses);
@@ -284,7 +292,7 @@ Task bcast_board_task(const Communicator& c, Key key, void* buffer, std::uint64_
   const std::int32_t peer = c.rank == root ? -1 : static_cast<std::int32_t>(world_of(c, root));
   for (std::uint64_t offset = 0, number = first; offset < bytes; offset += window, ++number) {
     const auto length = static_cast<std::uint32_t>(std::min(window, bytes - offset));
-    co_await until(peer, [&] { return bcast_entry(c, key, number, data + offset, length, root, staged); });
+    co_await until(peer, [&] { return bcast_entry(c, key, number, data + offset, length, root, via); });
   }
 }
 
@@ -317,6 +325,10 @@ Task reduce_board_sum_task(const Communicator& c, Key key, const void* send, voi
   const auto* in = static_cast<const std::byte*>(send);
   auto* out = static_cast<std::byte*>(recv);
   const bool keeps_result = root < 0 || c.rank == root;
+  // Only an Allreduce's copies add up across the node.
+  const auto copy_out = root < 0 && stream_copy_out(static_cast<std::uint64_t>(count) * element)
+                            ? common::copy_streaming
+                            : [](void* to, const void* from, std::size_t bytes) { std::memcpy(to, from, bytes); };
   // Pieces of whole elements, small enough that ranks with a CPU each seldom
   // need the same one, large enough that holding one costs little.
   const std::uint64_t per_piece = std::max<std::uint64_t>(kSumPieceBytes / element, 1);
@@ -345,7 +357,7 @@ Task reduce_board_sum_task(const Communicator& c, Key key, const void* send, voi
       b.add_to_sum(use, pieces, add);
     }
     co_await arrive(call, key, [] {});
-    if (keeps_result) std::memcpy(out + first * element, sum, elements * element);
+    if (keeps_result) copy_out(out + first * element, sum, elements * element);
   }
 }
 
@@ -399,8 +411,11 @@ Task reduce_board_single_task(const Communicator& c, Key key, const void* send, 
   });
   if (staged == 0) co_return;
   Key other{};
-  co_await until(-1, [&] { return b.try_read_stage(stage_use, key, recv, static_cast<std::uint32_t>(staged), &other) ==
-                                  Board::Read::taken; });
+  const bool stream = stream_copy_out(staged);
+  co_await until(-1, [&] {
+    return b.try_read_stage(stage_use, key, recv, static_cast<std::uint32_t>(staged), &other, stream) ==
+           Board::Read::taken;
+  });
 }
 
 Task allgather_board_task(const Communicator& c, Key key, const void* send, void* recv,
@@ -417,7 +432,8 @@ Task allgather_board_task(const Communicator& c, Key key, const void* send, void
     if (!b.try_publish_stage(use, key, nullptr, total, static_cast<std::uint32_t>(c.size()))) stage_busy(key);
   });
   Key other{};
-  co_await until(-1, [&] { return b.try_read_stage(use, key, recv, total, &other) == Board::Read::taken; });
+  const bool stream = stream_copy_out(total);
+  co_await until(-1, [&] { return b.try_read_stage(use, key, recv, total, &other, stream) == Board::Read::taken; });
 }
 
 Task alltoall_board_task(const Communicator& c, Key key, const void* send, void* recv, std::uint64_t bytes) {
