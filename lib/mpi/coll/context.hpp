@@ -163,11 +163,11 @@ inline bool board_allgather(const Communicator& c, std::uint64_t largest) {
 // least coll_stream_copy bytes, by default half the last-level cache (the
 // ranks' inputs and the stage share it with the destinations). Local to
 // the rank: how it copies changes nothing for the others. Measured on 2
-// CPUs (32 MiB of L3; doc/perf/streaming-copy), streaming against
-// ordinary stores: at 64 ranks Bcast 1 MiB took 0.53-0.6x the time and
-// Allreduce 1 MiB 0.74-0.82x; at 16 ranks Allreduce 1 MiB 0.7-0.85x,
-// Allgather of 64 KiB blocks 0.7-0.8x, Bcast 1 MiB the same; at 8 ranks
-// (8 MiB in all) no difference beyond the noise.
+// CPUs (32 MiB of L3; doc/perf/copy-rate), streaming against ordinary
+// stores: at 64 ranks Bcast 1 MiB took 0.51-0.6x the time and Allreduce
+// 1 MiB 0.74-0.84x; at 16 ranks Allreduce 1 MiB 0.67-0.89x, Allgather of
+// 64 KiB blocks 0.65-0.78x, Bcast 1 MiB the same; at 8 ranks (8 MiB in
+// all) no difference beyond the noise.
 inline bool stream_copy_out(std::uint64_t bytes) {
   constexpr std::uint64_t kUnknownCache = std::uint64_t{32} << 20;
   const common::Tunables& t = core::Runtime::instance().tunables();
