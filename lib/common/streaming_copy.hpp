@@ -26,6 +26,7 @@ namespace mpf::common {
 // lines of `dst` (x86-64; memcpy elsewhere). Ends with a store fence, so
 // the data is ordered before whatever the caller publishes next.
 inline void copy_streaming(void* dst, const void* src, std::size_t bytes) {
+  if (bytes == 0) return;  // either pointer may then be null, which memcpy may not take
 #if defined(__SSE2__)
   auto* to = static_cast<std::byte*>(dst);
   const auto* from = static_cast<const std::byte*>(src);
