@@ -331,7 +331,7 @@ inline constexpr std::array<TunableSpec, kTunableCount> kTunableTable{{
         .kind = TunableKind::boolean,
         .default_value = "1",
         .doc = "When MPI_COMM_WORLD has more ranks than coll_exchange_max, its Barrier, Reduce, Allreduce, "
-               "Alltoall (blocks up to 4 KiB; larger ones by single copy), Allgather (64 KiB and more in all, up to coll_board_stage) "
+               "Alltoall (blocks up to 4 KiB; larger ones by single copy), Allgather (64 KiB and more in all; beyond coll_board_stage, in rounds) "
                "and Bcast go flat through one shared "
                "board: each rank waits once per call, and a Bcast root runs up to one call per rank (at least "
                "16) ahead of the readers (from 64 KiB, through the board's stage: see coll_board_stage; in a "
@@ -351,7 +351,7 @@ inline constexpr std::array<TunableSpec, kTunableCount> kTunableTable{{
         .max = std::int64_t{1} << 30,
         .doc = "Bytes of the board's stage in the shared segment (see coll_board): a Bcast of 64 KiB or more "
                "goes through it (the root copies the message in once, every rank copies it out; larger messages "
-               "in rounds), so does an Allgather of 64 KiB to this size in all, and a large Allreduce's result is "
+               "in rounds), so does an Allgather of 64 KiB or more in all (in rounds too), and a large Allreduce's result is "
                "written there once and copied out by each rank (past this size, written into every rank's "
                "buffer with Cross Memory Attach); the board's two sums, into which ranks add the inputs of a "
                "Reduce or Allreduce with a commutative operation (larger vectors in rounds), are this size too; "

@@ -9,7 +9,7 @@
 //
 // On MPI_COMM_WORLD with more ranks than coll_exchange_max, Barrier,
 // Reduce and Allreduce of up to the board's capacity, Alltoall of up to
-// half of it, Allgather of 64 KiB in all up to the stage's size and Bcast of any size go
+// half of it, Allgather of 64 KiB in all or more (in rounds of the stage's size) and Bcast of any size go
 // through the board (board.cpp: flat, one wait per rank and call; a large
 // Bcast or Allgather through its stage, board_stage), and so do larger
 // Reduce and Allreduce: with a commutative operation every rank adds its

@@ -421,19 +421,38 @@ Task reduce_board_single_task(const Communicator& c, Key key, const void* send, 
 Task allgather_board_task(const Communicator& c, Key key, const void* send, void* recv,
                           std::vector<std::uint64_t> bytes, std::vector<std::uint64_t> displs) {
   Board& b = board();
-  const std::uint64_t call = b.reserve_rows(2);
-  const std::uint64_t use = b.reserve_stage(1);
+  const std::uint64_t total = displs.back() + bytes.back();
+  const std::uint64_t window = b.stage_capacity();
+  // Blocks larger in all than the stage go in rounds, a stage's worth of
+  // the packed blocks at a time.
+  const auto rounds = static_cast<std::uint32_t>((total + window - 1) / window);
+  const std::uint64_t call = b.reserve_rows(2 * rounds);
+  const std::uint64_t use = b.reserve_stage(rounds);
   const auto me = static_cast<std::size_t>(c.rank);
-  const auto total = static_cast<std::uint32_t>(displs.back() + bytes.back());
-  // Once every rank is in the call, none reads the stage's previous use.
-  co_await arrive(call, key, [] {});
-  std::memcpy(b.stage_data() + displs[me], send, bytes[me]);
-  co_await arrive(call + 1, key, [&] {
-    if (!b.try_publish_stage(use, key, nullptr, total, static_cast<std::uint32_t>(c.size()))) stage_busy(key);
-  });
-  Key other{};
+  const std::uint64_t mine_from = displs[me], mine_to = displs[me] + bytes[me];
   const bool stream = stream_copy_out(total);
-  co_await until(-1, [&] { return b.try_read_stage(use, key, recv, total, &other, stream) == Board::Read::taken; });
+  auto* out = static_cast<std::byte*>(recv);
+  for (std::uint32_t r = 0; r < rounds; ++r) {
+    const std::uint64_t from = r * window, length = std::min(window, total - from);
+    // Once every rank is in the round, none reads the stage's previous use.
+    co_await arrive(call + 2 * r, key, [] {});
+    const std::uint64_t copy_from = std::max(from, mine_from), copy_to = std::min(from + length, mine_to);
+    if (copy_from < copy_to) {
+      std::memcpy(b.stage_data() + (copy_from - from), static_cast<const std::byte*>(send) + (copy_from - mine_from),
+                  copy_to - copy_from);
+    }
+    co_await arrive(call + 2 * r + 1, key, [&] {
+      if (!b.try_publish_stage(use + r, key, nullptr, static_cast<std::uint32_t>(length),
+                               static_cast<std::uint32_t>(c.size()))) {
+        stage_busy(key);
+      }
+    });
+    Key other{};
+    co_await until(-1, [&] {
+      return b.try_read_stage(use + r, key, out + from, static_cast<std::uint32_t>(length), &other, stream) ==
+             Board::Read::taken;
+    });
+  }
 }
 
 Task alltoall_board_task(const Communicator& c, Key key, const void* send, void* recv, std::uint64_t bytes) {
