@@ -154,8 +154,8 @@ inline bool board_stage(std::uint64_t bytes) {
 // that stays cached, with streaming stores when the copies outgrow the
 // cache (stream_copy_out). Measured on 2 CPUs against single-copy reads
 // (the path before for more than the stage holds): 256 KiB blocks took
-// 0.35-0.41x the time at 8 ranks, 0.31-0.36x at 16 and 0.23-0.26x at 64;
-// 1 MiB blocks 0.38-0.43x at 8 and 0.29-0.33x at 16.
+// 0.35-0.41x the time at 8 ranks, 0.31-0.36x at 16 and 0.21-0.26x at 64;
+// 1 MiB blocks 0.38-0.42x at 8 and 0.29-0.33x at 16.
 inline bool board_allgather(const Communicator& c, std::uint64_t largest) {
   return on_board(c) && board_stage(largest * static_cast<std::uint64_t>(c.size()));
 }
