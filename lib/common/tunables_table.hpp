@@ -379,7 +379,7 @@ inline constexpr std::array<TunableSpec, kTunableCount> kTunableTable{{
         .min = 0,
         .max = std::int64_t{1} << 40,
         .doc = "Bytes that a collective's copies out of shared memory (a staged Bcast or Allgather, a large "
-               "Reduce or Allreduce result from the board) write across the node (each rank's bytes times the "
+               "Allreduce result from the board) write across the node (each rank's bytes times the "
                "ranks) from which every rank copies with streaming stores that bypass the cache: destinations "
                "that together outgrow the last-level cache are evicted before they are read again, and an "
                "ordinary store reads each line in first; 0: half the last-level cache (its size from sysfs; "
