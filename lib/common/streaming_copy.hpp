@@ -58,4 +58,15 @@ inline void copy_streaming(void* dst, const void* src, std::size_t bytes) {
 // system does not say. Read once.
 std::uint64_t last_level_cache_bytes();
 
+// The bytes that copies across a node must add up to before they stream
+// (the coll_stream_copy tunable): `configured`, or when that is 0, half
+// the last-level cache (the sources and other data share it with the
+// destinations); 16 MiB when the system does not say its size.
+inline std::uint64_t stream_threshold(std::uint64_t configured) {
+  if (configured > 0) return configured;
+  constexpr std::uint64_t kUnknownCache = std::uint64_t{32} << 20;
+  const std::uint64_t cache = last_level_cache_bytes();
+  return (cache > 0 ? cache : kUnknownCache) / 2;
+}
+
 }  // namespace mpf::common

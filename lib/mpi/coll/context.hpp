@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "coll/channel.hpp"
-#include "common/streaming_copy.hpp"
 #include "coll/task.hpp"
+#include "common/streaming_copy.hpp"
 #include "core/runtime.hpp"
 #include "mpi/coll/pending.hpp"
 #include "mpi/comm.hpp"
@@ -172,14 +172,9 @@ inline bool board_allgather(const Communicator& c, std::uint64_t largest) {
 // 64 KiB blocks 0.65-0.78x, Bcast 1 MiB the same; at 8 ranks (8 MiB in
 // all) no difference beyond the noise.
 inline bool stream_copy_out(std::uint64_t bytes) {
-  constexpr std::uint64_t kUnknownCache = std::uint64_t{32} << 20;
   const common::Tunables& t = core::Runtime::instance().tunables();
-  auto threshold = static_cast<std::uint64_t>(t.integer(common::Tunable::coll_stream_copy));
-  if (threshold == 0) {
-    const std::uint64_t cache = common::last_level_cache_bytes();
-    threshold = (cache > 0 ? cache : kUnknownCache) / 2;
-  }
-  return bytes * core::Runtime::instance().transport().size() >= threshold;
+  const auto configured = static_cast<std::uint64_t>(t.integer(common::Tunable::coll_stream_copy));
+  return bytes * core::Runtime::instance().transport().size() >= common::stream_threshold(configured);
 }
 
 // Copies `bytes` at address `remote` of world rank `peer` (this rank's own

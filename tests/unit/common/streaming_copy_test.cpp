@@ -1,7 +1,8 @@
 // copy_streaming (lib/common/streaming_copy.hpp) copies exactly like
 // memcpy whatever the sizes and alignments (the head before the first
 // 16-byte line, the whole 64-byte blocks, the tail), and writes nothing
-// outside the destination; last_level_cache_bytes reads sysfs.
+// outside the destination; last_level_cache_bytes reads sysfs, and
+// stream_threshold turns the tunable's 0 into half of it.
 #include "common/streaming_copy.hpp"
 
 #include <gtest/gtest.h>
@@ -46,6 +47,13 @@ TEST(LastLevelCache, IsWhatSysfsSaysWhenItSaysAnything) {
   EXPECT_GE(bytes, std::uint64_t{16} << 10) << "smaller than any L1";
   EXPECT_EQ(bytes % 1024, 0u);
   EXPECT_EQ(last_level_cache_bytes(), bytes) << "read once";
+}
+
+TEST(StreamThreshold, IsTheTunableOrHalfTheLastLevelCache) {
+  EXPECT_EQ(stream_threshold(1024), 1024u);
+  EXPECT_EQ(stream_threshold(std::uint64_t{1} << 40), std::uint64_t{1} << 40);
+  const std::uint64_t cache = last_level_cache_bytes();
+  EXPECT_EQ(stream_threshold(0), cache > 0 ? cache / 2 : std::uint64_t{16} << 20);
 }
 
 }  // namespace
