@@ -167,8 +167,20 @@ Task reduce_single_task(const Communicator& c, mpf::coll::Key key, const void* s
   const int n = c.size();
   const std::size_t element = *datatype_size(type);
   auto* out = static_cast<std::byte*>(recv);
-  // Block r: elements [r * count / n, (r + 1) * count / n).
-  auto first = [&](int r) { return static_cast<std::size_t>(static_cast<std::int64_t>(r) * count / n); };
+  // Block r: rank r's share of the elements, in rank order. Equal shares,
+  // but for MPI_Reduce, whose other ranks must also write their block into
+  // the root's output: there the root's share is larger, 1 + 0.6 / (n - 1)
+  // of the others', so that they finish together (writing a block costs
+  // about as much as reading one peer's part of it, 0.6 of reading and
+  // combining it. Six interleaved rounds of the 2-rank Reduce: 1 MiB in
+  // 149-167 us against 173-203 with equal shares, 256 KiB in 41-46
+  // against 46-56).
+  const std::int64_t share = 5 * std::int64_t{n - 1}, root_share = root >= 0 ? share + 3 : share;
+  const std::int64_t shares = share * (n - 1) + root_share;
+  auto first = [&](int r) {
+    const std::int64_t before = share * r + (root >= 0 && r > root ? root_share - share : 0);
+    return static_cast<std::size_t>(before * count / shares);
+  };
   const std::size_t mine = first(c.rank) * element, mine_bytes = first(c.rank + 1) * element - mine;
   // Where this rank's reduced block goes: its place in the output, or, for
   // a rank other than the root of MPI_Reduce (whose receive buffer does not
