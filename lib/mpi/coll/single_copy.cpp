@@ -208,10 +208,10 @@ Task reduce_single_task(const Communicator& c, mpf::coll::Key key, const void* s
   // input, so in place the result may go over it at once, with no step
   // between. Written by its maker rather than read by each peer: a peer's
   // read takes copies of lines that this rank writes again at its next
-  // call, which must then win them back; when the two CPUs of this host
-  // share no cache, that took the 2-rank Allreduce of 1 MiB from 140-180
-  // to 290-330 us (and the Reduce to 290-310), where writing keeps it at
-  // 170-190 (doc/perf/copy-rate).
+  // call, which must then win them back, dearly when the host runs the
+  // two CPUs on different caches. The 2-rank Allreduce of 1 MiB took
+  // 139-340 us that way, by where the host ran them, and 163-230 written
+  // (fifteen interleaved rounds, doc/perf/copy-rate).
   for (int k = 1; k < n; ++k) {
     const int j = (c.rank + k) % n;
     if (!keeps_result(j)) continue;
