@@ -134,13 +134,7 @@ Board::Read Board::read(shm::BoardStamp& entry, std::uint64_t number, Key key, v
     return Read::mismatch;
   }
   const std::uint32_t got = std::min(bytes, entry.bytes);
-  if (got > 0) {
-    if (stream) {
-      common::copy_streaming(out, data_of(entry), got);
-    } else {
-      std::memcpy(out, data_of(entry), got);
-    }
-  }
+  common::copy_out(out, data_of(entry), got, stream);
   if (entry.remaining.fetch_sub(1, std::memory_order_seq_cst) == 1) {
     const std::uint32_t waiter = entry.waiter.load(std::memory_order_seq_cst);
     if (waiter != 0) transport_->wake_later(waiter - 1);

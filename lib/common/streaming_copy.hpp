@@ -53,6 +53,16 @@ inline void copy_streaming(void* dst, const void* src, std::size_t bytes) {
 #endif
 }
 
+// memcpy, or copy_streaming when `stream` (a caller's choice made once per
+// collective, stream_copy_out in mpi/coll/context.hpp).
+inline void copy_out(void* dst, const void* src, std::size_t bytes, bool stream) {
+  if (stream) {
+    copy_streaming(dst, src, bytes);
+  } else if (bytes > 0) {
+    std::memcpy(dst, src, bytes);
+  }
+}
+
 // Bytes of the largest cache of the CPU this process runs on (the
 // last-level cache), from /sys/devices/system/cpu/cpuN/cache; 0 when the
 // system does not say. Read once.

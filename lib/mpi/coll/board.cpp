@@ -326,9 +326,7 @@ Task reduce_board_sum_task(const Communicator& c, Key key, const void* send, voi
   auto* out = static_cast<std::byte*>(recv);
   const bool keeps_result = root < 0 || c.rank == root;
   // Only an Allreduce's copies add up across the node.
-  const auto copy_out = root < 0 && stream_copy_out(static_cast<std::uint64_t>(count) * element)
-                            ? common::copy_streaming
-                            : [](void* to, const void* from, std::size_t bytes) { std::memcpy(to, from, bytes); };
+  const bool stream = root < 0 && stream_copy_out(static_cast<std::uint64_t>(count) * element);
   // Pieces of whole elements, small enough that ranks with a CPU each seldom
   // need the same one, large enough that holding one costs little.
   const std::uint64_t per_piece = std::max<std::uint64_t>(kSumPieceBytes / element, 1);
@@ -357,7 +355,7 @@ Task reduce_board_sum_task(const Communicator& c, Key key, const void* send, voi
       b.add_to_sum(use, pieces, add);
     }
     co_await arrive(call, key, [] {});
-    if (keeps_result) copy_out(out + first * element, sum, elements * element);
+    if (keeps_result) common::copy_out(out + first * element, sum, elements * element, stream);
   }
 }
 

@@ -1,7 +1,7 @@
 // copy_streaming (lib/common/streaming_copy.hpp) copies exactly like
 // memcpy whatever the sizes and alignments (the head before the first
 // 16-byte line, the whole 64-byte blocks, the tail), and writes nothing
-// outside the destination; last_level_cache_bytes reads sysfs, and
+// outside the destination; copy_out picks it or memcpy; last_level_cache_bytes reads sysfs, and
 // stream_threshold turns the tunable's 0 into half of it.
 #include "common/streaming_copy.hpp"
 
@@ -35,6 +35,17 @@ TEST(CopyStreaming, CopiesEveryByteAtEveryAlignmentAndNothingElse) {
         }
       }
     }
+  }
+}
+
+TEST(CopyOut, CopiesEitherWayAndTakesNullForNoBytes) {
+  for (bool stream : {false, true}) {
+    std::vector<std::uint8_t> src(1000), dst(1000, 0);
+    for (std::size_t i = 0; i < src.size(); ++i) src[i] = static_cast<std::uint8_t>(i * 3 + 5);
+    copy_out(dst.data() + 1, src.data(), 999, stream);
+    EXPECT_EQ(dst[0], 0) << "stream " << stream;
+    for (std::size_t i = 0; i < 999; ++i) ASSERT_EQ(dst[i + 1], src[i]) << "byte " << i << ", stream " << stream;
+    copy_out(nullptr, nullptr, 0, stream);  // an empty share of a collective
   }
 }
 
