@@ -6,6 +6,13 @@
 // (an allreduce on the parent) leaves those free everywhere, and all take
 // the lowest. Members of disjoint new communicators (MPI_Comm_split) may
 // share an id: no rank ever holds two communicators with the same one.
+//
+// An id comes back into use after MPI_Comm_free, but the collectives of the
+// communicator that had it may have left their last steps in the members'
+// slots, cells and board entries, keyed (context, collective count). So a
+// new communicator's collective count does not start at 0: it starts past
+// the count of every communicator any of its members has freed (a MAX over
+// the members, agreed with the id), and no key is ever used twice.
 #include "mpi/comm.hpp"
 
 #include <algorithm>
@@ -37,15 +44,24 @@ namespace {
 constexpr std::size_t kContextIds = 4096;
 constexpr std::size_t kMaskWords = kContextIds / 64;
 std::bitset<kContextIds> g_used_contexts;  // ids of this rank's live communicators
+std::uint32_t g_freed_seq = 0;             // the highest collective count of a communicator this rank freed
 
 std::uint32_t g_world_size = 0;
 
-// Agrees on a context id free at every member of `parent` (*context; false
-// in *agreed when none is left). Collective over `parent`. The mask is
-// taken when the task starts, that is after every collective this rank
-// started before it (coll/pending.hpp): a nonblocking MPI_Comm_idup and a
-// later MPI_Comm_dup never pick the same id.
-mpf::coll::Task context_task(const Communicator& parent, mpf::coll::Key key, std::uint32_t* context, bool* agreed) {
+// What a new communicator's members agree on: its context id and where
+// its collective count starts.
+struct NewContext {
+  std::uint32_t context = 0;
+  std::uint32_t first_seq = 0;
+  bool agreed = false;  // false when no id is free at every member
+};
+
+// Agrees on a context id free at every member of `parent` and on a
+// collective count past every member's freed ones (*made). Collective over
+// `parent`. The mask is taken when the task starts, that is after every
+// collective this rank started before it (coll/pending.hpp): a nonblocking
+// MPI_Comm_idup and a later MPI_Comm_dup never pick the same id.
+mpf::coll::Task context_task(const Communicator& parent, mpf::coll::Key key, NewContext* made) {
   std::uint64_t mask[kMaskWords];
   for (std::size_t w = 0; w < kMaskWords; ++w) {
     std::uint64_t bits = 0;
@@ -57,20 +73,27 @@ mpf::coll::Task context_task(const Communicator& parent, mpf::coll::Key key, std
   std::uint64_t all[kMaskWords];
   mpf::coll::Task reduce = coll::reduce_task(parent, key, mask, all, static_cast<int>(kMaskWords), MPI_UINT64_T, MPI_BAND, -1);
   co_await coll::finished(reduce);
-  *agreed = false;
+  // The same collective count, another kind: a key of its own.
+  const std::uint32_t freed = g_freed_seq;
+  std::uint32_t highest = 0;
+  mpf::coll::Task floor = coll::reduce_task(parent, {key.context, key.seq, coll::kContextSeq, -1}, &freed, &highest, 1,
+                                            MPI_UINT32_T, MPI_MAX, -1);
+  co_await coll::finished(floor);
+  made->first_seq = highest;
+  made->agreed = false;
   for (std::size_t w = 0; w < kMaskWords; ++w) {
     if (all[w] != 0) {
-      *context = static_cast<std::uint32_t>(w * 64 + static_cast<std::size_t>(__builtin_ctzll(all[w])));
-      *agreed = true;
+      made->context = static_cast<std::uint32_t>(w * 64 + static_cast<std::size_t>(__builtin_ctzll(all[w])));
+      made->agreed = true;
       break;
     }
   }
 }
 
-bool agree_context(Communicator& parent, const char* call, std::uint32_t* context) {
-  bool agreed = false;
-  coll::run(context_task(parent, parent.next_collective(coll::kAllreduce, -1), context, &agreed), parent, call, -1);
-  return agreed;
+NewContext agree_context(Communicator& parent, const char* call) {
+  NewContext made;
+  coll::run(context_task(parent, parent.next_collective(coll::kAllreduce, -1), &made), parent, call, -1);
+  return made;
 }
 
 int out_of_contexts(const char* call, MPI_Comm comm) {
@@ -89,14 +112,14 @@ int check_comm(const char* call, MPI_Comm comm) {
 // context over `parent`; *out is MPI_COMM_NULL when this rank is not a
 // member. Collective over `parent`.
 int create_from(const char* call, MPI_Comm parent, const std::vector<std::uint32_t>& members, MPI_Comm* out) {
-  std::uint32_t context = 0;
-  if (!agree_context(comm_of(parent), call, &context)) return out_of_contexts(call, parent);
+  const NewContext made = agree_context(comm_of(parent), call);
+  if (!made.agreed) return out_of_contexts(call, parent);
   const std::uint32_t me = comm_of(MPI_COMM_WORLD).world[static_cast<std::size_t>(comm_rank(MPI_COMM_WORLD))];
   if (std::find(members.begin(), members.end(), me) == members.end()) {
     *out = MPI_COMM_NULL;
     return MPI_SUCCESS;
   }
-  *out = add_communicator(members, context);
+  *out = add_communicator(members, made.context, made.first_seq);
   comm_of(*out).errhandler = comm_of(parent).errhandler;
   return MPI_SUCCESS;
 }
@@ -106,16 +129,16 @@ int create_from(const char* call, MPI_Comm parent, const std::vector<std::uint32
 // in when the agreement ends.
 mpf::coll::Task idup_op(const Communicator& parent, mpf::coll::Key key, MPI_Comm parent_handle,
                         std::shared_ptr<Communicator> made, MPI_Comm handle) {
-  std::uint32_t context = 0;
-  bool agreed = false;
-  mpf::coll::Task agree = context_task(parent, key, &context, &agreed);
+  NewContext agreed;
+  mpf::coll::Task agree = context_task(parent, key, &agreed);
   co_await coll::finished(agree);
-  if (!agreed) {
+  if (!agreed.agreed) {
     out_of_contexts("MPI_Comm_idup", parent_handle);
     co_return;
   }
-  made->context = context;
-  g_used_contexts.set(context);
+  made->context = agreed.context;
+  made->coll_seq = agreed.first_seq;
+  g_used_contexts.set(agreed.context);
   if (comm_is_valid(parent_handle) && comm_is_valid(handle)) {
     if (int rc = copy_attributes(parent_handle, handle)) {
       comm_error("MPI_Comm_idup", parent_handle, rc, "an attribute copy callback failed with error " + std::to_string(rc));
@@ -130,6 +153,7 @@ void init_communicators(std::uint32_t world_rank, std::uint32_t world_size) {
   auto& table = comm_table();
   table.clear();
   g_used_contexts.reset();
+  g_freed_seq = 0;
   table.emplace_back();  // MPI_COMM_NULL
   std::vector<std::uint32_t> world(world_size);
   std::iota(world.begin(), world.end(), 0u);
@@ -139,7 +163,7 @@ void init_communicators(std::uint32_t world_rank, std::uint32_t world_size) {
   comm_of(MPI_COMM_SELF).name = "MPI_COMM_SELF";
 }
 
-MPI_Comm add_communicator(std::vector<std::uint32_t> world, std::uint32_t context) {
+MPI_Comm add_communicator(std::vector<std::uint32_t> world, std::uint32_t context, std::uint32_t first_seq) {
   // kNoContext: MPI_Comm_idup's handle, whose id is agreed later.
   auto c = std::make_shared<Communicator>();
   const std::uint32_t me = core::Runtime::instance().job().rank;
@@ -150,6 +174,7 @@ MPI_Comm add_communicator(std::vector<std::uint32_t> world, std::uint32_t contex
   }
   c->world = std::move(world);
   c->context = context;
+  c->coll_seq = first_seq;
   if (context != kNoContext) g_used_contexts.set(context);
   comm_table().push_back(std::move(c));
   return static_cast<MPI_Comm>(comm_table().size() - 1);
@@ -306,11 +331,10 @@ int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm* new
   temp.context = 0x80000000u | (hash & 0x7fffffffu);
   static std::map<std::uint32_t, std::uint32_t> calls_per_key;
   temp.coll_seq = calls_per_key[temp.context];
-  std::uint32_t context = 0;
-  const bool agreed = agree_context(temp, call, &context);
+  const NewContext made = agree_context(temp, call);
   calls_per_key[temp.context] = temp.coll_seq;
-  if (!agreed) return out_of_contexts(call, comm);
-  *newcomm = add_communicator(*g, context);
+  if (!made.agreed) return out_of_contexts(call, comm);
+  *newcomm = add_communicator(*g, made.context, made.first_seq);
   comm_of(*newcomm).errhandler = comm_of(comm).errhandler;
   return MPI_SUCCESS;
 }
@@ -327,7 +351,9 @@ int MPI_Comm_free(MPI_Comm* comm) {
   if (int rc = delete_attributes(*comm)) {
     return comm_error(call, *comm, rc, "an attribute delete callback failed with error " + std::to_string(rc));
   }
-  if (comm_context(*comm) != kNoContext) g_used_contexts.reset(comm_context(*comm));
+  const Communicator& freed = comm_of(*comm);
+  if (freed.context != kNoContext) g_used_contexts.reset(freed.context);
+  g_freed_seq = std::max(g_freed_seq, freed.coll_seq);
   comm_table()[static_cast<std::size_t>(*comm)].reset();
   *comm = MPI_COMM_NULL;
   return MPI_SUCCESS;

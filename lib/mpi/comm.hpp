@@ -87,7 +87,8 @@ inline constexpr std::uint32_t kNoContext = 0xffffffffu;
 // Creates MPI_COMM_WORLD and MPI_COMM_SELF (MPI_Init).
 void init_communicators(std::uint32_t world_rank, std::uint32_t world_size);
 // Adds a communicator over `world` ranks (this rank among them) with an
-// agreed context id; returns its handle.
-MPI_Comm add_communicator(std::vector<std::uint32_t> world, std::uint32_t context);
+// agreed context id and the agreed count its collectives start after;
+// returns its handle.
+MPI_Comm add_communicator(std::vector<std::uint32_t> world, std::uint32_t context, std::uint32_t first_seq = 0);
 
 }  // namespace mpf::mpi
