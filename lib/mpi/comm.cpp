@@ -30,6 +30,7 @@
 #include "mpi/coll/pending.hpp"
 #include "mpi/errors.hpp"
 #include "mpi/group.hpp"
+#include "mpi/requests.hpp"
 
 namespace mpf::mpi {
 
@@ -161,6 +162,16 @@ void init_communicators(std::uint32_t world_rank, std::uint32_t world_size) {
   add_communicator({world_rank}, 1);
   comm_of(MPI_COMM_WORLD).name = "MPI_COMM_WORLD";
   comm_of(MPI_COMM_SELF).name = "MPI_COMM_SELF";
+}
+
+void release_freed_comm(MPI_Comm comm) {
+  const Communicator* c = any_comm(comm);
+  if (c == nullptr || !c->freed || requests().uses(comm)) return;
+  // Its collectives' last steps may linger in the members' slots: a later
+  // communicator with this id starts its count past this one's.
+  if (c->context != kNoContext) g_used_contexts.reset(c->context);
+  g_freed_seq = std::max(g_freed_seq, c->coll_seq);
+  comm_table()[static_cast<std::size_t>(comm)].reset();
 }
 
 MPI_Comm add_communicator(std::vector<std::uint32_t> world, std::uint32_t context, std::uint32_t first_seq) {
@@ -351,10 +362,8 @@ int MPI_Comm_free(MPI_Comm* comm) {
   if (int rc = delete_attributes(*comm)) {
     return comm_error(call, *comm, rc, "an attribute delete callback failed with error " + std::to_string(rc));
   }
-  const Communicator& freed = comm_of(*comm);
-  if (freed.context != kNoContext) g_used_contexts.reset(freed.context);
-  g_freed_seq = std::max(g_freed_seq, freed.coll_seq);
-  comm_table()[static_cast<std::size_t>(*comm)].reset();
+  comm_of(*comm).freed = true;
+  release_freed_comm(*comm);
   *comm = MPI_COMM_NULL;
   return MPI_SUCCESS;
 }

@@ -35,6 +35,7 @@ struct Communicator {
   std::map<int, void*> attributes;   // keyval -> value
   std::optional<CartTopology> cart;
   MPI_Info info = 0;                 // hints (MPI_Comm_set_info), MPI_INFO_NULL when none
+  bool freed = false;                // MPI_Comm_free'd, kept for the requests still using it
 
   int size() const { return static_cast<int>(world.size()); }
   // The key of the next collective on this communicator (every member runs
@@ -44,18 +45,29 @@ struct Communicator {
   }
 };
 
-// The table: index = handle. Freed communicators leave a null entry (a
-// nonblocking collective in flight keeps its communicator alive).
+// The table: index = handle; handles are never reused. A communicator the
+// program frees stays (marked freed) while requests use it: MPI lets
+// pending operations complete on it (MPI-3.1 §6.4.3). Then its entry goes
+// null and its context id may serve another (release_freed_comm).
 // Constant-initialised (empty), so the data path reads it without a guard.
 extern std::vector<std::shared_ptr<Communicator>> g_comms;
 inline std::vector<std::shared_ptr<Communicator>>& comm_table() { return g_comms; }
 
-inline Communicator* find_comm(MPI_Comm comm) {
+// The communicator behind a handle, freed or not (for operations in flight).
+inline Communicator* any_comm(MPI_Comm comm) {
   auto& table = comm_table();
   return comm > 0 && static_cast<std::size_t>(comm) < table.size() ? table[static_cast<std::size_t>(comm)].get()
                                                                     : nullptr;
 }
+// The communicator behind a handle the program may pass to a call.
+inline Communicator* find_comm(MPI_Comm comm) {
+  Communicator* c = any_comm(comm);
+  return c != nullptr && !c->freed ? c : nullptr;
+}
 inline bool comm_is_valid(MPI_Comm comm) { return find_comm(comm) != nullptr; }
+// Called when a request on `comm` is released: a freed communicator goes
+// when no request uses it any more.
+void release_freed_comm(MPI_Comm comm);
 // Shared ownership of a valid communicator (kept by operations in flight).
 inline std::shared_ptr<Communicator> share_comm(MPI_Comm comm) { return comm_table()[static_cast<std::size_t>(comm)]; }
 // For valid handles only.
@@ -76,7 +88,7 @@ inline std::int32_t to_world(MPI_Comm comm, int rank) {
   return static_cast<std::int32_t>(comm_of(comm).world[static_cast<std::size_t>(rank)]);
 }
 inline int from_world(MPI_Comm comm, std::int32_t world) {
-  const Communicator* c = find_comm(comm);
+  const Communicator* c = any_comm(comm);
   if (c == nullptr || world < 0 || static_cast<std::size_t>(world) >= c->rank_of.size()) return world;
   return c->rank_of[static_cast<std::size_t>(world)];
 }

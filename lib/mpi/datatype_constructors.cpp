@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "mpi/datatype.hpp"
+#include "mpi/coll/pending.hpp"
 #include "mpi/datatype_table.hpp"
 #include "mpi/errors.hpp"
 
@@ -106,7 +107,20 @@ TypeInfo build(const std::vector<Entry>& entries, bool is_struct) {
   return t;
 }
 
+// Types the program freed while nonblocking collectives it had started
+// were in flight. Those look their types up by handle (a user operation
+// gets the program's own handle), so such entries stay until no collective
+// is pending; handles are never reused, so a late drop harms nothing.
+std::vector<MPI_Datatype> g_freed_in_flight;
+
+void drop_freed_types() {
+  if (g_freed_in_flight.empty() || !coll::pending_idle()) return;
+  for (MPI_Datatype h : g_freed_in_flight) type_table()[static_cast<std::size_t>(h)].reset();
+  g_freed_in_flight.clear();
+}
+
 MPI_Datatype add_type(TypeInfo t) {
+  drop_freed_types();
   auto& table = type_table();
   table.push_back(std::make_shared<TypeInfo>(std::move(t)));
   return static_cast<MPI_Datatype>(table.size() - 1);
@@ -324,8 +338,14 @@ int MPI_Type_free(MPI_Datatype* datatype) {
   if (*datatype < kFirstDerivedType) {
     return type_error("MPI_Type_free", MPI_ERR_TYPE, datatype_name(*datatype) + " is predefined and cannot be freed");
   }
-  // Operations already started with it keep their own copy of what they need.
-  type_table()[static_cast<std::size_t>(*datatype)].reset();
+  // Point-to-point operations already started keep their own copy of the
+  // layout; nonblocking collectives need the entry (g_freed_in_flight).
+  drop_freed_types();
+  if (coll::pending_idle()) {
+    type_table()[static_cast<std::size_t>(*datatype)].reset();
+  } else {
+    g_freed_in_flight.push_back(*datatype);
+  }
   *datatype = MPI_DATATYPE_NULL;
   return MPI_SUCCESS;
 }

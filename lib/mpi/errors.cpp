@@ -72,7 +72,7 @@ void fatal_error(const char* call, int error_class, const std::string& detail) {
 }
 
 MPI_Errhandler errhandler_of(MPI_Comm comm) {
-  const Communicator* c = find_comm(comm);
+  const Communicator* c = any_comm(comm);
   return c != nullptr ? c->errhandler : MPI_ERRORS_ARE_FATAL;
 }
 

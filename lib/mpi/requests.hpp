@@ -6,12 +6,13 @@
 
 #include <mpi.h>
 
+#include <algorithm>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
-#include <memory>
-
 #include "mpi/coll/pending.hpp"
+#include "mpi/comm.hpp"
 #include "mpi/datatype.hpp"
 #include "progress/request.hpp"
 
@@ -85,6 +86,12 @@ class RequestTable {
     r.layout.reset();  // a freed datatype or communicator is not kept alive by a free slot
     r.coll.reset();
     free_.push_back(static_cast<std::size_t>(handle) - 1);
+    const Communicator* c = any_comm(r.comm);
+    if (c != nullptr && c->freed) [[unlikely]] release_freed_comm(r.comm);
+  }
+  // True when a request (active, or persistent and inactive) uses `comm`.
+  bool uses(MPI_Comm comm) const {
+    return std::any_of(requests_.begin(), requests_.end(), [comm](const MpiRequest& r) { return r.in_use && r.comm == comm; });
   }
   // Requests freed by the application while still active.
   std::vector<MPI_Request>& orphans() { return orphans_; }

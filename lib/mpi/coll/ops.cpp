@@ -16,17 +16,26 @@ namespace mpf::mpi::coll {
 namespace {
 
 // User operations from MPI_Op_create: handle = kFirstUserOp + index.
+// MPI_Op_free only marks an entry freed: reductions started before it
+// still combine with it (MPI-3.1 §5.9.5), so entries are never reused.
 struct UserOp {
   MPI_User_function* function = nullptr;
   bool commutative = true;
+  bool freed = false;
 };
 constexpr MPI_Op kFirstUserOp = 64;
 std::vector<UserOp> g_user_ops;
 
-const UserOp* user_op(MPI_Op op) {
+// The operation behind a handle, freed or not (for reductions in flight).
+const UserOp* any_user_op(MPI_Op op) {
   if (op < kFirstUserOp || static_cast<std::size_t>(op - kFirstUserOp) >= g_user_ops.size()) return nullptr;
-  const UserOp& u = g_user_ops[static_cast<std::size_t>(op - kFirstUserOp)];
-  return u.function != nullptr ? &u : nullptr;
+  return &g_user_ops[static_cast<std::size_t>(op - kFirstUserOp)];
+}
+
+// The operation behind a handle the program may still pass to a call.
+const UserOp* user_op(MPI_Op op) {
+  const UserOp* u = any_user_op(op);
+  return u != nullptr && !u->freed ? u : nullptr;
 }
 
 bool is_predefined(MPI_Op op) { return op >= MPI_MAX && op <= MPI_NO_OP; }
@@ -221,7 +230,7 @@ bool op_is_exact(MPI_Op op, MPI_Datatype datatype) {
 }
 
 bool op_is_commutative(MPI_Op op) {
-  const UserOp* u = user_op(op);
+  const UserOp* u = any_user_op(op);
   return u == nullptr || u->commutative;
 }
 
@@ -231,7 +240,7 @@ void apply_op(MPI_Op op, const void* in, void* inout, int count, MPI_Datatype da
 
 void apply_op_into(MPI_Op op, const void* a, const void* b, void* out, int count, MPI_Datatype datatype) {
   if (count == 0) return;
-  if (const UserOp* u = user_op(op)) {
+  if (const UserOp* u = any_user_op(op)) {
     // A user function combines in place only: b's values go to out first.
     if (out != b) std::memmove(out, b, static_cast<std::size_t>(count) * *datatype_size(datatype));
     int len = count;
@@ -265,7 +274,7 @@ int MPI_Op_free(MPI_Op* op) {
                                     : coll::is_predefined(*op) ? coll::op_name(*op) + " is predefined and cannot be freed"
                                                                : "invalid operation " + std::to_string(*op));
   }
-  coll::g_user_ops[static_cast<std::size_t>(*op - coll::kFirstUserOp)] = {};
+  coll::g_user_ops[static_cast<std::size_t>(*op - coll::kFirstUserOp)].freed = true;
   *op = MPI_OP_NULL;
   return MPI_SUCCESS;
 }
