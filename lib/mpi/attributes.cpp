@@ -72,27 +72,29 @@ int bad_keyval(const char* call, MPI_Comm comm, int keyval) {
 int copy_attributes(MPI_Comm from, MPI_Comm to) {
   Communicator& src = comm_of(from);
   Communicator& dst = comm_of(to);
-  for (const auto& [keyval, value] : src.attributes) {
+  for (const auto& [keyval, value] : src.attributes.in_order()) {
     Keyval* k = find_keyval(keyval);
     if (k == nullptr || k->copy == nullptr) continue;
     void* copied = nullptr;
     int flag = 0;
     const int rc = k->copy(from, keyval, k->extra_state, value, &copied, &flag);
     if (rc != MPI_SUCCESS) return rc;
-    if (flag) dst.attributes[keyval] = copied;
+    if (flag) dst.attributes.set(keyval, copied);
   }
   return MPI_SUCCESS;
 }
 
 int delete_attributes(MPI_Comm comm) {
   Communicator& c = comm_of(comm);
-  for (const auto& [keyval, value] : c.attributes) {
-    Keyval* k = find_keyval(keyval);
-    if (k == nullptr || k->del == nullptr) continue;
-    const int rc = k->del(comm, keyval, value, k->extra_state);
-    if (rc != MPI_SUCCESS) return rc;
+  while (!c.attributes.empty()) {
+    // A callback may set or delete attributes: take the last one afresh each time.
+    const auto [keyval, value] = c.attributes.in_order().back();
+    c.attributes.erase(keyval);
+    // A keyval freed while set still has its callbacks (MPI 3.1 §6.7.2).
+    const Keyval& k = keyvals()[static_cast<std::size_t>(keyval)];
+    if (k.del == nullptr) continue;
+    if (const int rc = k.del(comm, keyval, value, k.extra_state); rc != MPI_SUCCESS) return rc;
   }
-  c.attributes.clear();
   return MPI_SUCCESS;
 }
 
@@ -128,13 +130,13 @@ int MPI_Comm_set_attr(MPI_Comm comm, int keyval, void* attribute_val) {
   Keyval* k = find_keyval(keyval);
   if (k == nullptr) return bad_keyval(call, comm, keyval);
   Communicator& c = comm_of(comm);
-  const auto it = c.attributes.find(keyval);
-  if (it != c.attributes.end() && k->del != nullptr) {
-    if (int rc = k->del(comm, keyval, it->second, k->extra_state)) {
+  const AttributeSet::Entry* old = c.attributes.find(keyval);
+  if (old != nullptr && k->del != nullptr) {
+    if (int rc = k->del(comm, keyval, old->second, k->extra_state)) {
       return comm_error(call, comm, rc, "the delete callback of the old value failed with error " + std::to_string(rc));
     }
   }
-  c.attributes[keyval] = attribute_val;
+  c.attributes.set(keyval, attribute_val);
   return MPI_SUCCESS;
 }
 
@@ -150,10 +152,9 @@ int MPI_Comm_get_attr(MPI_Comm comm, int keyval, void* attribute_val, int* flag)
   if (keyval < kFirstUserKeyval || static_cast<std::size_t>(keyval) >= keyvals().size()) {
     return bad_keyval(call, comm, keyval);
   }
-  const Communicator& c = comm_of(comm);
-  const auto it = c.attributes.find(keyval);
-  *flag = it != c.attributes.end() ? 1 : 0;
-  if (*flag) *static_cast<void**>(attribute_val) = it->second;
+  const AttributeSet::Entry* e = comm_of(comm).attributes.find(keyval);
+  *flag = e != nullptr ? 1 : 0;
+  if (e != nullptr) *static_cast<void**>(attribute_val) = e->second;
   return MPI_SUCCESS;
 }
 
@@ -164,17 +165,17 @@ int MPI_Comm_delete_attr(MPI_Comm comm, int keyval) {
     return bad_keyval(call, comm, keyval);
   }
   Communicator& c = comm_of(comm);
-  const auto it = c.attributes.find(keyval);
-  if (it == c.attributes.end()) {
+  const AttributeSet::Entry* e = c.attributes.find(keyval);
+  if (e == nullptr) {
     return comm_error(call, comm, MPI_ERR_KEYVAL, "keyval " + std::to_string(keyval) + " has no value here");
   }
   const Keyval& k = keyvals()[static_cast<std::size_t>(keyval)];
   if (k.del != nullptr) {
-    if (int rc = k.del(comm, keyval, it->second, k.extra_state)) {
+    if (int rc = k.del(comm, keyval, e->second, k.extra_state)) {
       return comm_error(call, comm, rc, "the delete callback failed with error " + std::to_string(rc));
     }
   }
-  c.attributes.erase(it);
+  c.attributes.erase(keyval);
   return MPI_SUCCESS;
 }
 

@@ -5,7 +5,36 @@
 
 #include <mpi.h>
 
+#include <algorithm>
+#include <utility>
+#include <vector>
+
 namespace mpf::mpi {
+
+// One object's attributes, in the order they were set: MPI_Finalize runs
+// MPI_COMM_SELF's delete callbacks in the reverse of that order (MPI-3.1
+// §8.7.1), and so does every free here. Few per object: a vector.
+class AttributeSet {
+ public:
+  using Entry = std::pair<int, void*>;  // keyval, value
+  const Entry* find(int keyval) const {
+    const auto it = std::find_if(values_.begin(), values_.end(), [keyval](const Entry& e) { return e.first == keyval; });
+    return it != values_.end() ? &*it : nullptr;
+  }
+  // A new value goes last, even when it replaces one.
+  void set(int keyval, void* value) {
+    erase(keyval);
+    values_.emplace_back(keyval, value);
+  }
+  void erase(int keyval) {
+    std::erase_if(values_, [keyval](const Entry& e) { return e.first == keyval; });
+  }
+  const std::vector<Entry>& in_order() const { return values_; }
+  bool empty() const { return values_.empty(); }
+
+ private:
+  std::vector<Entry> values_;
+};
 
 // Keyvals below this are the predefined ones (MPI_TAG_UB .. MPI_APPNUM).
 inline constexpr int kFirstUserKeyval = 16;
@@ -13,7 +42,9 @@ inline constexpr int kFirstUserKeyval = 16;
 // MPI_Comm_dup: runs each attribute's copy callback from `from` to `to`.
 // Returns MPI_SUCCESS or the failing callback's code.
 int copy_attributes(MPI_Comm from, MPI_Comm to);
-// MPI_Comm_free: runs each attribute's delete callback.
+// MPI_Comm_free, MPI_Finalize on MPI_COMM_SELF: runs each attribute's
+// delete callback, the last set first, and removes the attribute. Stops at
+// a callback that fails (returns its code); those before are gone.
 int delete_attributes(MPI_Comm comm);
 
 }  // namespace mpf::mpi

@@ -186,7 +186,8 @@ std::vector<std::int64_t> scaled(const int displs[], int n, MPI_Datatype type) {
 
 // A reduction's operation and element type: predefined operations work on
 // the basic type a derived type is made of; user operations get the
-// program's own type, so it must be contiguous.
+// program's own type (a non-contiguous one is unpacked around each call of
+// the function: coll/ops.cpp).
 int check_op(const char* call, MPI_Comm comm, MPI_Op op, MPI_Datatype type, int count, MPI_Datatype* element,
              int* elements) {
   if (int rc = check_type(call, comm, "", type)) return rc;
@@ -201,9 +202,6 @@ int check_op(const char* call, MPI_Comm comm, MPI_Op op, MPI_Datatype type, int 
     }
     *element = t.basic;
     *elements = static_cast<int>(static_cast<std::uint64_t>(count) * t.basic_count);
-  } else if (!t.predefined && !t.contiguous) {
-    return comm_error(call, comm, MPI_ERR_TYPE,
-                      "user operations on a non-contiguous datatype (" + datatype_name(type) + ") are not supported");
   }
   const std::string problem = coll::op_problem(op, *element);
   return problem.empty() ? MPI_SUCCESS : comm_error(call, comm, MPI_ERR_OP, problem);

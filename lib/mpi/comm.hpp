@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "coll/channel.hpp"
+#include "mpi/attributes.hpp"
 
 namespace mpf::mpi {
 
@@ -32,7 +33,7 @@ struct Communicator {
   std::uint32_t coll_seq = 0;        // collectives run on this communicator
   MPI_Errhandler errhandler = MPI_ERRORS_ARE_FATAL;
   std::string name;
-  std::map<int, void*> attributes;   // keyval -> value
+  AttributeSet attributes;
   std::optional<CartTopology> cart;
   MPI_Info info = 0;                 // hints (MPI_Comm_set_info), MPI_INFO_NULL when none
   bool freed = false;                // MPI_Comm_free'd, kept for the requests still using it

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <complex.h>
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <cwchar>
@@ -21,17 +22,25 @@ struct DoubleInt { double v; int i; };
 struct LongInt { long v; int i; };
 struct ShortInt { short v; int i; };
 struct LongDoubleInt { long double v; int i; };
+struct TwoInt { int v; int i; };
 
 struct Predefined {
   const char* name;
   std::uint32_t size;
   std::uint32_t alignment;
   std::uint32_t swap;  // external32: the scalar size to byte-swap, 0 when it has no external32 form here
+  // (value, index) pairs: the value's size and where the int is; their
+  // size is the two parts', their extent the C struct's (MPI-3.1 §5.9.4).
+  std::uint32_t pair_value = 0;
+  std::uint32_t pair_index_at = 0;
 };
 
-// Indexed by handle (mpi.h); entry 0 is MPI_DATATYPE_NULL. The (value,
-// index) pair types are opaque elements of their C struct's size, so that
-// MPI_MINLOC and MPI_MAXLOC work on them in place.
+template <class Pair>
+constexpr Predefined pair_type(const char* name) {
+  return {name, sizeof(Pair), alignof(Pair), 0, sizeof(Pair::v), offsetof(Pair, i)};
+}
+
+// Indexed by handle (mpi.h); entry 0 is MPI_DATATYPE_NULL.
 constexpr Predefined kPredefined[] = {
     {"MPI_DATATYPE_NULL", 0, 1, 0},
     {"MPI_CHAR", sizeof(char), 1, 1},
@@ -67,12 +76,12 @@ constexpr Predefined kPredefined[] = {
     {"MPI_OFFSET", sizeof(MPI_Offset), alignof(MPI_Offset), sizeof(MPI_Offset)},
     {"MPI_COUNT", sizeof(MPI_Count), alignof(MPI_Count), sizeof(MPI_Count)},
     {"MPI_PACKED", 1, 1, 1},
-    {"MPI_FLOAT_INT", sizeof(FloatInt), alignof(FloatInt), 0},
-    {"MPI_DOUBLE_INT", sizeof(DoubleInt), alignof(DoubleInt), 0},
-    {"MPI_LONG_INT", sizeof(LongInt), alignof(LongInt), 0},
-    {"MPI_2INT", 2 * sizeof(int), alignof(int), sizeof(int)},
-    {"MPI_SHORT_INT", sizeof(ShortInt), alignof(ShortInt), 0},
-    {"MPI_LONG_DOUBLE_INT", sizeof(LongDoubleInt), alignof(LongDoubleInt), 0},
+    pair_type<FloatInt>("MPI_FLOAT_INT"),
+    pair_type<DoubleInt>("MPI_DOUBLE_INT"),
+    pair_type<LongInt>("MPI_LONG_INT"),
+    pair_type<TwoInt>("MPI_2INT"),
+    pair_type<ShortInt>("MPI_SHORT_INT"),
+    pair_type<LongDoubleInt>("MPI_LONG_DOUBLE_INT"),
 };
 static_assert(sizeof(kPredefined) / sizeof(kPredefined[0]) == MPI_LONG_DOUBLE_INT + 1,
               "one entry per predefined datatype handle in mpi.h");
@@ -83,13 +92,27 @@ void fill_predefined(std::vector<std::shared_ptr<TypeInfo>>& t) {
     const Predefined& p = kPredefined[h];
     auto info = std::make_shared<TypeInfo>();
     info->name = p.name;
-    info->size = p.size;
-    info->ub = info->true_ub = p.size;
+    info->ub = p.size;
     info->alignment = p.alignment;
-    info->blocks = {{0, p.size, 1, p.size, p.size, p.swap}};
+    if (p.pair_value == 0) {
+      info->size = info->true_ub = p.size;
+      info->blocks = {{0, p.size, 1, p.size, p.size, p.swap}};
+    } else {
+      // The value, then the int: one block when both are 4-byte scalars.
+      info->size = p.pair_value + sizeof(int);
+      info->true_ub = p.pair_index_at + sizeof(int);
+      const auto scalar = static_cast<std::uint32_t>(sizeof(int));
+      if (p.pair_value == scalar) {  // float or int values: 4-byte scalars, external32 too
+        info->blocks = {{0, info->size, 1, static_cast<std::int64_t>(info->size), scalar, scalar}};
+      } else {
+        info->blocks = {{0, p.pair_value, 1, p.pair_value, p.pair_value, 0},
+                        {p.pair_index_at, scalar, 1, scalar, scalar, 0}};
+      }
+    }
     info->basic = h;
     info->basic_count = 1;
-    info->predefined = info->committed = info->contiguous = true;
+    info->predefined = info->committed = true;
+    info->contiguous = info->blocks.size() == 1 && info->size == p.size;
     info->signature = h == MPI_BYTE || h == MPI_PACKED ? 0 : static_cast<std::uint16_t>(h);
     t[static_cast<std::size_t>(h)] = std::move(info);
   }

@@ -9,6 +9,7 @@
 
 #include "common/version.hpp"
 #include "core/runtime.hpp"
+#include "mpi/attributes.hpp"
 #include "mpi/comm.hpp"
 #include "mpi/datatype.hpp"
 #include "mpi/errors.hpp"
@@ -65,6 +66,12 @@ int MPI_Finalize(void) {
   Runtime& rt = Runtime::instance();
   if (!rt.initialized()) mpf::mpi::fatal_error("MPI_Finalize", MPI_ERR_OTHER, "MPI is not initialised");
   if (rt.finalized()) mpf::mpi::fatal_error("MPI_Finalize", MPI_ERR_OTHER, "MPI is already finalized");
+  // First, as if MPI_COMM_SELF were freed: its attributes' delete callbacks
+  // run while MPI is still fully usable (MPI-3.1 §8.7.1).
+  if (int rc = mpf::mpi::delete_attributes(MPI_COMM_SELF)) {
+    return mpf::mpi::comm_error("MPI_Finalize", MPI_COMM_SELF, rc,
+                                "an attribute delete callback on MPI_COMM_SELF failed with error " + std::to_string(rc));
+  }
   try {
     rt.finalize();
   } catch (const std::exception& e) {

@@ -170,10 +170,12 @@ static void test_noncommutative(MPI_Comm comm, int csize, int crank) {
   const int K = count_large / 4;
   int *in = (int *)mt_alloc((size_t)K * 4 * sizeof(int)), *out = (int *)mt_alloc((size_t)K * 4 * sizeof(int));
   for (int k = 0; k < K; ++k) matrix_of(crank, k, in + 4 * k);
-  /* Each 16-byte MPI_DOUBLE_INT element carries one matrix of 4 ints: a user
-     operation sees the elements' bytes, whatever their type. */
+  /* Each element of a contiguous type of 4 ints carries one matrix. */
+  MPI_Datatype matrix;
+  CHECK_RC(MPI_Type_contiguous(4, MPI_INT, &matrix));
+  CHECK_RC(MPI_Type_commit(&matrix));
   for (int root = 0; root < csize; root += (csize > 3 ? csize - 1 : 1)) {
-    CHECK_RC(MPI_Reduce(in, out, K, MPI_DOUBLE_INT, op, root, comm));
+    CHECK_RC(MPI_Reduce(in, out, K, matrix, op, root, comm));
     if (crank == root) {
       for (int k = 0; k < K; ++k) {
         int want[4];
@@ -189,6 +191,7 @@ static void test_noncommutative(MPI_Comm comm, int csize, int crank) {
       }
     }
   }
+  CHECK_RC(MPI_Type_free(&matrix));
   CHECK_RC(MPI_Op_free(&op));
   CHECK(op == MPI_OP_NULL, "MPI_Op_free left the handle");
   free(in);

@@ -98,22 +98,29 @@ void combine(MPI_Op op, const T* a, const T* b_or_out, T* out, int n) {
 }
 
 // MINLOC/MAXLOC on (value, index) pairs: the better value, and on a tie the
-// smaller index (MPI 3.1 §5.9.4).
+// smaller index (MPI 3.1 §5.9.4). Reductions combine data as it travels,
+// packed: each pair is its value then its int, with no gap (MPI_DOUBLE_INT
+// is 12 bytes there, 16 in a C struct), at any alignment.
 template <class V>
-struct Pair {
-  V value;
-  int index;
-};
-
-template <class V>
-void combine_pair(MPI_Op op, const Pair<V>* a, const Pair<V>* b, Pair<V>* out, int n) {
-  for (int i = 0; i < n; ++i) {
-    if (op == MPI_REPLACE) {
-      out[i] = a[i];
-      continue;
-    }
-    const bool better = op == MPI_MAXLOC ? a[i].value > b[i].value : a[i].value < b[i].value;
-    out[i] = better || (a[i].value == b[i].value && a[i].index < b[i].index) ? a[i] : b[i];
+void run_pair(MPI_Op op, const void* a, const void* b, void* out, int n) {
+  constexpr std::size_t kElement = sizeof(V) + sizeof(int);
+  if (op != MPI_MAXLOC && op != MPI_MINLOC && op != MPI_REPLACE) {  // MPI_NO_OP
+    if (out != b) std::memmove(out, b, static_cast<std::size_t>(n) * kElement);
+    return;
+  }
+  const auto* x = static_cast<const std::byte*>(a);
+  const auto* y = static_cast<const std::byte*>(b);
+  auto* z = static_cast<std::byte*>(out);
+  for (std::size_t at = 0; at < static_cast<std::size_t>(n) * kElement; at += kElement) {
+    V xv, yv;
+    int xi, yi;
+    std::memcpy(&xv, x + at, sizeof(V));
+    std::memcpy(&xi, x + at + sizeof(V), sizeof(int));
+    std::memcpy(&yv, y + at, sizeof(V));
+    std::memcpy(&yi, y + at + sizeof(V), sizeof(int));
+    const bool better = op == MPI_MAXLOC ? xv > yv : xv < yv;
+    const bool take_x = op == MPI_REPLACE || better || (xv == yv && xi < yi);
+    std::memmove(z + at, (take_x ? x : y) + at, kElement);
   }
 }
 
@@ -154,17 +161,6 @@ void run(MPI_Op op, const void* a, const void* b, void* out, int n) {
     } else {
       combine<T, false>(op, x, y, z, m);
     }
-  });
-}
-
-template <class V>
-void run_pair(MPI_Op op, const void* a, const void* b, void* out, int n) {
-  if (op != MPI_MAXLOC && op != MPI_MINLOC && op != MPI_REPLACE) {  // MPI_NO_OP
-    if (out != b) std::memmove(out, b, static_cast<std::size_t>(n) * sizeof(Pair<V>));
-    return;
-  }
-  on_aligned<Pair<V>>(a, b, out, n, [op](const Pair<V>* x, const Pair<V>* y, Pair<V>* z, int m) {
-    combine_pair(op, x, y, z, m);
   });
 }
 
@@ -238,9 +234,49 @@ void apply_op(MPI_Op op, const void* in, void* inout, int count, MPI_Datatype da
   apply_op_into(op, in, inout, inout, count, datatype);
 }
 
+namespace {
+
+// Bytes that `count` elements of `t` span from their lowest data byte, and
+// where the first element starts within them.
+struct Span {
+  std::size_t bytes;
+  std::int64_t origin;
+};
+Span span_of(const TypeInfo& t, int count) {
+  const std::int64_t last = static_cast<std::int64_t>(count - 1) * t.extent();
+  const std::int64_t lo = std::min(t.true_lb, last + t.true_lb);
+  const std::int64_t hi = std::max(t.true_ub, last + t.true_ub);
+  return {static_cast<std::size_t>(hi - lo), -lo};
+}
+
+// A user function sees its elements laid out as its datatype says, while
+// reductions carry them packed: a non-contiguous type's operands are
+// unpacked into that layout around the call, and the result packed again.
+void apply_user_unpacked(const UserOp& u, const TypeInfo& t, const void* a, const void* b, void* out, int count,
+                         MPI_Datatype datatype) {
+  const Span span = span_of(t, count);
+  std::vector<std::byte> in(span.bytes), inout(span.bytes);
+  std::byte* in_base = in.data() + span.origin;
+  std::byte* inout_base = inout.data() + span.origin;
+  const std::uint64_t bytes = static_cast<std::uint64_t>(count) * t.size;
+  unpack(t, static_cast<const std::byte*>(a), bytes, in_base);
+  unpack(t, static_cast<const std::byte*>(b), bytes, inout_base);
+  int len = count;
+  MPI_Datatype type = datatype;
+  u.function(in_base, inout_base, &len, &type);
+  pack(t, inout_base, static_cast<std::uint64_t>(count), static_cast<std::byte*>(out));
+}
+
+}  // namespace
+
 void apply_op_into(MPI_Op op, const void* a, const void* b, void* out, int count, MPI_Datatype datatype) {
   if (count == 0) return;
   if (const UserOp* u = any_user_op(op)) {
+    const TypeInfo* t = find_type(datatype);
+    if (t != nullptr && !t->contiguous) {
+      apply_user_unpacked(*u, *t, a, b, out, count, datatype);
+      return;
+    }
     // A user function combines in place only: b's values go to out first.
     if (out != b) std::memmove(out, b, static_cast<std::size_t>(count) * *datatype_size(datatype));
     int len = count;
@@ -289,11 +325,44 @@ int MPI_Op_commutative(MPI_Op op, int* commute) {
 }
 
 int MPI_Reduce_local(const void* inbuf, void* inoutbuf, int count, MPI_Datatype datatype, MPI_Op op) {
-  require_initialized("MPI_Reduce_local");
-  if (count < 0) return comm_error("MPI_Reduce_local", MPI_COMM_WORLD, MPI_ERR_COUNT, "negative count " + std::to_string(count));
-  const std::string problem = coll::op_problem(op, datatype);
-  if (!problem.empty()) return comm_error("MPI_Reduce_local", MPI_COMM_WORLD, MPI_ERR_OP, problem);
-  coll::apply_op(op, inbuf, inoutbuf, count, datatype);
+  const char* call = "MPI_Reduce_local";
+  require_initialized(call);
+  if (count < 0) return comm_error(call, MPI_COMM_WORLD, MPI_ERR_COUNT, "negative count " + std::to_string(count));
+  const TypeInfo* t = usable_type(datatype);
+  if (t == nullptr) return comm_error(call, MPI_COMM_WORLD, MPI_ERR_TYPE, datatype_problem(datatype));
+  if (const coll::UserOp* u = coll::user_op(op)) {
+    // The program's function on the program's buffers, as they are.
+    int len = count;
+    MPI_Datatype type = datatype;
+    if (count > 0) u->function(const_cast<void*>(inbuf), inoutbuf, &len, &type);
+    return MPI_SUCCESS;
+  }
+  // A predefined operation works on the basic type a derived one is made of.
+  MPI_Datatype element = datatype;
+  std::uint64_t elements = static_cast<std::uint64_t>(count);
+  if (!t->predefined) {
+    if (t->basic == MPI_DATATYPE_NULL) {
+      return comm_error(call, MPI_COMM_WORLD, MPI_ERR_TYPE,
+                        datatype_name(datatype) + " mixes several predefined types; a predefined operation needs one");
+    }
+    element = t->basic;
+    elements *= t->basic_count;
+  }
+  const std::string problem = coll::op_problem(op, element);
+  if (!problem.empty()) return comm_error(call, MPI_COMM_WORLD, MPI_ERR_OP, problem);
+  if (elements > static_cast<std::uint64_t>(INT32_MAX)) {
+    return comm_error(call, MPI_COMM_WORLD, MPI_ERR_COUNT, std::to_string(elements) + " elements are too many");
+  }
+  if (t->contiguous) {
+    coll::apply_op(op, inbuf, inoutbuf, static_cast<int>(elements), element);
+    return MPI_SUCCESS;
+  }
+  std::vector<std::byte> in, inout;
+  const std::byte* packed_in = contiguous_source(*t, inbuf, static_cast<std::uint64_t>(count), in);
+  inout.resize(static_cast<std::size_t>(count) * t->size);
+  pack(*t, inoutbuf, static_cast<std::uint64_t>(count), inout.data());
+  coll::apply_op(op, packed_in, inout.data(), static_cast<int>(elements), element);
+  unpack(*t, inout.data(), inout.size(), inoutbuf);
   return MPI_SUCCESS;
 }
 
