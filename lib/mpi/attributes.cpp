@@ -104,8 +104,8 @@ using namespace mpf::mpi;
 
 extern "C" {
 
-int MPI_Comm_create_keyval(MPI_Comm_copy_attr_function* copy_fn, MPI_Comm_delete_attr_function* delete_fn,
-                           int* keyval, void* extra_state) {
+int PMPI_Comm_create_keyval(MPI_Comm_copy_attr_function* copy_fn, MPI_Comm_delete_attr_function* delete_fn,
+                            int* keyval, void* extra_state) {
   require_initialized("MPI_Comm_create_keyval");
   if (keyval == nullptr) return comm_error("MPI_Comm_create_keyval", MPI_COMM_WORLD, MPI_ERR_ARG, "keyval is NULL");
   keyvals().push_back({copy_fn, delete_fn, extra_state, true});
@@ -113,7 +113,7 @@ int MPI_Comm_create_keyval(MPI_Comm_copy_attr_function* copy_fn, MPI_Comm_delete
   return MPI_SUCCESS;
 }
 
-int MPI_Comm_free_keyval(int* keyval) {
+int PMPI_Comm_free_keyval(int* keyval) {
   require_initialized("MPI_Comm_free_keyval");
   if (keyval == nullptr || find_keyval(*keyval) == nullptr) {
     return bad_keyval("MPI_Comm_free_keyval", MPI_COMM_WORLD, keyval == nullptr ? MPI_KEYVAL_INVALID : *keyval);
@@ -124,7 +124,7 @@ int MPI_Comm_free_keyval(int* keyval) {
   return MPI_SUCCESS;
 }
 
-int MPI_Comm_set_attr(MPI_Comm comm, int keyval, void* attribute_val) {
+int PMPI_Comm_set_attr(MPI_Comm comm, int keyval, void* attribute_val) {
   const char* call = "MPI_Comm_set_attr";
   if (int rc = check_comm(call, comm)) return rc;
   Keyval* k = find_keyval(keyval);
@@ -140,7 +140,7 @@ int MPI_Comm_set_attr(MPI_Comm comm, int keyval, void* attribute_val) {
   return MPI_SUCCESS;
 }
 
-int MPI_Comm_get_attr(MPI_Comm comm, int keyval, void* attribute_val, int* flag) {
+int PMPI_Comm_get_attr(MPI_Comm comm, int keyval, void* attribute_val, int* flag) {
   const char* call = "MPI_Comm_get_attr";
   if (int rc = check_comm(call, comm)) return rc;
   if (flag == nullptr || attribute_val == nullptr) return comm_error(call, comm, MPI_ERR_ARG, "flag or value is NULL");
@@ -158,7 +158,7 @@ int MPI_Comm_get_attr(MPI_Comm comm, int keyval, void* attribute_val, int* flag)
   return MPI_SUCCESS;
 }
 
-int MPI_Comm_delete_attr(MPI_Comm comm, int keyval) {
+int PMPI_Comm_delete_attr(MPI_Comm comm, int keyval) {
   const char* call = "MPI_Comm_delete_attr";
   if (int rc = check_comm(call, comm)) return rc;
   if (keyval < kFirstUserKeyval || static_cast<std::size_t>(keyval) >= keyvals().size()) {
@@ -180,21 +180,35 @@ int MPI_Comm_delete_attr(MPI_Comm comm, int keyval) {
 }
 
 // MPI-1 names, still used by older programs and test suites.
-int MPI_Attr_get(MPI_Comm comm, int keyval, void* attribute_val, int* flag) {
-  return MPI_Comm_get_attr(comm, keyval, attribute_val, flag);
+int PMPI_Attr_get(MPI_Comm comm, int keyval, void* attribute_val, int* flag) {
+  return PMPI_Comm_get_attr(comm, keyval, attribute_val, flag);
 }
-int MPI_Attr_put(MPI_Comm comm, int keyval, void* attribute_val) { return MPI_Comm_set_attr(comm, keyval, attribute_val); }
-int MPI_Attr_delete(MPI_Comm comm, int keyval) { return MPI_Comm_delete_attr(comm, keyval); }
+int PMPI_Attr_put(MPI_Comm comm, int keyval, void* attribute_val) { return PMPI_Comm_set_attr(comm, keyval, attribute_val); }
+int PMPI_Attr_delete(MPI_Comm comm, int keyval) { return PMPI_Comm_delete_attr(comm, keyval); }
 
-int MPI_COMM_NULL_COPY_FN(MPI_Comm, int, void*, void*, void*, int* flag) {
+int PMPI_COMM_NULL_COPY_FN(MPI_Comm, int, void*, void*, void*, int* flag) {
   *flag = 0;
   return MPI_SUCCESS;
 }
-int MPI_COMM_DUP_FN(MPI_Comm, int, void*, void* in, void* out, int* flag) {
+int PMPI_COMM_DUP_FN(MPI_Comm, int, void*, void* in, void* out, int* flag) {
   *static_cast<void**>(out) = in;
   *flag = 1;
   return MPI_SUCCESS;
 }
-int MPI_COMM_NULL_DELETE_FN(MPI_Comm, int, void*, void*) { return MPI_SUCCESS; }
+int PMPI_COMM_NULL_DELETE_FN(MPI_Comm, int, void*, void*) { return MPI_SUCCESS; }
+
+// The MPI_ names: weak aliases of the definitions above, which a profiling
+// library may replace (MPI-3.1 §14.2).
+#pragma weak MPI_Comm_create_keyval = PMPI_Comm_create_keyval
+#pragma weak MPI_Comm_free_keyval = PMPI_Comm_free_keyval
+#pragma weak MPI_Comm_set_attr = PMPI_Comm_set_attr
+#pragma weak MPI_Comm_get_attr = PMPI_Comm_get_attr
+#pragma weak MPI_Comm_delete_attr = PMPI_Comm_delete_attr
+#pragma weak MPI_Attr_get = PMPI_Attr_get
+#pragma weak MPI_Attr_put = PMPI_Attr_put
+#pragma weak MPI_Attr_delete = PMPI_Attr_delete
+#pragma weak MPI_COMM_NULL_COPY_FN = PMPI_COMM_NULL_COPY_FN
+#pragma weak MPI_COMM_DUP_FN = PMPI_COMM_DUP_FN
+#pragma weak MPI_COMM_NULL_DELETE_FN = PMPI_COMM_NULL_DELETE_FN
 
 }  // extern "C"

@@ -96,7 +96,7 @@ using namespace mpf::mpi;
 
 extern "C" {
 
-int MPI_Buffer_attach(void* buffer, int size) {
+int PMPI_Buffer_attach(void* buffer, int size) {
   require_initialized("MPI_Buffer_attach");
   if (g_buffer.base != nullptr) {
     return comm_error("MPI_Buffer_attach", MPI_COMM_WORLD, MPI_ERR_BUFFER,
@@ -111,7 +111,7 @@ int MPI_Buffer_attach(void* buffer, int size) {
   return MPI_SUCCESS;
 }
 
-int MPI_Buffer_detach(void* buffer_addr, int* size) {
+int PMPI_Buffer_detach(void* buffer_addr, int* size) {
   require_initialized("MPI_Buffer_detach");
   if (g_buffer.base == nullptr) {
     return comm_error("MPI_Buffer_detach", MPI_COMM_WORLD, MPI_ERR_BUFFER, "no buffer is attached");
@@ -128,5 +128,10 @@ int MPI_Buffer_detach(void* buffer_addr, int* size) {
   g_buffer = Attached{};
   return MPI_SUCCESS;
 }
+
+// The MPI_ names: weak aliases of the definitions above, which a profiling
+// library may replace (MPI-3.1 §14.2).
+#pragma weak MPI_Buffer_attach = PMPI_Buffer_attach
+#pragma weak MPI_Buffer_detach = PMPI_Buffer_detach
 
 }  // extern "C"

@@ -729,137 +729,137 @@ using namespace mpf::mpi;
 extern "C" {
 
 // Blocking forms.
-int MPI_Barrier(MPI_Comm comm) { return barrier_impl("MPI_Barrier", comm, nullptr); }
-int MPI_Bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm) {
+int PMPI_Barrier(MPI_Comm comm) { return barrier_impl("MPI_Barrier", comm, nullptr); }
+int PMPI_Bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm) {
   return bcast_impl("MPI_Bcast", buffer, count, datatype, root, comm, nullptr);
 }
-int MPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
-               MPI_Comm comm) {
+int PMPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
+                MPI_Comm comm) {
   return reduce_impl("MPI_Reduce", sendbuf, recvbuf, count, datatype, op, root, comm, nullptr);
 }
-int MPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
+int PMPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
   return all_reduction("MPI_Allreduce", sendbuf, recvbuf, count, datatype, op, comm, 0, nullptr);
 }
-int MPI_Scan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
+int PMPI_Scan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
   return all_reduction("MPI_Scan", sendbuf, recvbuf, count, datatype, op, comm, 1, nullptr);
 }
-int MPI_Exscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
+int PMPI_Exscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
   return all_reduction("MPI_Exscan", sendbuf, recvbuf, count, datatype, op, comm, 2, nullptr);
 }
-int MPI_Reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op,
-                             MPI_Comm comm) {
+int PMPI_Reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op,
+                              MPI_Comm comm) {
   return reduce_scatter_entry("MPI_Reduce_scatter_block", sendbuf, recvbuf, recvcount, nullptr, datatype, op, comm,
                               nullptr);
 }
-int MPI_Reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op,
-                       MPI_Comm comm) {
+int PMPI_Reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op,
+                        MPI_Comm comm) {
   if (recvcounts == nullptr) return comm_error("MPI_Reduce_scatter", comm, MPI_ERR_ARG, "receive counts array is NULL");
   return reduce_scatter_entry("MPI_Reduce_scatter", sendbuf, recvbuf, 0, recvcounts, datatype, op, comm, nullptr);
 }
-int MPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
-               MPI_Datatype recvtype, int root, MPI_Comm comm) {
+int PMPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                MPI_Datatype recvtype, int root, MPI_Comm comm) {
   return gather_entry("MPI_Gather", sendbuf, sendcount, sendtype, recvbuf, recvcount, nullptr, nullptr, recvtype, root,
                       comm, nullptr);
 }
-int MPI_Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
-                const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm) {
+int PMPI_Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
+                 const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm) {
   if (recvcounts == nullptr && comm_is_valid(comm) && comm_rank(comm) == root) {
     return comm_error("MPI_Gatherv", comm, MPI_ERR_ARG, "receive counts array is NULL");
   }
   return gather_entry("MPI_Gatherv", sendbuf, sendcount, sendtype, recvbuf, 0, recvcounts, displs, recvtype, root,
                       comm, nullptr);
 }
-int MPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
-                MPI_Datatype recvtype, int root, MPI_Comm comm) {
+int PMPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                 MPI_Datatype recvtype, int root, MPI_Comm comm) {
   return scatter_entry("MPI_Scatter", sendbuf, sendcount, nullptr, nullptr, sendtype, recvbuf, recvcount, recvtype,
                        root, comm, nullptr);
 }
-int MPI_Scatterv(const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
-                 void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
+int PMPI_Scatterv(const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
+                  void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
   if (sendcounts == nullptr && comm_is_valid(comm) && comm_rank(comm) == root) {
     return comm_error("MPI_Scatterv", comm, MPI_ERR_ARG, "send counts array is NULL");
   }
   return scatter_entry("MPI_Scatterv", sendbuf, 0, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root,
                        comm, nullptr);
 }
-int MPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
-                  MPI_Datatype recvtype, MPI_Comm comm) {
+int PMPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                   MPI_Datatype recvtype, MPI_Comm comm) {
   return allgather_entry("MPI_Allgather", sendbuf, sendcount, sendtype, recvbuf, recvcount, nullptr, nullptr, recvtype,
                          comm, nullptr);
 }
-int MPI_Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
-                   const int displs[], MPI_Datatype recvtype, MPI_Comm comm) {
+int PMPI_Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
+                    const int displs[], MPI_Datatype recvtype, MPI_Comm comm) {
   if (recvcounts == nullptr) return comm_error("MPI_Allgatherv", comm, MPI_ERR_ARG, "receive counts array is NULL");
   return allgather_entry("MPI_Allgatherv", sendbuf, sendcount, sendtype, recvbuf, 0, recvcounts, displs, recvtype,
                          comm, nullptr);
 }
-int MPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
-                 MPI_Datatype recvtype, MPI_Comm comm) {
+int PMPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                  MPI_Datatype recvtype, MPI_Comm comm) {
   return alltoall_entry("MPI_Alltoall", sendbuf, sendcount, nullptr, nullptr, sendtype, recvbuf, recvcount, nullptr,
                         nullptr, recvtype, comm, nullptr);
 }
-int MPI_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
-                  void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm) {
+int PMPI_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
+                   void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm) {
   if (recvcounts == nullptr) return null_arrays("MPI_Alltoallv", comm);
   return alltoall_entry("MPI_Alltoallv", sendbuf, 0, sendcounts, sdispls, sendtype, recvbuf, 0, recvcounts, rdispls,
                         recvtype, comm, nullptr);
 }
-int MPI_Alltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[],
-                  void* recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[],
-                  MPI_Comm comm) {
+int PMPI_Alltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[],
+                   void* recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[],
+                   MPI_Comm comm) {
   return alltoallw_entry("MPI_Alltoallw", sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
                          recvtypes, comm, nullptr);
 }
 
 // Nonblocking forms: the same operations, kept in the request.
-int MPI_Ibarrier(MPI_Comm comm, MPI_Request* request) {
+int PMPI_Ibarrier(MPI_Comm comm, MPI_Request* request) {
   if (request == nullptr) return null_request("MPI_Ibarrier", comm);
   return barrier_impl("MPI_Ibarrier", comm, request);
 }
-int MPI_Ibcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request* request) {
+int PMPI_Ibcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request* request) {
   if (request == nullptr) return null_request("MPI_Ibcast", comm);
   return bcast_impl("MPI_Ibcast", buffer, count, datatype, root, comm, request);
 }
-int MPI_Ireduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
-                MPI_Comm comm, MPI_Request* request) {
+int PMPI_Ireduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
+                 MPI_Comm comm, MPI_Request* request) {
   if (request == nullptr) return null_request("MPI_Ireduce", comm);
   return reduce_impl("MPI_Ireduce", sendbuf, recvbuf, count, datatype, op, root, comm, request);
 }
-int MPI_Iallreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
-                   MPI_Request* request) {
+int PMPI_Iallreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                    MPI_Request* request) {
   if (request == nullptr) return null_request("MPI_Iallreduce", comm);
   return all_reduction("MPI_Iallreduce", sendbuf, recvbuf, count, datatype, op, comm, 0, request);
 }
-int MPI_Iscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
-              MPI_Request* request) {
+int PMPI_Iscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+               MPI_Request* request) {
   if (request == nullptr) return null_request("MPI_Iscan", comm);
   return all_reduction("MPI_Iscan", sendbuf, recvbuf, count, datatype, op, comm, 1, request);
 }
-int MPI_Iexscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
-                MPI_Request* request) {
+int PMPI_Iexscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                 MPI_Request* request) {
   if (request == nullptr) return null_request("MPI_Iexscan", comm);
   return all_reduction("MPI_Iexscan", sendbuf, recvbuf, count, datatype, op, comm, 2, request);
 }
-int MPI_Ireduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op,
-                              MPI_Comm comm, MPI_Request* request) {
+int PMPI_Ireduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op,
+                               MPI_Comm comm, MPI_Request* request) {
   if (request == nullptr) return null_request("MPI_Ireduce_scatter_block", comm);
   return reduce_scatter_entry("MPI_Ireduce_scatter_block", sendbuf, recvbuf, recvcount, nullptr, datatype, op, comm,
                               request);
 }
-int MPI_Ireduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op,
-                        MPI_Comm comm, MPI_Request* request) {
+int PMPI_Ireduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op,
+                         MPI_Comm comm, MPI_Request* request) {
   if (request == nullptr) return null_request("MPI_Ireduce_scatter", comm);
   if (recvcounts == nullptr) return comm_error("MPI_Ireduce_scatter", comm, MPI_ERR_ARG, "receive counts array is NULL");
   return reduce_scatter_entry("MPI_Ireduce_scatter", sendbuf, recvbuf, 0, recvcounts, datatype, op, comm, request);
 }
-int MPI_Igather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
-                MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request) {
+int PMPI_Igather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                 MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request) {
   if (request == nullptr) return null_request("MPI_Igather", comm);
   return gather_entry("MPI_Igather", sendbuf, sendcount, sendtype, recvbuf, recvcount, nullptr, nullptr, recvtype, root,
                       comm, request);
 }
-int MPI_Igatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
-                 const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request) {
+int PMPI_Igatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
+                  const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request) {
   if (request == nullptr) return null_request("MPI_Igatherv", comm);
   if (recvcounts == nullptr && comm_is_valid(comm) && comm_rank(comm) == root) {
     return comm_error("MPI_Igatherv", comm, MPI_ERR_ARG, "receive counts array is NULL");
@@ -867,14 +867,14 @@ int MPI_Igatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void
   return gather_entry("MPI_Igatherv", sendbuf, sendcount, sendtype, recvbuf, 0, recvcounts, displs, recvtype, root,
                       comm, request);
 }
-int MPI_Iscatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
-                 MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request) {
+int PMPI_Iscatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                  MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request) {
   if (request == nullptr) return null_request("MPI_Iscatter", comm);
   return scatter_entry("MPI_Iscatter", sendbuf, sendcount, nullptr, nullptr, sendtype, recvbuf, recvcount, recvtype,
                        root, comm, request);
 }
-int MPI_Iscatterv(const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
-                  void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request) {
+int PMPI_Iscatterv(const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
+                   void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request) {
   if (request == nullptr) return null_request("MPI_Iscatterv", comm);
   if (sendcounts == nullptr && comm_is_valid(comm) && comm_rank(comm) == root) {
     return comm_error("MPI_Iscatterv", comm, MPI_ERR_ARG, "send counts array is NULL");
@@ -882,39 +882,76 @@ int MPI_Iscatterv(const void* sendbuf, const int sendcounts[], const int displs[
   return scatter_entry("MPI_Iscatterv", sendbuf, 0, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root,
                        comm, request);
 }
-int MPI_Iallgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
-                   MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
+int PMPI_Iallgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                    MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
   if (request == nullptr) return null_request("MPI_Iallgather", comm);
   return allgather_entry("MPI_Iallgather", sendbuf, sendcount, sendtype, recvbuf, recvcount, nullptr, nullptr, recvtype,
                          comm, request);
 }
-int MPI_Iallgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
-                    const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
+int PMPI_Iallgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
+                     const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
   if (request == nullptr) return null_request("MPI_Iallgatherv", comm);
   if (recvcounts == nullptr) return comm_error("MPI_Iallgatherv", comm, MPI_ERR_ARG, "receive counts array is NULL");
   return allgather_entry("MPI_Iallgatherv", sendbuf, sendcount, sendtype, recvbuf, 0, recvcounts, displs, recvtype,
                          comm, request);
 }
-int MPI_Ialltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
-                  MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
+int PMPI_Ialltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                   MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
   if (request == nullptr) return null_request("MPI_Ialltoall", comm);
   return alltoall_entry("MPI_Ialltoall", sendbuf, sendcount, nullptr, nullptr, sendtype, recvbuf, recvcount, nullptr,
                         nullptr, recvtype, comm, request);
 }
-int MPI_Ialltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
-                   void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
-                   MPI_Request* request) {
+int PMPI_Ialltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
+                    void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
+                    MPI_Request* request) {
   if (request == nullptr) return null_request("MPI_Ialltoallv", comm);
   if (recvcounts == nullptr) return null_arrays("MPI_Ialltoallv", comm);
   return alltoall_entry("MPI_Ialltoallv", sendbuf, 0, sendcounts, sdispls, sendtype, recvbuf, 0, recvcounts, rdispls,
                         recvtype, comm, request);
 }
-int MPI_Ialltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[],
-                   void* recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[],
-                   MPI_Comm comm, MPI_Request* request) {
+int PMPI_Ialltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[],
+                    void* recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[],
+                    MPI_Comm comm, MPI_Request* request) {
   if (request == nullptr) return null_request("MPI_Ialltoallw", comm);
   return alltoallw_entry("MPI_Ialltoallw", sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
                          recvtypes, comm, request);
 }
+
+// The MPI_ names: weak aliases of the definitions above, which a profiling
+// library may replace (MPI-3.1 §14.2).
+#pragma weak MPI_Barrier = PMPI_Barrier
+#pragma weak MPI_Bcast = PMPI_Bcast
+#pragma weak MPI_Reduce = PMPI_Reduce
+#pragma weak MPI_Allreduce = PMPI_Allreduce
+#pragma weak MPI_Scan = PMPI_Scan
+#pragma weak MPI_Exscan = PMPI_Exscan
+#pragma weak MPI_Reduce_scatter_block = PMPI_Reduce_scatter_block
+#pragma weak MPI_Reduce_scatter = PMPI_Reduce_scatter
+#pragma weak MPI_Gather = PMPI_Gather
+#pragma weak MPI_Gatherv = PMPI_Gatherv
+#pragma weak MPI_Scatter = PMPI_Scatter
+#pragma weak MPI_Scatterv = PMPI_Scatterv
+#pragma weak MPI_Allgather = PMPI_Allgather
+#pragma weak MPI_Allgatherv = PMPI_Allgatherv
+#pragma weak MPI_Alltoall = PMPI_Alltoall
+#pragma weak MPI_Alltoallv = PMPI_Alltoallv
+#pragma weak MPI_Alltoallw = PMPI_Alltoallw
+#pragma weak MPI_Ibarrier = PMPI_Ibarrier
+#pragma weak MPI_Ibcast = PMPI_Ibcast
+#pragma weak MPI_Ireduce = PMPI_Ireduce
+#pragma weak MPI_Iallreduce = PMPI_Iallreduce
+#pragma weak MPI_Iscan = PMPI_Iscan
+#pragma weak MPI_Iexscan = PMPI_Iexscan
+#pragma weak MPI_Ireduce_scatter_block = PMPI_Ireduce_scatter_block
+#pragma weak MPI_Ireduce_scatter = PMPI_Ireduce_scatter
+#pragma weak MPI_Igather = PMPI_Igather
+#pragma weak MPI_Igatherv = PMPI_Igatherv
+#pragma weak MPI_Iscatter = PMPI_Iscatter
+#pragma weak MPI_Iscatterv = PMPI_Iscatterv
+#pragma weak MPI_Iallgather = PMPI_Iallgather
+#pragma weak MPI_Iallgatherv = PMPI_Iallgatherv
+#pragma weak MPI_Ialltoall = PMPI_Ialltoall
+#pragma weak MPI_Ialltoallv = PMPI_Ialltoallv
+#pragma weak MPI_Ialltoallw = PMPI_Ialltoallw
 
 }  // extern "C"

@@ -197,27 +197,27 @@ using namespace mpf::mpi;
 
 extern "C" {
 
-int MPI_Comm_rank(MPI_Comm comm, int* rank) {
+int PMPI_Comm_rank(MPI_Comm comm, int* rank) {
   if (int rc = check_comm("MPI_Comm_rank", comm)) return rc;
   if (rank == nullptr) return comm_error("MPI_Comm_rank", comm, MPI_ERR_ARG, "rank argument is NULL");
   *rank = comm_rank(comm);
   return MPI_SUCCESS;
 }
 
-int MPI_Comm_size(MPI_Comm comm, int* size) {
+int PMPI_Comm_size(MPI_Comm comm, int* size) {
   if (int rc = check_comm("MPI_Comm_size", comm)) return rc;
   if (size == nullptr) return comm_error("MPI_Comm_size", comm, MPI_ERR_ARG, "size argument is NULL");
   *size = comm_size(comm);
   return MPI_SUCCESS;
 }
 
-int MPI_Comm_test_inter(MPI_Comm comm, int* flag) {
+int PMPI_Comm_test_inter(MPI_Comm comm, int* flag) {
   if (int rc = check_comm("MPI_Comm_test_inter", comm)) return rc;
   *flag = 0;  // intercommunicators are not provided
   return MPI_SUCCESS;
 }
 
-int MPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm) {
+int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm) {
   const char* call = "MPI_Comm_dup";
   if (int rc = check_comm(call, comm)) return rc;
   if (newcomm == nullptr) return comm_error(call, comm, MPI_ERR_ARG, "newcomm argument is NULL");
@@ -227,16 +227,16 @@ int MPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm) {
   c.cart = comm_of(comm).cart;
   if (int rc = copy_attributes(comm, *newcomm)) {
     MPI_Comm doomed = *newcomm;
-    MPI_Comm_free(&doomed);
+    PMPI_Comm_free(&doomed);
     *newcomm = MPI_COMM_NULL;
     return comm_error(call, comm, rc, "an attribute copy callback failed with error " + std::to_string(rc));
   }
   return MPI_SUCCESS;
 }
 
-int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info, MPI_Comm* newcomm) { return MPI_Comm_dup(comm, newcomm); }
+int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info, MPI_Comm* newcomm) { return PMPI_Comm_dup(comm, newcomm); }
 
-int MPI_Comm_idup(MPI_Comm comm, MPI_Comm* newcomm, MPI_Request* request) {
+int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm* newcomm, MPI_Request* request) {
   const char* call = "MPI_Comm_idup";
   if (int rc = check_comm(call, comm)) return rc;
   if (newcomm == nullptr) return comm_error(call, comm, MPI_ERR_ARG, "newcomm argument is NULL");
@@ -251,7 +251,7 @@ int MPI_Comm_idup(MPI_Comm comm, MPI_Comm* newcomm, MPI_Request* request) {
   return coll::launch(call, comm, -1, idup_op(parent, key, comm, share_comm(handle), handle), request);
 }
 
-int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newcomm) {
+int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newcomm) {
   const char* call = "MPI_Comm_split";
   if (int rc = check_comm(call, comm)) return rc;
   if (newcomm == nullptr) return comm_error(call, comm, MPI_ERR_ARG, "newcomm argument is NULL");
@@ -281,7 +281,7 @@ int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newcomm) {
   return create_from(call, comm, members, newcomm);
 }
 
-int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info, MPI_Comm* newcomm) {
+int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info, MPI_Comm* newcomm) {
   if (int rc = check_comm("MPI_Comm_split_type", comm)) return rc;
   if (split_type != MPI_COMM_TYPE_SHARED && split_type != MPI_UNDEFINED) {
     return comm_error("MPI_Comm_split_type", comm, MPI_ERR_ARG,
@@ -289,10 +289,10 @@ int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info, MPI_Co
                           " (use MPI_COMM_TYPE_SHARED or MPI_UNDEFINED)");
   }
   // Every rank of a job shares this node's memory (one node per job today).
-  return MPI_Comm_split(comm, split_type == MPI_UNDEFINED ? MPI_UNDEFINED : 0, key, newcomm);
+  return PMPI_Comm_split(comm, split_type == MPI_UNDEFINED ? MPI_UNDEFINED : 0, key, newcomm);
 }
 
-int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* newcomm) {
+int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* newcomm) {
   const char* call = "MPI_Comm_create";
   if (int rc = check_comm(call, comm)) return rc;
   const Group* g = find_group(group);
@@ -308,7 +308,7 @@ int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* newcomm) {
   return create_from(call, comm, *g, newcomm);
 }
 
-int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm* newcomm) {
+int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm* newcomm) {
   const char* call = "MPI_Comm_create_group";
   if (int rc = check_comm(call, comm)) return rc;
   const Group* g = find_group(group);
@@ -350,7 +350,7 @@ int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm* new
   return MPI_SUCCESS;
 }
 
-int MPI_Comm_free(MPI_Comm* comm) {
+int PMPI_Comm_free(MPI_Comm* comm) {
   const char* call = "MPI_Comm_free";
   require_initialized(call);
   if (comm == nullptr || !comm_is_valid(*comm)) {
@@ -368,9 +368,9 @@ int MPI_Comm_free(MPI_Comm* comm) {
   return MPI_SUCCESS;
 }
 
-int MPI_Comm_disconnect(MPI_Comm* comm) { return MPI_Comm_free(comm); }
+int PMPI_Comm_disconnect(MPI_Comm* comm) { return PMPI_Comm_free(comm); }
 
-int MPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int* result) {
+int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int* result) {
   const char* call = "MPI_Comm_compare";
   if (int rc = check_comm(call, comm1)) return rc;
   if (int rc = check_comm(call, comm2)) return rc;
@@ -389,14 +389,14 @@ int MPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int* result) {
   return MPI_SUCCESS;
 }
 
-int MPI_Comm_set_name(MPI_Comm comm, const char* name) {
+int PMPI_Comm_set_name(MPI_Comm comm, const char* name) {
   if (int rc = check_comm("MPI_Comm_set_name", comm)) return rc;
   if (name == nullptr) return comm_error("MPI_Comm_set_name", comm, MPI_ERR_ARG, "name is NULL");
   comm_of(comm).name.assign(name, strnlen(name, MPI_MAX_OBJECT_NAME - 1));
   return MPI_SUCCESS;
 }
 
-int MPI_Comm_get_name(MPI_Comm comm, char* name, int* resultlen) {
+int PMPI_Comm_get_name(MPI_Comm comm, char* name, int* resultlen) {
   if (int rc = check_comm("MPI_Comm_get_name", comm)) return rc;
   if (name == nullptr || resultlen == nullptr) {
     return comm_error("MPI_Comm_get_name", comm, MPI_ERR_ARG, "name or resultlen is NULL");
@@ -406,5 +406,23 @@ int MPI_Comm_get_name(MPI_Comm comm, char* name, int* resultlen) {
   *resultlen = static_cast<int>(text.size());
   return MPI_SUCCESS;
 }
+
+// The MPI_ names: weak aliases of the definitions above, which a profiling
+// library may replace (MPI-3.1 §14.2).
+#pragma weak MPI_Comm_rank = PMPI_Comm_rank
+#pragma weak MPI_Comm_size = PMPI_Comm_size
+#pragma weak MPI_Comm_test_inter = PMPI_Comm_test_inter
+#pragma weak MPI_Comm_dup = PMPI_Comm_dup
+#pragma weak MPI_Comm_dup_with_info = PMPI_Comm_dup_with_info
+#pragma weak MPI_Comm_idup = PMPI_Comm_idup
+#pragma weak MPI_Comm_split = PMPI_Comm_split
+#pragma weak MPI_Comm_split_type = PMPI_Comm_split_type
+#pragma weak MPI_Comm_create = PMPI_Comm_create
+#pragma weak MPI_Comm_create_group = PMPI_Comm_create_group
+#pragma weak MPI_Comm_free = PMPI_Comm_free
+#pragma weak MPI_Comm_disconnect = PMPI_Comm_disconnect
+#pragma weak MPI_Comm_compare = PMPI_Comm_compare
+#pragma weak MPI_Comm_set_name = PMPI_Comm_set_name
+#pragma weak MPI_Comm_get_name = PMPI_Comm_get_name
 
 }  // extern "C"

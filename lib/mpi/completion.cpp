@@ -197,7 +197,7 @@ using namespace mpf::mpi;
 
 extern "C" {
 
-int MPI_Wait(MPI_Request* request, MPI_Status* status) {
+int PMPI_Wait(MPI_Request* request, MPI_Status* status) {
   require_initialized("MPI_Wait");
   if (request == nullptr) return comm_error("MPI_Wait", MPI_COMM_WORLD, MPI_ERR_REQUEST, "request argument is NULL");
   if (int rc = check_handles("MPI_Wait", 1, request)) return rc;
@@ -209,7 +209,7 @@ int MPI_Wait(MPI_Request* request, MPI_Status* status) {
   return finish_request(request, status, "MPI_Wait", false);
 }
 
-int MPI_Test(MPI_Request* request, int* flag, MPI_Status* status) {
+int PMPI_Test(MPI_Request* request, int* flag, MPI_Status* status) {
   require_initialized("MPI_Test");
   if (request == nullptr) return comm_error("MPI_Test", MPI_COMM_WORLD, MPI_ERR_REQUEST, "request argument is NULL");
   if (int rc = check_handles("MPI_Test", 1, request)) return rc;
@@ -220,7 +220,7 @@ int MPI_Test(MPI_Request* request, int* flag, MPI_Status* status) {
   return finish_request(request, status, "MPI_Test", false);
 }
 
-int MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[]) {
+int PMPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[]) {
   require_initialized("MPI_Waitall");
   if (int rc = check_handles("MPI_Waitall", count, array_of_requests)) return rc;
   // Requests never go back from done to not done, so the scan resumes where
@@ -237,7 +237,7 @@ int MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_
   return finish_all("MPI_Waitall", count, array_of_requests, array_of_statuses);
 }
 
-int MPI_Testall(int count, MPI_Request array_of_requests[], int* flag, MPI_Status array_of_statuses[]) {
+int PMPI_Testall(int count, MPI_Request array_of_requests[], int* flag, MPI_Status array_of_statuses[]) {
   require_initialized("MPI_Testall");
   if (int rc = check_handles("MPI_Testall", count, array_of_requests)) return rc;
   engine().progress();
@@ -252,7 +252,7 @@ int MPI_Testall(int count, MPI_Request array_of_requests[], int* flag, MPI_Statu
   return finish_all("MPI_Testall", count, array_of_requests, array_of_statuses);
 }
 
-int MPI_Waitany(int count, MPI_Request array_of_requests[], int* index, MPI_Status* status) {
+int PMPI_Waitany(int count, MPI_Request array_of_requests[], int* index, MPI_Status* status) {
   require_initialized("MPI_Waitany");
   if (int rc = check_handles("MPI_Waitany", count, array_of_requests)) return rc;
   int any_pending = -1;
@@ -280,7 +280,7 @@ int MPI_Waitany(int count, MPI_Request array_of_requests[], int* index, MPI_Stat
   return finish_request(&array_of_requests[found], status, "MPI_Waitany", false);
 }
 
-int MPI_Testany(int count, MPI_Request array_of_requests[], int* index, int* flag, MPI_Status* status) {
+int PMPI_Testany(int count, MPI_Request array_of_requests[], int* index, int* flag, MPI_Status* status) {
   require_initialized("MPI_Testany");
   if (int rc = check_handles("MPI_Testany", count, array_of_requests)) return rc;
   engine().progress();
@@ -302,8 +302,8 @@ int MPI_Testany(int count, MPI_Request array_of_requests[], int* index, int* fla
   return MPI_SUCCESS;
 }
 
-int MPI_Waitsome(int incount, MPI_Request array_of_requests[], int* outcount, int array_of_indices[],
-                 MPI_Status array_of_statuses[]) {
+int PMPI_Waitsome(int incount, MPI_Request array_of_requests[], int* outcount, int array_of_indices[],
+                  MPI_Status array_of_statuses[]) {
   require_initialized("MPI_Waitsome");
   if (int rc = check_handles("MPI_Waitsome", incount, array_of_requests)) return rc;
   int any_pending = -1;
@@ -321,11 +321,11 @@ int MPI_Waitsome(int incount, MPI_Request array_of_requests[], int* outcount, in
     return false;
   };
   engine().wait_until(some_done, blocked_on("MPI_Waitsome", array_of_requests[any_pending]));
-  return MPI_Testsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
+  return PMPI_Testsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
 }
 
-int MPI_Testsome(int incount, MPI_Request array_of_requests[], int* outcount, int array_of_indices[],
-                 MPI_Status array_of_statuses[]) {
+int PMPI_Testsome(int incount, MPI_Request array_of_requests[], int* outcount, int array_of_indices[],
+                  MPI_Status array_of_statuses[]) {
   require_initialized("MPI_Testsome");
   if (int rc = check_handles("MPI_Testsome", incount, array_of_requests)) return rc;
   engine().progress();
@@ -346,7 +346,7 @@ int MPI_Testsome(int incount, MPI_Request array_of_requests[], int* outcount, in
   return rc;
 }
 
-int MPI_Request_get_status(MPI_Request request, int* flag, MPI_Status* status) {
+int PMPI_Request_get_status(MPI_Request request, int* flag, MPI_Status* status) {
   require_initialized("MPI_Request_get_status");
   if (int rc = check_handles("MPI_Request_get_status", 1, &request)) return rc;
   engine().progress();
@@ -365,7 +365,7 @@ int MPI_Request_get_status(MPI_Request request, int* flag, MPI_Status* status) {
   return MPI_SUCCESS;
 }
 
-int MPI_Get_count(const MPI_Status* status, MPI_Datatype datatype, int* count) {
+int PMPI_Get_count(const MPI_Status* status, MPI_Datatype datatype, int* count) {
   const std::string problem = datatype_problem(datatype);
   if (!problem.empty()) return comm_error("MPI_Get_count", MPI_COMM_WORLD, MPI_ERR_TYPE, problem);
   const auto size = datatype_size(datatype);
@@ -378,18 +378,33 @@ int MPI_Get_count(const MPI_Status* status, MPI_Datatype datatype, int* count) {
   return MPI_SUCCESS;
 }
 
-int MPI_Get_elements(const MPI_Status* status, MPI_Datatype datatype, int* count) {
+int PMPI_Get_elements(const MPI_Status* status, MPI_Datatype datatype, int* count) {
   const std::string problem = datatype_problem(datatype);
   if (!problem.empty()) return comm_error("MPI_Get_elements", MPI_COMM_WORLD, MPI_ERR_TYPE, problem);
   *count = static_cast<int>(basic_elements(*find_type(datatype), static_cast<std::uint64_t>(status->mpf_bytes)));
   return MPI_SUCCESS;
 }
 
-int MPI_Get_elements_x(const MPI_Status* status, MPI_Datatype datatype, MPI_Count* count) {
+int PMPI_Get_elements_x(const MPI_Status* status, MPI_Datatype datatype, MPI_Count* count) {
   const std::string problem = datatype_problem(datatype);
   if (!problem.empty()) return comm_error("MPI_Get_elements_x", MPI_COMM_WORLD, MPI_ERR_TYPE, problem);
   *count = static_cast<MPI_Count>(basic_elements(*find_type(datatype), static_cast<std::uint64_t>(status->mpf_bytes)));
   return MPI_SUCCESS;
 }
+
+// The MPI_ names: weak aliases of the definitions above, which a profiling
+// library may replace (MPI-3.1 §14.2).
+#pragma weak MPI_Wait = PMPI_Wait
+#pragma weak MPI_Test = PMPI_Test
+#pragma weak MPI_Waitall = PMPI_Waitall
+#pragma weak MPI_Testall = PMPI_Testall
+#pragma weak MPI_Waitany = PMPI_Waitany
+#pragma weak MPI_Testany = PMPI_Testany
+#pragma weak MPI_Waitsome = PMPI_Waitsome
+#pragma weak MPI_Testsome = PMPI_Testsome
+#pragma weak MPI_Request_get_status = PMPI_Request_get_status
+#pragma weak MPI_Get_count = PMPI_Get_count
+#pragma weak MPI_Get_elements = PMPI_Get_elements
+#pragma weak MPI_Get_elements_x = PMPI_Get_elements_x
 
 }  // extern "C"

@@ -175,7 +175,7 @@ using namespace mpf::mpi;
 
 extern "C" {
 
-int MPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype* newtype) {
+int PMPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype* newtype) {
   const char* call = "MPI_Type_contiguous";
   require_initialized(call);
   const TypeInfo* old = nullptr;
@@ -200,38 +200,38 @@ static int vector_impl(const char* call, int count, int blocklength, std::int64_
   return MPI_SUCCESS;
 }
 
-int MPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype, MPI_Datatype* newtype) {
+int PMPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype, MPI_Datatype* newtype) {
   return vector_impl("MPI_Type_vector", count, blocklength, stride, true, oldtype, newtype);
 }
 
-int MPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype, MPI_Datatype* newtype) {
+int PMPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype, MPI_Datatype* newtype) {
   return vector_impl("MPI_Type_create_hvector", count, blocklength, stride, false, oldtype, newtype);
 }
 
-int MPI_Type_indexed(int count, const int blocklengths[], const int displacements[], MPI_Datatype oldtype,
-                     MPI_Datatype* newtype) {
+int PMPI_Type_indexed(int count, const int blocklengths[], const int displacements[], MPI_Datatype oldtype,
+                      MPI_Datatype* newtype) {
   return indexed("MPI_Type_indexed", count, blocklengths, nullptr, displacements, -1, oldtype, newtype);
 }
 
-int MPI_Type_create_hindexed(int count, const int blocklengths[], const MPI_Aint displacements[],
-                             MPI_Datatype oldtype, MPI_Datatype* newtype) {
+int PMPI_Type_create_hindexed(int count, const int blocklengths[], const MPI_Aint displacements[],
+                              MPI_Datatype oldtype, MPI_Datatype* newtype) {
   return indexed("MPI_Type_create_hindexed", count, blocklengths, displacements, nullptr, -1, oldtype, newtype);
 }
 
-int MPI_Type_create_indexed_block(int count, int blocklength, const int displacements[], MPI_Datatype oldtype,
-                                  MPI_Datatype* newtype) {
+int PMPI_Type_create_indexed_block(int count, int blocklength, const int displacements[], MPI_Datatype oldtype,
+                                   MPI_Datatype* newtype) {
   if (blocklength < 0) return type_error("MPI_Type_create_indexed_block", MPI_ERR_ARG, "negative block length " + std::to_string(blocklength));
   return indexed("MPI_Type_create_indexed_block", count, nullptr, nullptr, displacements, blocklength, oldtype, newtype);
 }
 
-int MPI_Type_create_hindexed_block(int count, int blocklength, const MPI_Aint displacements[], MPI_Datatype oldtype,
-                                   MPI_Datatype* newtype) {
+int PMPI_Type_create_hindexed_block(int count, int blocklength, const MPI_Aint displacements[], MPI_Datatype oldtype,
+                                    MPI_Datatype* newtype) {
   if (blocklength < 0) return type_error("MPI_Type_create_hindexed_block", MPI_ERR_ARG, "negative block length " + std::to_string(blocklength));
   return indexed("MPI_Type_create_hindexed_block", count, nullptr, displacements, nullptr, blocklength, oldtype, newtype);
 }
 
-int MPI_Type_create_struct(int count, const int blocklengths[], const MPI_Aint displacements[],
-                           const MPI_Datatype types[], MPI_Datatype* newtype) {
+int PMPI_Type_create_struct(int count, const int blocklengths[], const MPI_Aint displacements[],
+                            const MPI_Datatype types[], MPI_Datatype* newtype) {
   const char* call = "MPI_Type_create_struct";
   require_initialized(call);
   if (int rc = check_count(call, count)) return rc;
@@ -250,7 +250,7 @@ int MPI_Type_create_struct(int count, const int blocklengths[], const MPI_Aint d
   return MPI_SUCCESS;
 }
 
-int MPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent, MPI_Datatype* newtype) {
+int PMPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent, MPI_Datatype* newtype) {
   const char* call = "MPI_Type_create_resized";
   require_initialized(call);
   const TypeInfo* old = nullptr;
@@ -267,8 +267,8 @@ int MPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent, 
   return MPI_SUCCESS;
 }
 
-int MPI_Type_create_subarray(int ndims, const int sizes[], const int subsizes[], const int starts[], int order,
-                             MPI_Datatype oldtype, MPI_Datatype* newtype) {
+int PMPI_Type_create_subarray(int ndims, const int sizes[], const int subsizes[], const int starts[], int order,
+                              MPI_Datatype oldtype, MPI_Datatype* newtype) {
   const char* call = "MPI_Type_create_subarray";
   require_initialized(call);
   const TypeInfo* old = nullptr;
@@ -311,7 +311,7 @@ int MPI_Type_create_subarray(int ndims, const int sizes[], const int subsizes[],
   return MPI_SUCCESS;
 }
 
-int MPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype* newtype) {
+int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype* newtype) {
   const TypeInfo* old = nullptr;
   if (int rc = old_type("MPI_Type_dup", oldtype, &old)) return rc;
   if (int rc = check_out("MPI_Type_dup", newtype)) return rc;
@@ -321,7 +321,7 @@ int MPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype* newtype) {
   return MPI_SUCCESS;
 }
 
-int MPI_Type_commit(MPI_Datatype* datatype) {
+int PMPI_Type_commit(MPI_Datatype* datatype) {
   if (datatype == nullptr || find_type(*datatype) == nullptr) {
     return type_error("MPI_Type_commit", MPI_ERR_TYPE,
                       "invalid datatype " + datatype_name(datatype == nullptr ? MPI_DATATYPE_NULL : *datatype));
@@ -330,7 +330,7 @@ int MPI_Type_commit(MPI_Datatype* datatype) {
   return MPI_SUCCESS;
 }
 
-int MPI_Type_free(MPI_Datatype* datatype) {
+int PMPI_Type_free(MPI_Datatype* datatype) {
   if (datatype == nullptr || find_type(*datatype) == nullptr) {
     return type_error("MPI_Type_free", MPI_ERR_TYPE,
                       "invalid datatype " + datatype_name(datatype == nullptr ? MPI_DATATYPE_NULL : *datatype));
@@ -356,21 +356,21 @@ static int query(const char* call, MPI_Datatype datatype, const TypeInfo** t) {
   return MPI_SUCCESS;
 }
 
-int MPI_Type_size(MPI_Datatype datatype, int* size) {
+int PMPI_Type_size(MPI_Datatype datatype, int* size) {
   const TypeInfo* t = nullptr;
   if (int rc = query("MPI_Type_size", datatype, &t)) return rc;
   *size = t->size > static_cast<std::uint64_t>(INT32_MAX) ? MPI_UNDEFINED : static_cast<int>(t->size);
   return MPI_SUCCESS;
 }
 
-int MPI_Type_size_x(MPI_Datatype datatype, MPI_Count* size) {
+int PMPI_Type_size_x(MPI_Datatype datatype, MPI_Count* size) {
   const TypeInfo* t = nullptr;
   if (int rc = query("MPI_Type_size_x", datatype, &t)) return rc;
   *size = static_cast<MPI_Count>(t->size);
   return MPI_SUCCESS;
 }
 
-int MPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint* lb, MPI_Aint* extent) {
+int PMPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint* lb, MPI_Aint* extent) {
   const TypeInfo* t = nullptr;
   if (int rc = query("MPI_Type_get_extent", datatype, &t)) return rc;
   *lb = t->lb;
@@ -378,7 +378,7 @@ int MPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint* lb, MPI_Aint* extent) {
   return MPI_SUCCESS;
 }
 
-int MPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count* lb, MPI_Count* extent) {
+int PMPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count* lb, MPI_Count* extent) {
   const TypeInfo* t = nullptr;
   if (int rc = query("MPI_Type_get_extent_x", datatype, &t)) return rc;
   *lb = t->lb;
@@ -386,7 +386,7 @@ int MPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count* lb, MPI_Count* exten
   return MPI_SUCCESS;
 }
 
-int MPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint* true_lb, MPI_Aint* true_extent) {
+int PMPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint* true_lb, MPI_Aint* true_extent) {
   const TypeInfo* t = nullptr;
   if (int rc = query("MPI_Type_get_true_extent", datatype, &t)) return rc;
   *true_lb = t->true_lb;
@@ -394,7 +394,7 @@ int MPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint* true_lb, MPI_Aint*
   return MPI_SUCCESS;
 }
 
-int MPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count* true_lb, MPI_Count* true_extent) {
+int PMPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count* true_lb, MPI_Count* true_extent) {
   const TypeInfo* t = nullptr;
   if (int rc = query("MPI_Type_get_true_extent_x", datatype, &t)) return rc;
   *true_lb = t->true_lb;
@@ -402,7 +402,7 @@ int MPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count* true_lb, MPI_Co
   return MPI_SUCCESS;
 }
 
-int MPI_Type_set_name(MPI_Datatype datatype, const char* name) {
+int PMPI_Type_set_name(MPI_Datatype datatype, const char* name) {
   const TypeInfo* t = nullptr;
   if (int rc = query("MPI_Type_set_name", datatype, &t)) return rc;
   if (name == nullptr) return type_error("MPI_Type_set_name", MPI_ERR_ARG, "name is NULL");
@@ -410,7 +410,7 @@ int MPI_Type_set_name(MPI_Datatype datatype, const char* name) {
   return MPI_SUCCESS;
 }
 
-int MPI_Type_get_name(MPI_Datatype datatype, char* name, int* resultlen) {
+int PMPI_Type_get_name(MPI_Datatype datatype, char* name, int* resultlen) {
   const TypeInfo* t = nullptr;
   if (int rc = query("MPI_Type_get_name", datatype, &t)) return rc;
   std::memcpy(name, t->name.c_str(), t->name.size() + 1);
@@ -418,12 +418,39 @@ int MPI_Type_get_name(MPI_Datatype datatype, char* name, int* resultlen) {
   return MPI_SUCCESS;
 }
 
-int MPI_Get_address(const void* location, MPI_Aint* address) {
+int PMPI_Get_address(const void* location, MPI_Aint* address) {
   *address = reinterpret_cast<MPI_Aint>(location);
   return MPI_SUCCESS;
 }
 
-MPI_Aint MPI_Aint_add(MPI_Aint base, MPI_Aint disp) { return base + disp; }
-MPI_Aint MPI_Aint_diff(MPI_Aint addr1, MPI_Aint addr2) { return addr1 - addr2; }
+MPI_Aint PMPI_Aint_add(MPI_Aint base, MPI_Aint disp) { return base + disp; }
+MPI_Aint PMPI_Aint_diff(MPI_Aint addr1, MPI_Aint addr2) { return addr1 - addr2; }
+
+// The MPI_ names: weak aliases of the definitions above, which a profiling
+// library may replace (MPI-3.1 §14.2).
+#pragma weak MPI_Type_contiguous = PMPI_Type_contiguous
+#pragma weak MPI_Type_vector = PMPI_Type_vector
+#pragma weak MPI_Type_create_hvector = PMPI_Type_create_hvector
+#pragma weak MPI_Type_indexed = PMPI_Type_indexed
+#pragma weak MPI_Type_create_hindexed = PMPI_Type_create_hindexed
+#pragma weak MPI_Type_create_indexed_block = PMPI_Type_create_indexed_block
+#pragma weak MPI_Type_create_hindexed_block = PMPI_Type_create_hindexed_block
+#pragma weak MPI_Type_create_struct = PMPI_Type_create_struct
+#pragma weak MPI_Type_create_resized = PMPI_Type_create_resized
+#pragma weak MPI_Type_create_subarray = PMPI_Type_create_subarray
+#pragma weak MPI_Type_dup = PMPI_Type_dup
+#pragma weak MPI_Type_commit = PMPI_Type_commit
+#pragma weak MPI_Type_free = PMPI_Type_free
+#pragma weak MPI_Type_size = PMPI_Type_size
+#pragma weak MPI_Type_size_x = PMPI_Type_size_x
+#pragma weak MPI_Type_get_extent = PMPI_Type_get_extent
+#pragma weak MPI_Type_get_extent_x = PMPI_Type_get_extent_x
+#pragma weak MPI_Type_get_true_extent = PMPI_Type_get_true_extent
+#pragma weak MPI_Type_get_true_extent_x = PMPI_Type_get_true_extent_x
+#pragma weak MPI_Type_set_name = PMPI_Type_set_name
+#pragma weak MPI_Type_get_name = PMPI_Type_get_name
+#pragma weak MPI_Get_address = PMPI_Get_address
+#pragma weak MPI_Aint_add = PMPI_Aint_add
+#pragma weak MPI_Aint_diff = PMPI_Aint_diff
 
 }  // extern "C"

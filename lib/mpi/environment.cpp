@@ -49,9 +49,9 @@ int init(const char* call, int required) {
 
 extern "C" {
 
-int MPI_Init(int*, char***) { return init("MPI_Init", MPI_THREAD_SINGLE); }
+int PMPI_Init(int*, char***) { return init("MPI_Init", MPI_THREAD_SINGLE); }
 
-int MPI_Init_thread(int*, char***, int required, int* provided) {
+int PMPI_Init_thread(int*, char***, int required, int* provided) {
   if (required < MPI_THREAD_SINGLE || required > MPI_THREAD_MULTIPLE) {
     mpf::mpi::fatal_error("MPI_Init_thread", MPI_ERR_ARG,
                           "invalid thread level " + std::to_string(required) +
@@ -62,7 +62,7 @@ int MPI_Init_thread(int*, char***, int required, int* provided) {
   return rc;
 }
 
-int MPI_Finalize(void) {
+int PMPI_Finalize(void) {
   Runtime& rt = Runtime::instance();
   if (!rt.initialized()) mpf::mpi::fatal_error("MPI_Finalize", MPI_ERR_OTHER, "MPI is not initialised");
   if (rt.finalized()) mpf::mpi::fatal_error("MPI_Finalize", MPI_ERR_OTHER, "MPI is already finalized");
@@ -80,22 +80,22 @@ int MPI_Finalize(void) {
   return MPI_SUCCESS;
 }
 
-int MPI_Initialized(int* flag) {
+int PMPI_Initialized(int* flag) {
   *flag = Runtime::instance().initialized() ? 1 : 0;
   return MPI_SUCCESS;
 }
 
-int MPI_Finalized(int* flag) {
+int PMPI_Finalized(int* flag) {
   *flag = Runtime::instance().finalized() ? 1 : 0;
   return MPI_SUCCESS;
 }
 
-int MPI_Query_thread(int* provided) {
+int PMPI_Query_thread(int* provided) {
   *provided = provided_thread_level;
   return MPI_SUCCESS;
 }
 
-int MPI_Abort(MPI_Comm comm, int errorcode) {
+int PMPI_Abort(MPI_Comm comm, int errorcode) {
   Runtime& rt = Runtime::instance();
   const std::string text = "MPI_Abort(" +
                            std::string(comm == MPI_COMM_WORLD ? "MPI_COMM_WORLD"
@@ -111,34 +111,49 @@ int MPI_Abort(MPI_Comm comm, int errorcode) {
   rt.abort(errorcode, text);
 }
 
-int MPI_Get_processor_name(char* name, int* resultlen) {
+int PMPI_Get_processor_name(char* name, int* resultlen) {
   copy_out(Runtime::instance().initialized() ? Runtime::instance().job().hostname : std::string("localhost"),
            name, MPI_MAX_PROCESSOR_NAME, resultlen);
   return MPI_SUCCESS;
 }
 
-int MPI_Get_version(int* version, int* subversion) {
+int PMPI_Get_version(int* version, int* subversion) {
   *version = MPI_VERSION;
   *subversion = MPI_SUBVERSION;
   return MPI_SUCCESS;
 }
 
-int MPI_Get_library_version(char* version, int* resultlen) {
+int PMPI_Get_library_version(char* version, int* resultlen) {
   copy_out(mpf::common::version_line("libmpi"), version, MPI_MAX_LIBRARY_VERSION_STRING,
            resultlen);
   return MPI_SUCCESS;
 }
 
-double MPI_Wtime(void) {
+double PMPI_Wtime(void) {
   timespec ts{};
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
 }
 
-double MPI_Wtick(void) {
+double PMPI_Wtick(void) {
   timespec ts{};
   clock_getres(CLOCK_MONOTONIC, &ts);
   return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
 }
+
+// The MPI_ names: weak aliases of the definitions above, which a profiling
+// library may replace (MPI-3.1 §14.2).
+#pragma weak MPI_Init = PMPI_Init
+#pragma weak MPI_Init_thread = PMPI_Init_thread
+#pragma weak MPI_Finalize = PMPI_Finalize
+#pragma weak MPI_Initialized = PMPI_Initialized
+#pragma weak MPI_Finalized = PMPI_Finalized
+#pragma weak MPI_Query_thread = PMPI_Query_thread
+#pragma weak MPI_Abort = PMPI_Abort
+#pragma weak MPI_Get_processor_name = PMPI_Get_processor_name
+#pragma weak MPI_Get_version = PMPI_Get_version
+#pragma weak MPI_Get_library_version = PMPI_Get_library_version
+#pragma weak MPI_Wtime = PMPI_Wtime
+#pragma weak MPI_Wtick = PMPI_Wtick
 
 }  // extern "C"

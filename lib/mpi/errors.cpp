@@ -99,7 +99,7 @@ using namespace mpf::mpi;
 
 extern "C" {
 
-int MPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler) {
+int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler) {
   require_initialized("MPI_Comm_set_errhandler");
   if (!comm_is_valid(comm)) {
     return comm_error("MPI_Comm_set_errhandler", MPI_COMM_WORLD, MPI_ERR_COMM, describe_bad_comm(comm));
@@ -112,7 +112,7 @@ int MPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler) {
   return MPI_SUCCESS;
 }
 
-int MPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler* errhandler) {
+int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler* errhandler) {
   require_initialized("MPI_Comm_get_errhandler");
   if (!comm_is_valid(comm)) {
     return comm_error("MPI_Comm_get_errhandler", MPI_COMM_WORLD, MPI_ERR_COMM, describe_bad_comm(comm));
@@ -121,7 +121,7 @@ int MPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler* errhandler) {
   return MPI_SUCCESS;
 }
 
-int MPI_Comm_create_errhandler(MPI_Comm_errhandler_function* function, MPI_Errhandler* errhandler) {
+int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function* function, MPI_Errhandler* errhandler) {
   require_initialized("MPI_Comm_create_errhandler");
   if (function == nullptr || errhandler == nullptr) {
     return comm_error("MPI_Comm_create_errhandler", MPI_COMM_WORLD, MPI_ERR_ARG, "function or errhandler is NULL");
@@ -131,7 +131,7 @@ int MPI_Comm_create_errhandler(MPI_Comm_errhandler_function* function, MPI_Errha
   return MPI_SUCCESS;
 }
 
-int MPI_Comm_call_errhandler(MPI_Comm comm, int errorcode) {
+int PMPI_Comm_call_errhandler(MPI_Comm comm, int errorcode) {
   require_initialized("MPI_Comm_call_errhandler");
   if (!comm_is_valid(comm)) {
     return comm_error("MPI_Comm_call_errhandler", MPI_COMM_WORLD, MPI_ERR_COMM, describe_bad_comm(comm));
@@ -140,13 +140,13 @@ int MPI_Comm_call_errhandler(MPI_Comm comm, int errorcode) {
   return MPI_SUCCESS;
 }
 
-int MPI_Errhandler_free(MPI_Errhandler* errhandler) {
+int PMPI_Errhandler_free(MPI_Errhandler* errhandler) {
   // The predefined handlers are never really freed; the handle is reset.
   *errhandler = MPI_ERRHANDLER_NULL;
   return MPI_SUCCESS;
 }
 
-int MPI_Error_class(int errorcode, int* errorclass) {
+int PMPI_Error_class(int errorcode, int* errorclass) {
   if (class_text(errorcode) == nullptr) {
     return comm_error("MPI_Error_class", MPI_COMM_WORLD, MPI_ERR_ARG,
                       "invalid error code " + std::to_string(errorcode));
@@ -155,7 +155,7 @@ int MPI_Error_class(int errorcode, int* errorclass) {
   return MPI_SUCCESS;
 }
 
-int MPI_Error_string(int errorcode, char* string, int* resultlen) {
+int PMPI_Error_string(int errorcode, char* string, int* resultlen) {
   const char* text = class_text(errorcode);
   if (text == nullptr) {
     return comm_error("MPI_Error_string", MPI_COMM_WORLD, MPI_ERR_ARG,
@@ -166,5 +166,15 @@ int MPI_Error_string(int errorcode, char* string, int* resultlen) {
   *resultlen = static_cast<int>(std::strlen(string));
   return MPI_SUCCESS;
 }
+
+// The MPI_ names: weak aliases of the definitions above, which a profiling
+// library may replace (MPI-3.1 §14.2).
+#pragma weak MPI_Comm_set_errhandler = PMPI_Comm_set_errhandler
+#pragma weak MPI_Comm_get_errhandler = PMPI_Comm_get_errhandler
+#pragma weak MPI_Comm_create_errhandler = PMPI_Comm_create_errhandler
+#pragma weak MPI_Comm_call_errhandler = PMPI_Comm_call_errhandler
+#pragma weak MPI_Errhandler_free = PMPI_Errhandler_free
+#pragma weak MPI_Error_class = PMPI_Error_class
+#pragma weak MPI_Error_string = PMPI_Error_string
 
 }  // extern "C"

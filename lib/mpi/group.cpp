@@ -95,7 +95,7 @@ using namespace mpf::mpi;
 
 extern "C" {
 
-int MPI_Comm_group(MPI_Comm comm, MPI_Group* group) {
+int PMPI_Comm_group(MPI_Comm comm, MPI_Group* group) {
   require_initialized("MPI_Comm_group");
   if (!comm_is_valid(comm)) return comm_error("MPI_Comm_group", MPI_COMM_WORLD, MPI_ERR_COMM, describe_bad_comm(comm));
   if (group == nullptr) return comm_error("MPI_Comm_group", comm, MPI_ERR_ARG, "group argument is NULL");
@@ -103,14 +103,14 @@ int MPI_Comm_group(MPI_Comm comm, MPI_Group* group) {
   return MPI_SUCCESS;
 }
 
-int MPI_Group_size(MPI_Group group, int* size) {
+int PMPI_Group_size(MPI_Group group, int* size) {
   const Group* g = find_group(group);
   if (g == nullptr) return bad_group("MPI_Group_size", group);
   *size = static_cast<int>(g->size());
   return MPI_SUCCESS;
 }
 
-int MPI_Group_rank(MPI_Group group, int* rank) {
+int PMPI_Group_rank(MPI_Group group, int* rank) {
   require_initialized("MPI_Group_rank");
   const Group* g = find_group(group);
   if (g == nullptr) return bad_group("MPI_Group_rank", group);
@@ -118,7 +118,7 @@ int MPI_Group_rank(MPI_Group group, int* rank) {
   return MPI_SUCCESS;
 }
 
-int MPI_Group_translate_ranks(MPI_Group group1, int n, const int ranks1[], MPI_Group group2, int ranks2[]) {
+int PMPI_Group_translate_ranks(MPI_Group group1, int n, const int ranks1[], MPI_Group group2, int ranks2[]) {
   const char* call = "MPI_Group_translate_ranks";
   const Group* a = find_group(group1);
   const Group* b = find_group(group2);
@@ -141,7 +141,7 @@ int MPI_Group_translate_ranks(MPI_Group group1, int n, const int ranks1[], MPI_G
   return MPI_SUCCESS;
 }
 
-int MPI_Group_compare(MPI_Group group1, MPI_Group group2, int* result) {
+int PMPI_Group_compare(MPI_Group group1, MPI_Group group2, int* result) {
   const Group* a = find_group(group1);
   const Group* b = find_group(group2);
   if (a == nullptr) return bad_group("MPI_Group_compare", group1);
@@ -156,7 +156,7 @@ int MPI_Group_compare(MPI_Group group1, MPI_Group group2, int* result) {
   return MPI_SUCCESS;
 }
 
-int MPI_Group_union(MPI_Group group1, MPI_Group group2, MPI_Group* newgroup) {
+int PMPI_Group_union(MPI_Group group1, MPI_Group group2, MPI_Group* newgroup) {
   const Group* a = find_group(group1);
   const Group* b = find_group(group2);
   if (a == nullptr) return bad_group("MPI_Group_union", group1);
@@ -169,7 +169,7 @@ int MPI_Group_union(MPI_Group group1, MPI_Group group2, MPI_Group* newgroup) {
   return MPI_SUCCESS;
 }
 
-int MPI_Group_intersection(MPI_Group group1, MPI_Group group2, MPI_Group* newgroup) {
+int PMPI_Group_intersection(MPI_Group group1, MPI_Group group2, MPI_Group* newgroup) {
   const Group* a = find_group(group1);
   const Group* b = find_group(group2);
   if (a == nullptr) return bad_group("MPI_Group_intersection", group1);
@@ -182,7 +182,7 @@ int MPI_Group_intersection(MPI_Group group1, MPI_Group group2, MPI_Group* newgro
   return MPI_SUCCESS;
 }
 
-int MPI_Group_difference(MPI_Group group1, MPI_Group group2, MPI_Group* newgroup) {
+int PMPI_Group_difference(MPI_Group group1, MPI_Group group2, MPI_Group* newgroup) {
   const Group* a = find_group(group1);
   const Group* b = find_group(group2);
   if (a == nullptr) return bad_group("MPI_Group_difference", group1);
@@ -195,7 +195,7 @@ int MPI_Group_difference(MPI_Group group1, MPI_Group group2, MPI_Group* newgroup
   return MPI_SUCCESS;
 }
 
-int MPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group* newgroup) {
+int PMPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group* newgroup) {
   const Group* g = find_group(group);
   if (g == nullptr) return bad_group("MPI_Group_incl", group);
   if (int rc = check_ranks("MPI_Group_incl", *g, n, ranks, "rank")) return rc;
@@ -205,7 +205,7 @@ int MPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group* newgrou
   return MPI_SUCCESS;
 }
 
-int MPI_Group_excl(MPI_Group group, int n, const int ranks[], MPI_Group* newgroup) {
+int PMPI_Group_excl(MPI_Group group, int n, const int ranks[], MPI_Group* newgroup) {
   const Group* g = find_group(group);
   if (g == nullptr) return bad_group("MPI_Group_excl", group);
   if (int rc = check_ranks("MPI_Group_excl", *g, n, ranks, "rank")) return rc;
@@ -218,23 +218,23 @@ int MPI_Group_excl(MPI_Group group, int n, const int ranks[], MPI_Group* newgrou
   return MPI_SUCCESS;
 }
 
-int MPI_Group_range_incl(MPI_Group group, int n, int ranges[][3], MPI_Group* newgroup) {
+int PMPI_Group_range_incl(MPI_Group group, int n, int ranges[][3], MPI_Group* newgroup) {
   const Group* g = find_group(group);
   if (g == nullptr) return bad_group("MPI_Group_range_incl", group);
   std::vector<int> ranks;
   if (int rc = expand_ranges("MPI_Group_range_incl", *g, n, ranges, ranks)) return rc;
-  return MPI_Group_incl(group, static_cast<int>(ranks.size()), ranks.data(), newgroup);
+  return PMPI_Group_incl(group, static_cast<int>(ranks.size()), ranks.data(), newgroup);
 }
 
-int MPI_Group_range_excl(MPI_Group group, int n, int ranges[][3], MPI_Group* newgroup) {
+int PMPI_Group_range_excl(MPI_Group group, int n, int ranges[][3], MPI_Group* newgroup) {
   const Group* g = find_group(group);
   if (g == nullptr) return bad_group("MPI_Group_range_excl", group);
   std::vector<int> ranks;
   if (int rc = expand_ranges("MPI_Group_range_excl", *g, n, ranges, ranks)) return rc;
-  return MPI_Group_excl(group, static_cast<int>(ranks.size()), ranks.data(), newgroup);
+  return PMPI_Group_excl(group, static_cast<int>(ranks.size()), ranks.data(), newgroup);
 }
 
-int MPI_Group_free(MPI_Group* group) {
+int PMPI_Group_free(MPI_Group* group) {
   if (group == nullptr || find_group(*group) == nullptr) {
     return bad_group("MPI_Group_free", group == nullptr ? MPI_GROUP_NULL : *group);
   }
@@ -242,5 +242,21 @@ int MPI_Group_free(MPI_Group* group) {
   *group = MPI_GROUP_NULL;
   return MPI_SUCCESS;
 }
+
+// The MPI_ names: weak aliases of the definitions above, which a profiling
+// library may replace (MPI-3.1 §14.2).
+#pragma weak MPI_Comm_group = PMPI_Comm_group
+#pragma weak MPI_Group_size = PMPI_Group_size
+#pragma weak MPI_Group_rank = PMPI_Group_rank
+#pragma weak MPI_Group_translate_ranks = PMPI_Group_translate_ranks
+#pragma weak MPI_Group_compare = PMPI_Group_compare
+#pragma weak MPI_Group_union = PMPI_Group_union
+#pragma weak MPI_Group_intersection = PMPI_Group_intersection
+#pragma weak MPI_Group_difference = PMPI_Group_difference
+#pragma weak MPI_Group_incl = PMPI_Group_incl
+#pragma weak MPI_Group_excl = PMPI_Group_excl
+#pragma weak MPI_Group_range_incl = PMPI_Group_range_incl
+#pragma weak MPI_Group_range_excl = PMPI_Group_range_excl
+#pragma weak MPI_Group_free = PMPI_Group_free
 
 }  // extern "C"

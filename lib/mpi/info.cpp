@@ -63,13 +63,13 @@ Info::iterator lookup(Info& info, const char* key) {
 
 extern "C" {
 
-int MPI_Info_create(MPI_Info* info) {
+int PMPI_Info_create(MPI_Info* info) {
   if (info == nullptr) return info_error("MPI_Info_create", MPI_ERR_ARG, "info argument is NULL");
   *info = add({});
   return MPI_SUCCESS;
 }
 
-int MPI_Info_set(MPI_Info info, const char* key, const char* value) {
+int PMPI_Info_set(MPI_Info info, const char* key, const char* value) {
   Info* i = find(info);
   if (i == nullptr || info == MPI_INFO_ENV) return bad_info("MPI_Info_set", info);
   if (int rc = check_key("MPI_Info_set", key)) return rc;
@@ -87,7 +87,7 @@ int MPI_Info_set(MPI_Info info, const char* key, const char* value) {
   return MPI_SUCCESS;
 }
 
-int MPI_Info_get(MPI_Info info, const char* key, int valuelen, char* value, int* flag) {
+int PMPI_Info_get(MPI_Info info, const char* key, int valuelen, char* value, int* flag) {
   Info* i = find(info);
   if (i == nullptr) return bad_info("MPI_Info_get", info);
   if (int rc = check_key("MPI_Info_get", key)) return rc;
@@ -102,7 +102,7 @@ int MPI_Info_get(MPI_Info info, const char* key, int valuelen, char* value, int*
   return MPI_SUCCESS;
 }
 
-int MPI_Info_get_valuelen(MPI_Info info, const char* key, int* valuelen, int* flag) {
+int PMPI_Info_get_valuelen(MPI_Info info, const char* key, int* valuelen, int* flag) {
   Info* i = find(info);
   if (i == nullptr) return bad_info("MPI_Info_get_valuelen", info);
   if (int rc = check_key("MPI_Info_get_valuelen", key)) return rc;
@@ -112,7 +112,7 @@ int MPI_Info_get_valuelen(MPI_Info info, const char* key, int* valuelen, int* fl
   return MPI_SUCCESS;
 }
 
-int MPI_Info_delete(MPI_Info info, const char* key) {
+int PMPI_Info_delete(MPI_Info info, const char* key) {
   Info* i = find(info);
   if (i == nullptr || info == MPI_INFO_ENV) return bad_info("MPI_Info_delete", info);
   if (int rc = check_key("MPI_Info_delete", key)) return rc;
@@ -122,14 +122,14 @@ int MPI_Info_delete(MPI_Info info, const char* key) {
   return MPI_SUCCESS;
 }
 
-int MPI_Info_get_nkeys(MPI_Info info, int* nkeys) {
+int PMPI_Info_get_nkeys(MPI_Info info, int* nkeys) {
   Info* i = find(info);
   if (i == nullptr) return bad_info("MPI_Info_get_nkeys", info);
   *nkeys = static_cast<int>(i->size());
   return MPI_SUCCESS;
 }
 
-int MPI_Info_get_nthkey(MPI_Info info, int n, char* key) {
+int PMPI_Info_get_nthkey(MPI_Info info, int n, char* key) {
   Info* i = find(info);
   if (i == nullptr) return bad_info("MPI_Info_get_nthkey", info);
   if (n < 0 || static_cast<std::size_t>(n) >= i->size()) {
@@ -140,14 +140,14 @@ int MPI_Info_get_nthkey(MPI_Info info, int n, char* key) {
   return MPI_SUCCESS;
 }
 
-int MPI_Info_dup(MPI_Info info, MPI_Info* newinfo) {
+int PMPI_Info_dup(MPI_Info info, MPI_Info* newinfo) {
   Info* i = find(info);
   if (i == nullptr) return bad_info("MPI_Info_dup", info);
   *newinfo = add(*i);
   return MPI_SUCCESS;
 }
 
-int MPI_Info_free(MPI_Info* info) {
+int PMPI_Info_free(MPI_Info* info) {
   if (info == nullptr || find(*info) == nullptr || *info == MPI_INFO_ENV) {
     return bad_info("MPI_Info_free", info == nullptr ? MPI_INFO_NULL : *info);
   }
@@ -158,7 +158,7 @@ int MPI_Info_free(MPI_Info* info) {
 
 // A communicator keeps a copy of the hints it was given; none of them
 // changes how the toolkit works today, and MPI_Comm_get_info returns them.
-int MPI_Comm_set_info(MPI_Comm comm, MPI_Info info) {
+int PMPI_Comm_set_info(MPI_Comm comm, MPI_Info info) {
   mpf::mpi::require_initialized("MPI_Comm_set_info");
   if (!mpf::mpi::comm_is_valid(comm)) {
     return mpf::mpi::comm_error("MPI_Comm_set_info", MPI_COMM_WORLD, MPI_ERR_COMM, mpf::mpi::describe_bad_comm(comm));
@@ -169,7 +169,7 @@ int MPI_Comm_set_info(MPI_Comm comm, MPI_Info info) {
   return MPI_SUCCESS;
 }
 
-int MPI_Comm_get_info(MPI_Comm comm, MPI_Info* info_used) {
+int PMPI_Comm_get_info(MPI_Comm comm, MPI_Info* info_used) {
   mpf::mpi::require_initialized("MPI_Comm_get_info");
   if (!mpf::mpi::comm_is_valid(comm)) {
     return mpf::mpi::comm_error("MPI_Comm_get_info", MPI_COMM_WORLD, MPI_ERR_COMM, mpf::mpi::describe_bad_comm(comm));
@@ -178,5 +178,19 @@ int MPI_Comm_get_info(MPI_Comm comm, MPI_Info* info_used) {
   *info_used = add(kept != nullptr ? *kept : Info{});
   return MPI_SUCCESS;
 }
+
+// The MPI_ names: weak aliases of the definitions above, which a profiling
+// library may replace (MPI-3.1 §14.2).
+#pragma weak MPI_Info_create = PMPI_Info_create
+#pragma weak MPI_Info_set = PMPI_Info_set
+#pragma weak MPI_Info_get = PMPI_Info_get
+#pragma weak MPI_Info_get_valuelen = PMPI_Info_get_valuelen
+#pragma weak MPI_Info_delete = PMPI_Info_delete
+#pragma weak MPI_Info_get_nkeys = PMPI_Info_get_nkeys
+#pragma weak MPI_Info_get_nthkey = PMPI_Info_get_nthkey
+#pragma weak MPI_Info_dup = PMPI_Info_dup
+#pragma weak MPI_Info_free = PMPI_Info_free
+#pragma weak MPI_Comm_set_info = PMPI_Comm_set_info
+#pragma weak MPI_Comm_get_info = PMPI_Comm_get_info
 
 }  // extern "C"

@@ -70,15 +70,15 @@ int check_datarep(const char* call, const char* datarep) {
 
 extern "C" {
 
-int MPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int* size) {
+int PMPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int* size) {
   const TypeInfo* type = nullptr;
   if (int rc = check("MPI_Pack_size", comm, incount, datatype, &type)) return rc;
   *size = static_cast<int>(static_cast<std::uint64_t>(incount) * type->size);
   return MPI_SUCCESS;
 }
 
-int MPI_Pack(const void* inbuf, int incount, MPI_Datatype datatype, void* outbuf, int outsize, int* position,
-             MPI_Comm comm) {
+int PMPI_Pack(const void* inbuf, int incount, MPI_Datatype datatype, void* outbuf, int outsize, int* position,
+              MPI_Comm comm) {
   const char* call = "MPI_Pack";
   const TypeInfo* type = nullptr;
   if (int rc = check(call, comm, incount, datatype, &type)) return rc;
@@ -92,8 +92,8 @@ int MPI_Pack(const void* inbuf, int incount, MPI_Datatype datatype, void* outbuf
   return MPI_SUCCESS;
 }
 
-int MPI_Unpack(const void* inbuf, int insize, int* position, void* outbuf, int outcount, MPI_Datatype datatype,
-               MPI_Comm comm) {
+int PMPI_Unpack(const void* inbuf, int insize, int* position, void* outbuf, int outcount, MPI_Datatype datatype,
+                MPI_Comm comm) {
   const char* call = "MPI_Unpack";
   const TypeInfo* type = nullptr;
   if (int rc = check(call, comm, outcount, datatype, &type)) return rc;
@@ -107,7 +107,7 @@ int MPI_Unpack(const void* inbuf, int insize, int* position, void* outbuf, int o
   return MPI_SUCCESS;
 }
 
-int MPI_Pack_external_size(const char* datarep, int incount, MPI_Datatype datatype, MPI_Aint* size) {
+int PMPI_Pack_external_size(const char* datarep, int incount, MPI_Datatype datatype, MPI_Aint* size) {
   const TypeInfo* type = nullptr;
   if (int rc = check_datarep("MPI_Pack_external_size", datarep)) return rc;
   if (int rc = check("MPI_Pack_external_size", MPI_COMM_WORLD, incount, datatype, &type)) return rc;
@@ -115,8 +115,8 @@ int MPI_Pack_external_size(const char* datarep, int incount, MPI_Datatype dataty
   return MPI_SUCCESS;
 }
 
-int MPI_Pack_external(const char* datarep, const void* inbuf, int incount, MPI_Datatype datatype, void* outbuf,
-                      MPI_Aint outsize, MPI_Aint* position) {
+int PMPI_Pack_external(const char* datarep, const void* inbuf, int incount, MPI_Datatype datatype, void* outbuf,
+                       MPI_Aint outsize, MPI_Aint* position) {
   const char* call = "MPI_Pack_external";
   const TypeInfo* type = nullptr;
   if (int rc = check_datarep(call, datarep)) return rc;
@@ -130,8 +130,8 @@ int MPI_Pack_external(const char* datarep, const void* inbuf, int incount, MPI_D
   return MPI_SUCCESS;
 }
 
-int MPI_Unpack_external(const char* datarep, const void* inbuf, MPI_Aint insize, MPI_Aint* position, void* outbuf,
-                        int outcount, MPI_Datatype datatype) {
+int PMPI_Unpack_external(const char* datarep, const void* inbuf, MPI_Aint insize, MPI_Aint* position, void* outbuf,
+                         int outcount, MPI_Datatype datatype) {
   const char* call = "MPI_Unpack_external";
   const TypeInfo* type = nullptr;
   if (int rc = check_datarep(call, datarep)) return rc;
@@ -145,5 +145,14 @@ int MPI_Unpack_external(const char* datarep, const void* inbuf, MPI_Aint insize,
   *position += static_cast<MPI_Aint>(bytes);
   return MPI_SUCCESS;
 }
+
+// The MPI_ names: weak aliases of the definitions above, which a profiling
+// library may replace (MPI-3.1 §14.2).
+#pragma weak MPI_Pack_size = PMPI_Pack_size
+#pragma weak MPI_Pack = PMPI_Pack
+#pragma weak MPI_Unpack = PMPI_Unpack
+#pragma weak MPI_Pack_external_size = PMPI_Pack_external_size
+#pragma weak MPI_Pack_external = PMPI_Pack_external
+#pragma weak MPI_Unpack_external = PMPI_Unpack_external
 
 }  // extern "C"

@@ -387,83 +387,83 @@ using mpf::progress::SendMode;
 
 extern "C" {
 
-int MPI_Send(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) {
+int PMPI_Send(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) {
   return blocking("MPI_Send", true, buf, count, datatype, dest, tag, comm, SendMode::standard, false,
                   MPI_STATUS_IGNORE);
 }
-int MPI_Ssend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) {
+int PMPI_Ssend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) {
   return blocking("MPI_Ssend", true, buf, count, datatype, dest, tag, comm, SendMode::synchronous, false,
                   MPI_STATUS_IGNORE);
 }
-int MPI_Bsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) {
+int PMPI_Bsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) {
   return blocking("MPI_Bsend", true, buf, count, datatype, dest, tag, comm, SendMode::standard, true,
                   MPI_STATUS_IGNORE);
 }
-int MPI_Rsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) {
+int PMPI_Rsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) {
   // A ready send may assume the receive is posted; sending it as a standard
   // send is always correct.
   return blocking("MPI_Rsend", true, buf, count, datatype, dest, tag, comm, SendMode::ready, false,
                   MPI_STATUS_IGNORE);
 }
 
-int MPI_Isend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
-              MPI_Request* request) {
+int PMPI_Isend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+               MPI_Request* request) {
   return make_request("MPI_Isend", true, buf, count, datatype, dest, tag, comm, SendMode::standard, false, false,
                       request);
 }
-int MPI_Issend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
-               MPI_Request* request) {
+int PMPI_Issend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                MPI_Request* request) {
   return make_request("MPI_Issend", true, buf, count, datatype, dest, tag, comm, SendMode::synchronous, false,
                       false, request);
 }
-int MPI_Ibsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
-               MPI_Request* request) {
+int PMPI_Ibsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                MPI_Request* request) {
   return make_request("MPI_Ibsend", true, buf, count, datatype, dest, tag, comm, SendMode::standard, true, false,
                       request);
 }
-int MPI_Irsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
-               MPI_Request* request) {
+int PMPI_Irsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                MPI_Request* request) {
   return make_request("MPI_Irsend", true, buf, count, datatype, dest, tag, comm, SendMode::ready, false, false,
                       request);
 }
 
-int MPI_Send_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
-                  MPI_Request* request) {
+int PMPI_Send_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                   MPI_Request* request) {
   return make_request("MPI_Send_init", true, buf, count, datatype, dest, tag, comm, SendMode::standard, false,
                       true, request);
 }
-int MPI_Ssend_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
-                   MPI_Request* request) {
+int PMPI_Ssend_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                    MPI_Request* request) {
   return make_request("MPI_Ssend_init", true, buf, count, datatype, dest, tag, comm, SendMode::synchronous, false,
                       true, request);
 }
-int MPI_Bsend_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
-                   MPI_Request* request) {
+int PMPI_Bsend_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                    MPI_Request* request) {
   return make_request("MPI_Bsend_init", true, buf, count, datatype, dest, tag, comm, SendMode::standard, true,
                       true, request);
 }
-int MPI_Rsend_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
-                   MPI_Request* request) {
+int PMPI_Rsend_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                    MPI_Request* request) {
   return make_request("MPI_Rsend_init", true, buf, count, datatype, dest, tag, comm, SendMode::ready, false, true,
                       request);
 }
 
-int MPI_Recv(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status* status) {
+int PMPI_Recv(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status* status) {
   return blocking("MPI_Recv", false, buf, count, datatype, source, tag, comm, SendMode::standard, false, status);
 }
-int MPI_Irecv(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
-              MPI_Request* request) {
+int PMPI_Irecv(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+               MPI_Request* request) {
   return make_request("MPI_Irecv", false, buf, count, datatype, source, tag, comm, SendMode::standard, false, false,
                       request);
 }
-int MPI_Recv_init(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
-                  MPI_Request* request) {
+int PMPI_Recv_init(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+                   MPI_Request* request) {
   return make_request("MPI_Recv_init", false, buf, count, datatype, source, tag, comm, SendMode::standard, false,
                       true, request);
 }
 
-int MPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void* recvbuf,
-                 int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status* status) {
+int PMPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void* recvbuf,
+                  int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status* status) {
   MPI_Request requests[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
   if (int rc = make_request("MPI_Sendrecv", false, recvbuf, recvcount, recvtype, source, recvtag, comm,
                             SendMode::standard, false, false, &requests[0])) {
@@ -485,8 +485,8 @@ int MPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int 
   return recv_rc != MPI_SUCCESS ? recv_rc : send_rc;
 }
 
-int MPI_Sendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source,
-                         int recvtag, MPI_Comm comm, MPI_Status* status) {
+int PMPI_Sendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source,
+                          int recvtag, MPI_Comm comm, MPI_Status* status) {
   require_initialized("MPI_Sendrecv_replace");
   std::uint64_t bytes = 0;
   const TypeInfo* type = nullptr;
@@ -494,11 +494,11 @@ int MPI_Sendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest, 
   // The outgoing message is packed aside so the same buffer can receive.
   std::vector<std::byte> outgoing(bytes);
   pack(*type, buf, static_cast<std::uint64_t>(count), outgoing.data());
-  return MPI_Sendrecv(outgoing.data(), static_cast<int>(bytes), MPI_BYTE, dest, sendtag, buf, count, datatype, source,
+  return PMPI_Sendrecv(outgoing.data(), static_cast<int>(bytes), MPI_BYTE, dest, sendtag, buf, count, datatype, source,
                       recvtag, comm, status);
 }
 
-int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status* status) {
+int PMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status* status) {
   if (int rc = probe_args("MPI_Probe", source, tag, comm)) return rc;
   if (source == MPI_PROC_NULL) {
     proc_null_status(status);
@@ -513,7 +513,7 @@ int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status* status) {
   return MPI_SUCCESS;
 }
 
-int MPI_Iprobe(int source, int tag, MPI_Comm comm, int* flag, MPI_Status* status) {
+int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int* flag, MPI_Status* status) {
   if (int rc = probe_args("MPI_Iprobe", source, tag, comm)) return rc;
   if (source == MPI_PROC_NULL) {
     *flag = 1;
@@ -527,25 +527,25 @@ int MPI_Iprobe(int source, int tag, MPI_Comm comm, int* flag, MPI_Status* status
   return MPI_SUCCESS;
 }
 
-int MPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message* message, MPI_Status* status) {
+int PMPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message* message, MPI_Status* status) {
   return do_mprobe("MPI_Mprobe", source, tag, comm, true, nullptr, message, status);
 }
 
-int MPI_Improbe(int source, int tag, MPI_Comm comm, int* flag, MPI_Message* message, MPI_Status* status) {
+int PMPI_Improbe(int source, int tag, MPI_Comm comm, int* flag, MPI_Message* message, MPI_Status* status) {
   return do_mprobe("MPI_Improbe", source, tag, comm, false, flag, message, status);
 }
 
-int MPI_Mrecv(void* buf, int count, MPI_Datatype datatype, MPI_Message* message, MPI_Status* status) {
+int PMPI_Mrecv(void* buf, int count, MPI_Datatype datatype, MPI_Message* message, MPI_Status* status) {
   MPI_Request request = MPI_REQUEST_NULL;
   if (int rc = do_mrecv("MPI_Mrecv", buf, count, datatype, message, &request)) return rc;
-  return MPI_Wait(&request, status);
+  return PMPI_Wait(&request, status);
 }
 
-int MPI_Imrecv(void* buf, int count, MPI_Datatype datatype, MPI_Message* message, MPI_Request* request) {
+int PMPI_Imrecv(void* buf, int count, MPI_Datatype datatype, MPI_Message* message, MPI_Request* request) {
   return do_mrecv("MPI_Imrecv", buf, count, datatype, message, request);
 }
 
-int MPI_Start(MPI_Request* request) {
+int PMPI_Start(MPI_Request* request) {
   require_initialized("MPI_Start");
   MpiRequest* r = request != nullptr ? mpf::mpi::requests().get(*request) : nullptr;
   if (r == nullptr || !r->persistent) {
@@ -567,14 +567,14 @@ int MPI_Start(MPI_Request* request) {
   return MPI_SUCCESS;
 }
 
-int MPI_Startall(int count, MPI_Request array_of_requests[]) {
+int PMPI_Startall(int count, MPI_Request array_of_requests[]) {
   for (int i = 0; i < count; ++i) {
-    if (int rc = MPI_Start(&array_of_requests[i])) return rc;
+    if (int rc = PMPI_Start(&array_of_requests[i])) return rc;
   }
   return MPI_SUCCESS;
 }
 
-int MPI_Cancel(MPI_Request* request) {
+int PMPI_Cancel(MPI_Request* request) {
   require_initialized("MPI_Cancel");
   MpiRequest* r = request != nullptr ? mpf::mpi::requests().get(*request) : nullptr;
   if (r == nullptr) return comm_error("MPI_Cancel", MPI_COMM_WORLD, MPI_ERR_REQUEST, "invalid request");
@@ -588,12 +588,12 @@ int MPI_Cancel(MPI_Request* request) {
   return MPI_SUCCESS;
 }
 
-int MPI_Test_cancelled(const MPI_Status* status, int* flag) {
+int PMPI_Test_cancelled(const MPI_Status* status, int* flag) {
   *flag = status->mpf_cancelled;
   return MPI_SUCCESS;
 }
 
-int MPI_Request_free(MPI_Request* request) {
+int PMPI_Request_free(MPI_Request* request) {
   require_initialized("MPI_Request_free");
   MpiRequest* r = request != nullptr ? mpf::mpi::requests().get(*request) : nullptr;
   if (r == nullptr) return comm_error("MPI_Request_free", MPI_COMM_WORLD, MPI_ERR_REQUEST, "invalid request");
@@ -613,5 +613,36 @@ int MPI_Request_free(MPI_Request* request) {
   *request = MPI_REQUEST_NULL;
   return MPI_SUCCESS;
 }
+
+// The MPI_ names: weak aliases of the definitions above, which a profiling
+// library may replace (MPI-3.1 §14.2).
+#pragma weak MPI_Send = PMPI_Send
+#pragma weak MPI_Ssend = PMPI_Ssend
+#pragma weak MPI_Bsend = PMPI_Bsend
+#pragma weak MPI_Rsend = PMPI_Rsend
+#pragma weak MPI_Isend = PMPI_Isend
+#pragma weak MPI_Issend = PMPI_Issend
+#pragma weak MPI_Ibsend = PMPI_Ibsend
+#pragma weak MPI_Irsend = PMPI_Irsend
+#pragma weak MPI_Send_init = PMPI_Send_init
+#pragma weak MPI_Ssend_init = PMPI_Ssend_init
+#pragma weak MPI_Bsend_init = PMPI_Bsend_init
+#pragma weak MPI_Rsend_init = PMPI_Rsend_init
+#pragma weak MPI_Recv = PMPI_Recv
+#pragma weak MPI_Irecv = PMPI_Irecv
+#pragma weak MPI_Recv_init = PMPI_Recv_init
+#pragma weak MPI_Sendrecv = PMPI_Sendrecv
+#pragma weak MPI_Sendrecv_replace = PMPI_Sendrecv_replace
+#pragma weak MPI_Probe = PMPI_Probe
+#pragma weak MPI_Iprobe = PMPI_Iprobe
+#pragma weak MPI_Mprobe = PMPI_Mprobe
+#pragma weak MPI_Improbe = PMPI_Improbe
+#pragma weak MPI_Mrecv = PMPI_Mrecv
+#pragma weak MPI_Imrecv = PMPI_Imrecv
+#pragma weak MPI_Start = PMPI_Start
+#pragma weak MPI_Startall = PMPI_Startall
+#pragma weak MPI_Cancel = PMPI_Cancel
+#pragma weak MPI_Test_cancelled = PMPI_Test_cancelled
+#pragma weak MPI_Request_free = PMPI_Request_free
 
 }  // extern "C"

@@ -57,7 +57,7 @@ int rank_at(const CartTopology& t, const std::vector<int>& coords) {
 
 extern "C" {
 
-int MPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int periods[], int, MPI_Comm* comm_cart) {
+int PMPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int periods[], int, MPI_Comm* comm_cart) {
   const char* call = "MPI_Cart_create";
   if (int rc = check_comm(call, comm_old)) return rc;
   if (ndims < 0 || (ndims > 0 && (dims == nullptr || periods == nullptr)) || comm_cart == nullptr) {
@@ -78,7 +78,7 @@ int MPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int pe
   }
   // Ranks beyond the grid get MPI_COMM_NULL (MPI_Comm_split does the agreeing).
   const int rank = comm_rank(comm_old);
-  if (int rc = MPI_Comm_split(comm_old, rank < cells ? 0 : MPI_UNDEFINED, rank, comm_cart)) return rc;
+  if (int rc = PMPI_Comm_split(comm_old, rank < cells ? 0 : MPI_UNDEFINED, rank, comm_cart)) return rc;
   if (*comm_cart != MPI_COMM_NULL) {
     comm_of(*comm_cart).cart = CartTopology{{dims, dims + ndims}, std::vector<int>(ndims)};
     for (int i = 0; i < ndims; ++i) comm_of(*comm_cart).cart->periods[static_cast<std::size_t>(i)] = periods[i] ? 1 : 0;
@@ -86,7 +86,7 @@ int MPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int pe
   return MPI_SUCCESS;
 }
 
-int MPI_Dims_create(int nnodes, int ndims, int dims[]) {
+int PMPI_Dims_create(int nnodes, int ndims, int dims[]) {
   const char* call = "MPI_Dims_create";
   if (nnodes <= 0 || ndims < 0 || (ndims > 0 && dims == nullptr)) {
     return comm_error(call, MPI_COMM_WORLD, MPI_ERR_ARG,
@@ -134,19 +134,19 @@ int MPI_Dims_create(int nnodes, int ndims, int dims[]) {
   return MPI_SUCCESS;
 }
 
-int MPI_Topo_test(MPI_Comm comm, int* status) {
+int PMPI_Topo_test(MPI_Comm comm, int* status) {
   if (int rc = check_comm("MPI_Topo_test", comm)) return rc;
   *status = comm_of(comm).cart ? MPI_CART : MPI_UNDEFINED;
   return MPI_SUCCESS;
 }
 
-int MPI_Cartdim_get(MPI_Comm comm, int* ndims) {
+int PMPI_Cartdim_get(MPI_Comm comm, int* ndims) {
   if (int rc = check_cart("MPI_Cartdim_get", comm)) return rc;
   *ndims = static_cast<int>(comm_of(comm).cart->dims.size());
   return MPI_SUCCESS;
 }
 
-int MPI_Cart_get(MPI_Comm comm, int maxdims, int dims[], int periods[], int coords[]) {
+int PMPI_Cart_get(MPI_Comm comm, int maxdims, int dims[], int periods[], int coords[]) {
   if (int rc = check_cart("MPI_Cart_get", comm)) return rc;
   const CartTopology& t = *comm_of(comm).cart;
   const std::vector<int> mine = coords_of(t, comm_rank(comm));
@@ -158,7 +158,7 @@ int MPI_Cart_get(MPI_Comm comm, int maxdims, int dims[], int periods[], int coor
   return MPI_SUCCESS;
 }
 
-int MPI_Cart_rank(MPI_Comm comm, const int coords[], int* rank) {
+int PMPI_Cart_rank(MPI_Comm comm, const int coords[], int* rank) {
   const char* call = "MPI_Cart_rank";
   if (int rc = check_cart(call, comm)) return rc;
   const CartTopology& t = *comm_of(comm).cart;
@@ -174,7 +174,7 @@ int MPI_Cart_rank(MPI_Comm comm, const int coords[], int* rank) {
   return MPI_SUCCESS;
 }
 
-int MPI_Cart_coords(MPI_Comm comm, int rank, int maxdims, int coords[]) {
+int PMPI_Cart_coords(MPI_Comm comm, int rank, int maxdims, int coords[]) {
   const char* call = "MPI_Cart_coords";
   if (int rc = check_cart(call, comm)) return rc;
   if (rank < 0 || rank >= comm_size(comm)) {
@@ -186,7 +186,7 @@ int MPI_Cart_coords(MPI_Comm comm, int rank, int maxdims, int coords[]) {
   return MPI_SUCCESS;
 }
 
-int MPI_Cart_shift(MPI_Comm comm, int direction, int disp, int* rank_source, int* rank_dest) {
+int PMPI_Cart_shift(MPI_Comm comm, int direction, int disp, int* rank_source, int* rank_dest) {
   const char* call = "MPI_Cart_shift";
   if (int rc = check_cart(call, comm)) return rc;
   const CartTopology& t = *comm_of(comm).cart;
@@ -205,7 +205,7 @@ int MPI_Cart_shift(MPI_Comm comm, int direction, int disp, int* rank_source, int
   return MPI_SUCCESS;
 }
 
-int MPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm* newcomm) {
+int PMPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm* newcomm) {
   const char* call = "MPI_Cart_sub";
   if (int rc = check_cart(call, comm)) return rc;
   const CartTopology t = *comm_of(comm).cart;
@@ -223,9 +223,21 @@ int MPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm* newcomm) {
       color = color * t.dims[i] + c[i];
     }
   }
-  if (int rc = MPI_Comm_split(comm, color, key, newcomm)) return rc;
+  if (int rc = PMPI_Comm_split(comm, color, key, newcomm)) return rc;
   comm_of(*newcomm).cart = std::move(sub);
   return MPI_SUCCESS;
 }
+
+// The MPI_ names: weak aliases of the definitions above, which a profiling
+// library may replace (MPI-3.1 §14.2).
+#pragma weak MPI_Cart_create = PMPI_Cart_create
+#pragma weak MPI_Dims_create = PMPI_Dims_create
+#pragma weak MPI_Topo_test = PMPI_Topo_test
+#pragma weak MPI_Cartdim_get = PMPI_Cartdim_get
+#pragma weak MPI_Cart_get = PMPI_Cart_get
+#pragma weak MPI_Cart_rank = PMPI_Cart_rank
+#pragma weak MPI_Cart_coords = PMPI_Cart_coords
+#pragma weak MPI_Cart_shift = PMPI_Cart_shift
+#pragma weak MPI_Cart_sub = PMPI_Cart_sub
 
 }  // extern "C"

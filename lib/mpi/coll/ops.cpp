@@ -293,7 +293,7 @@ using namespace mpf::mpi;
 
 extern "C" {
 
-int MPI_Op_create(MPI_User_function* function, int commute, MPI_Op* op) {
+int PMPI_Op_create(MPI_User_function* function, int commute, MPI_Op* op) {
   require_initialized("MPI_Op_create");
   if (function == nullptr) return comm_error("MPI_Op_create", MPI_COMM_WORLD, MPI_ERR_ARG, "function is NULL");
   if (op == nullptr) return comm_error("MPI_Op_create", MPI_COMM_WORLD, MPI_ERR_ARG, "op argument is NULL");
@@ -302,7 +302,7 @@ int MPI_Op_create(MPI_User_function* function, int commute, MPI_Op* op) {
   return MPI_SUCCESS;
 }
 
-int MPI_Op_free(MPI_Op* op) {
+int PMPI_Op_free(MPI_Op* op) {
   require_initialized("MPI_Op_free");
   if (op == nullptr || coll::user_op(*op) == nullptr) {
     return comm_error("MPI_Op_free", MPI_COMM_WORLD, MPI_ERR_OP,
@@ -315,7 +315,7 @@ int MPI_Op_free(MPI_Op* op) {
   return MPI_SUCCESS;
 }
 
-int MPI_Op_commutative(MPI_Op op, int* commute) {
+int PMPI_Op_commutative(MPI_Op op, int* commute) {
   require_initialized("MPI_Op_commutative");
   if (!coll::is_predefined(op) && coll::user_op(op) == nullptr) {
     return comm_error("MPI_Op_commutative", MPI_COMM_WORLD, MPI_ERR_OP, "invalid operation " + std::to_string(op));
@@ -324,7 +324,7 @@ int MPI_Op_commutative(MPI_Op op, int* commute) {
   return MPI_SUCCESS;
 }
 
-int MPI_Reduce_local(const void* inbuf, void* inoutbuf, int count, MPI_Datatype datatype, MPI_Op op) {
+int PMPI_Reduce_local(const void* inbuf, void* inoutbuf, int count, MPI_Datatype datatype, MPI_Op op) {
   const char* call = "MPI_Reduce_local";
   require_initialized(call);
   if (count < 0) return comm_error(call, MPI_COMM_WORLD, MPI_ERR_COUNT, "negative count " + std::to_string(count));
@@ -365,5 +365,12 @@ int MPI_Reduce_local(const void* inbuf, void* inoutbuf, int count, MPI_Datatype 
   unpack(*t, inout.data(), inout.size(), inoutbuf);
   return MPI_SUCCESS;
 }
+
+// The MPI_ names: weak aliases of the definitions above, which a profiling
+// library may replace (MPI-3.1 §14.2).
+#pragma weak MPI_Op_create = PMPI_Op_create
+#pragma weak MPI_Op_free = PMPI_Op_free
+#pragma weak MPI_Op_commutative = PMPI_Op_commutative
+#pragma weak MPI_Reduce_local = PMPI_Reduce_local
 
 }  // extern "C"

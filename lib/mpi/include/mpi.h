@@ -470,6 +470,257 @@ int MPI_Get_elements_x(const MPI_Status *status, MPI_Datatype datatype, MPI_Coun
 int MPI_Buffer_attach(void *buffer, int size);
 int MPI_Buffer_detach(void *buffer_addr, int *size);
 
+/* The profiling interface (MPI-3.1 §14.2): every function above has a PMPI_
+ * twin. The library defines the PMPI_ names; the MPI_ names are weak aliases
+ * of them, so a profiling library may define MPI_ functions of its own and
+ * reach the library through PMPI_. tests/mpi/profiling/check_profiling.py
+ * keeps the two lists equal. */
+int PMPI_COMM_NULL_COPY_FN(MPI_Comm, int, void *, void *, void *, int *);
+int PMPI_COMM_DUP_FN(MPI_Comm, int, void *, void *, void *, int *);
+int PMPI_COMM_NULL_DELETE_FN(MPI_Comm, int, void *, void *);
+int PMPI_Init(int *argc, char ***argv);
+int PMPI_Init_thread(int *argc, char ***argv, int required, int *provided);
+int PMPI_Finalize(void);
+int PMPI_Initialized(int *flag);
+int PMPI_Finalized(int *flag);
+int PMPI_Query_thread(int *provided);
+int PMPI_Abort(MPI_Comm comm, int errorcode);
+int PMPI_Get_processor_name(char *name, int *resultlen);
+int PMPI_Get_version(int *version, int *subversion);
+int PMPI_Get_library_version(char *version, int *resultlen);
+double PMPI_Wtime(void);
+double PMPI_Wtick(void);
+int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler);
+int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler);
+int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function *function, MPI_Errhandler *errhandler);
+int PMPI_Comm_call_errhandler(MPI_Comm comm, int errorcode);
+int PMPI_Errhandler_free(MPI_Errhandler *errhandler);
+int PMPI_Error_string(int errorcode, char *string, int *resultlen);
+int PMPI_Error_class(int errorcode, int *errorclass);
+int PMPI_Comm_rank(MPI_Comm comm, int *rank);
+int PMPI_Comm_size(MPI_Comm comm, int *size);
+int PMPI_Comm_test_inter(MPI_Comm comm, int *flag);
+int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm);
+int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm);
+int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request);
+int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm);
+int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm *newcomm);
+int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm);
+int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm);
+int PMPI_Comm_free(MPI_Comm *comm);
+int PMPI_Comm_disconnect(MPI_Comm *comm);
+int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result);
+int PMPI_Comm_set_name(MPI_Comm comm, const char *comm_name);
+int PMPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen);
+int PMPI_Comm_set_info(MPI_Comm comm, MPI_Info info);
+int PMPI_Comm_get_info(MPI_Comm comm, MPI_Info *info_used);
+int PMPI_Comm_group(MPI_Comm comm, MPI_Group *group);
+int PMPI_Comm_create_keyval(MPI_Comm_copy_attr_function *comm_copy_attr_fn,
+                            MPI_Comm_delete_attr_function *comm_delete_attr_fn, int *comm_keyval, void *extra_state);
+int PMPI_Comm_free_keyval(int *comm_keyval);
+int PMPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void *attribute_val);
+int PMPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int *flag);
+int PMPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval);
+int PMPI_Attr_get(MPI_Comm comm, int keyval, void *attribute_val, int *flag);
+int PMPI_Attr_put(MPI_Comm comm, int keyval, void *attribute_val);
+int PMPI_Attr_delete(MPI_Comm comm, int keyval);
+int PMPI_Group_size(MPI_Group group, int *size);
+int PMPI_Group_rank(MPI_Group group, int *rank);
+int PMPI_Group_translate_ranks(MPI_Group group1, int n, const int ranks1[], MPI_Group group2, int ranks2[]);
+int PMPI_Group_compare(MPI_Group group1, MPI_Group group2, int *result);
+int PMPI_Group_union(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup);
+int PMPI_Group_intersection(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup);
+int PMPI_Group_difference(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup);
+int PMPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group *newgroup);
+int PMPI_Group_excl(MPI_Group group, int n, const int ranks[], MPI_Group *newgroup);
+int PMPI_Group_range_incl(MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup);
+int PMPI_Group_range_excl(MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup);
+int PMPI_Group_free(MPI_Group *group);
+int PMPI_Info_create(MPI_Info *info);
+int PMPI_Info_set(MPI_Info info, const char *key, const char *value);
+int PMPI_Info_get(MPI_Info info, const char *key, int valuelen, char *value, int *flag);
+int PMPI_Info_get_valuelen(MPI_Info info, const char *key, int *valuelen, int *flag);
+int PMPI_Info_delete(MPI_Info info, const char *key);
+int PMPI_Info_get_nkeys(MPI_Info info, int *nkeys);
+int PMPI_Info_get_nthkey(MPI_Info info, int n, char *key);
+int PMPI_Info_dup(MPI_Info info, MPI_Info *newinfo);
+int PMPI_Info_free(MPI_Info *info);
+int PMPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int periods[], int reorder,
+                     MPI_Comm *comm_cart);
+int PMPI_Dims_create(int nnodes, int ndims, int dims[]);
+int PMPI_Topo_test(MPI_Comm comm, int *status);
+int PMPI_Cartdim_get(MPI_Comm comm, int *ndims);
+int PMPI_Cart_get(MPI_Comm comm, int maxdims, int dims[], int periods[], int coords[]);
+int PMPI_Cart_rank(MPI_Comm comm, const int coords[], int *rank);
+int PMPI_Cart_coords(MPI_Comm comm, int rank, int maxdims, int coords[]);
+int PMPI_Cart_shift(MPI_Comm comm, int direction, int disp, int *rank_source, int *rank_dest);
+int PMPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm);
+int PMPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op);
+int PMPI_Op_free(MPI_Op *op);
+int PMPI_Op_commutative(MPI_Op op, int *commute);
+int PMPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype datatype, MPI_Op op);
+int PMPI_Barrier(MPI_Comm comm);
+int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm);
+int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
+                MPI_Comm comm);
+int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm);
+int PMPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype,
+                        MPI_Op op, MPI_Comm comm);
+int PMPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op,
+                              MPI_Comm comm);
+int PMPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm);
+int PMPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm);
+int PMPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                MPI_Datatype recvtype, int root, MPI_Comm comm);
+int PMPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                 const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm);
+int PMPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                 MPI_Datatype recvtype, int root, MPI_Comm comm);
+int PMPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
+                  void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm);
+int PMPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                   MPI_Datatype recvtype, MPI_Comm comm);
+int PMPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                    const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm);
+int PMPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                  MPI_Datatype recvtype, MPI_Comm comm);
+int PMPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
+                   void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm);
+int PMPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[],
+                   void *recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[],
+                   MPI_Comm comm);
+int PMPI_Ibarrier(MPI_Comm comm, MPI_Request *request);
+int PMPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request *request);
+int PMPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
+                 MPI_Comm comm, MPI_Request *request);
+int PMPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                    MPI_Request *request);
+int PMPI_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype,
+                         MPI_Op op, MPI_Comm comm, MPI_Request *request);
+int PMPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op,
+                               MPI_Comm comm, MPI_Request *request);
+int PMPI_Iscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+               MPI_Request *request);
+int PMPI_Iexscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                 MPI_Request *request);
+int PMPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                 MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request);
+int PMPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                  const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request);
+int PMPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                  MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request);
+int PMPI_Iscatterv(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
+                   void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request);
+int PMPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                    MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request);
+int PMPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                     const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm,
+                     MPI_Request *request);
+int PMPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                   MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request);
+int PMPI_Ialltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
+                    void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
+                    MPI_Request *request);
+int PMPI_Ialltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[],
+                    void *recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[],
+                    MPI_Comm comm, MPI_Request *request);
+int PMPI_Type_size(MPI_Datatype datatype, int *size);
+int PMPI_Type_size_x(MPI_Datatype datatype, MPI_Count *size);
+int PMPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype *newtype);
+int PMPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype, MPI_Datatype *newtype);
+int PMPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype, MPI_Datatype *newtype);
+int PMPI_Type_indexed(int count, const int array_of_blocklengths[], const int array_of_displacements[],
+                      MPI_Datatype oldtype, MPI_Datatype *newtype);
+int PMPI_Type_create_hindexed(int count, const int array_of_blocklengths[], const MPI_Aint array_of_displacements[],
+                              MPI_Datatype oldtype, MPI_Datatype *newtype);
+int PMPI_Type_create_indexed_block(int count, int blocklength, const int array_of_displacements[],
+                                   MPI_Datatype oldtype, MPI_Datatype *newtype);
+int PMPI_Type_create_hindexed_block(int count, int blocklength, const MPI_Aint array_of_displacements[],
+                                    MPI_Datatype oldtype, MPI_Datatype *newtype);
+int PMPI_Type_create_struct(int count, const int array_of_blocklengths[], const MPI_Aint array_of_displacements[],
+                            const MPI_Datatype array_of_types[], MPI_Datatype *newtype);
+int PMPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent, MPI_Datatype *newtype);
+int PMPI_Type_create_subarray(int ndims, const int array_of_sizes[], const int array_of_subsizes[],
+                              const int array_of_starts[], int order, MPI_Datatype oldtype, MPI_Datatype *newtype);
+int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype);
+int PMPI_Type_commit(MPI_Datatype *datatype);
+int PMPI_Type_free(MPI_Datatype *datatype);
+int PMPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint *extent);
+int PMPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count *lb, MPI_Count *extent);
+int PMPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint *true_lb, MPI_Aint *true_extent);
+int PMPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count *true_lb, MPI_Count *true_extent);
+int PMPI_Type_set_name(MPI_Datatype datatype, const char *type_name);
+int PMPI_Type_get_name(MPI_Datatype datatype, char *type_name, int *resultlen);
+int PMPI_Get_address(const void *location, MPI_Aint *address);
+MPI_Aint PMPI_Aint_add(MPI_Aint base, MPI_Aint disp);
+MPI_Aint PMPI_Aint_diff(MPI_Aint addr1, MPI_Aint addr2);
+int PMPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf, int outsize, int *position,
+              MPI_Comm comm);
+int PMPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf, int outcount, MPI_Datatype datatype,
+                MPI_Comm comm);
+int PMPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int *size);
+int PMPI_Pack_external(const char datarep[], const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf,
+                       MPI_Aint outsize, MPI_Aint *position);
+int PMPI_Unpack_external(const char datarep[], const void *inbuf, MPI_Aint insize, MPI_Aint *position, void *outbuf,
+                         int outcount, MPI_Datatype datatype);
+int PMPI_Pack_external_size(const char datarep[], int incount, MPI_Datatype datatype, MPI_Aint *size);
+int PMPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
+int PMPI_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
+int PMPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
+int PMPI_Rsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
+int PMPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+               MPI_Request *request);
+int PMPI_Issend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                MPI_Request *request);
+int PMPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                MPI_Request *request);
+int PMPI_Irsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                MPI_Request *request);
+int PMPI_Send_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                   MPI_Request *request);
+int PMPI_Ssend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                    MPI_Request *request);
+int PMPI_Bsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                    MPI_Request *request);
+int PMPI_Rsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                    MPI_Request *request);
+int PMPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status *status);
+int PMPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+               MPI_Request *request);
+int PMPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+                   MPI_Request *request);
+int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf,
+                  int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status *status);
+int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source,
+                          int recvtag, MPI_Comm comm, MPI_Status *status);
+int PMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status);
+int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status);
+int PMPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *status);
+int PMPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message, MPI_Status *status);
+int PMPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message, MPI_Status *status);
+int PMPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message, MPI_Request *request);
+int PMPI_Start(MPI_Request *request);
+int PMPI_Startall(int count, MPI_Request array_of_requests[]);
+int PMPI_Cancel(MPI_Request *request);
+int PMPI_Test_cancelled(const MPI_Status *status, int *flag);
+int PMPI_Request_free(MPI_Request *request);
+int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status);
+int PMPI_Wait(MPI_Request *request, MPI_Status *status);
+int PMPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[]);
+int PMPI_Waitany(int count, MPI_Request array_of_requests[], int *index, MPI_Status *status);
+int PMPI_Waitsome(int incount, MPI_Request array_of_requests[], int *outcount, int array_of_indices[],
+                  MPI_Status array_of_statuses[]);
+int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status);
+int PMPI_Testall(int count, MPI_Request array_of_requests[], int *flag, MPI_Status array_of_statuses[]);
+int PMPI_Testany(int count, MPI_Request array_of_requests[], int *index, int *flag, MPI_Status *status);
+int PMPI_Testsome(int incount, MPI_Request array_of_requests[], int *outcount, int array_of_indices[],
+                  MPI_Status array_of_statuses[]);
+int PMPI_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *count);
+int PMPI_Get_elements(const MPI_Status *status, MPI_Datatype datatype, int *count);
+int PMPI_Get_elements_x(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count);
+int PMPI_Buffer_attach(void *buffer, int size);
+int PMPI_Buffer_detach(void *buffer_addr, int *size);
+
 #ifdef __cplusplus
 }
 #endif

@@ -62,10 +62,14 @@ TEST(ApplyOpInto, TakesMisalignedBuffers) {
 }
 
 TEST(ApplyOpInto, MaxlocTakesTheBetterValueAndOnATieTheSmallerIndex) {
+  // Reductions carry MPI_DOUBLE_INT packed: the value, then the int.
+#pragma pack(push, 1)
   struct DoubleInt {
     double value;
     int index;
   };
+#pragma pack(pop)
+  static_assert(sizeof(DoubleInt) == 12);
   const DoubleInt a[] = {{1.0, 4}, {5.0, 9}, {2.0, 3}};
   const DoubleInt b[] = {{3.0, 0}, {5.0, 2}, {2.0, 7}};
   DoubleInt out[3] = {};
