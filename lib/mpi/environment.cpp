@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <thread>
 
 #include "common/version.hpp"
 #include "core/runtime.hpp"
@@ -19,6 +20,7 @@ namespace {
 using mpf::core::Runtime;
 
 int provided_thread_level = MPI_THREAD_SINGLE;
+std::thread::id main_thread;  // the thread that initialised MPI (MPI_Is_thread_main)
 
 // Copies text into a caller's fixed-size MPI string buffer.
 void copy_out(const std::string& text, char* out, int capacity, int* length) {
@@ -40,6 +42,7 @@ int init(const char* call, int required) {
   } catch (const std::exception& e) {
     mpf::mpi::fatal_error(call, MPI_ERR_INTERN, e.what());
   }
+  main_thread = std::this_thread::get_id();
   // The runtime is safe to call from one thread at a time, whichever thread.
   provided_thread_level = std::min(required, MPI_THREAD_SERIALIZED);
   return MPI_SUCCESS;
@@ -141,9 +144,17 @@ double PMPI_Wtick(void) {
   return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
 }
 
+int PMPI_Is_thread_main(int* flag) {
+  mpf::mpi::require_initialized("MPI_Is_thread_main");
+  if (flag == nullptr) return mpf::mpi::comm_error("MPI_Is_thread_main", MPI_COMM_WORLD, MPI_ERR_ARG, "flag is NULL");
+  *flag = std::this_thread::get_id() == main_thread ? 1 : 0;
+  return MPI_SUCCESS;
+}
+
 // The MPI_ names: weak aliases of the definitions above, which a profiling
 // library may replace (MPI-3.1 §14.2).
 #pragma weak MPI_Init = PMPI_Init
+#pragma weak MPI_Is_thread_main = PMPI_Is_thread_main
 #pragma weak MPI_Init_thread = PMPI_Init_thread
 #pragma weak MPI_Finalize = PMPI_Finalize
 #pragma weak MPI_Initialized = PMPI_Initialized

@@ -11,6 +11,7 @@
 
 #include "mpi/comm.hpp"
 #include "mpi/errors.hpp"
+#include "mpi/info.hpp"
 
 namespace {
 
@@ -60,6 +61,8 @@ Info::iterator lookup(Info& info, const char* key) {
 }
 
 }  // namespace
+
+bool mpf::mpi::info_argument_is_valid(MPI_Info info) { return info == MPI_INFO_NULL || find(info) != nullptr; }
 
 extern "C" {
 

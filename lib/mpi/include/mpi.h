@@ -176,7 +176,40 @@ typedef struct MPI_Status {
 #define MPI_ERR_INFO_VALUE 22
 #define MPI_ERR_INFO_NOKEY 23
 #define MPI_ERR_INFO 24
-#define MPI_ERR_LASTCODE 24
+#define MPI_ERR_ACCESS 25
+#define MPI_ERR_AMODE 26
+#define MPI_ERR_ASSERT 27
+#define MPI_ERR_BAD_FILE 28
+#define MPI_ERR_BASE 29
+#define MPI_ERR_CONVERSION 30
+#define MPI_ERR_DISP 31
+#define MPI_ERR_DUP_DATAREP 32
+#define MPI_ERR_FILE_EXISTS 33
+#define MPI_ERR_FILE_IN_USE 34
+#define MPI_ERR_FILE 35
+#define MPI_ERR_IO 36
+#define MPI_ERR_LOCKTYPE 37
+#define MPI_ERR_NAME 38
+#define MPI_ERR_NO_MEM 39
+#define MPI_ERR_NOT_SAME 40
+#define MPI_ERR_NO_SPACE 41
+#define MPI_ERR_NO_SUCH_FILE 42
+#define MPI_ERR_PORT 43
+#define MPI_ERR_QUOTA 44
+#define MPI_ERR_READ_ONLY 45
+#define MPI_ERR_RMA_ATTACH 46
+#define MPI_ERR_RMA_CONFLICT 47
+#define MPI_ERR_RMA_RANGE 48
+#define MPI_ERR_RMA_SHARED 49
+#define MPI_ERR_RMA_SYNC 50
+#define MPI_ERR_RMA_FLAVOR 51
+#define MPI_ERR_SERVICE 52
+#define MPI_ERR_SIZE 53
+#define MPI_ERR_SPAWN 54
+#define MPI_ERR_UNSUPPORTED_DATAREP 55
+#define MPI_ERR_UNSUPPORTED_OPERATION 56
+#define MPI_ERR_WIN 57
+#define MPI_ERR_LASTCODE 57
 
 /* Thread support levels (MPI_Init_thread, MPI_Query_thread). */
 #define MPI_THREAD_SINGLE 0
@@ -212,6 +245,9 @@ int MPI_Abort(MPI_Comm comm, int errorcode);
 int MPI_Get_processor_name(char *name, int *resultlen);
 int MPI_Get_version(int *version, int *subversion);
 int MPI_Get_library_version(char *version, int *resultlen);
+int MPI_Is_thread_main(int *flag);
+int MPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr);
+int MPI_Free_mem(void *base);
 double MPI_Wtime(void);
 double MPI_Wtick(void);
 
@@ -488,6 +524,9 @@ int PMPI_Abort(MPI_Comm comm, int errorcode);
 int PMPI_Get_processor_name(char *name, int *resultlen);
 int PMPI_Get_version(int *version, int *subversion);
 int PMPI_Get_library_version(char *version, int *resultlen);
+int PMPI_Is_thread_main(int *flag);
+int PMPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr);
+int PMPI_Free_mem(void *base);
 double PMPI_Wtime(void);
 double PMPI_Wtick(void);
 int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler);
