@@ -1,22 +1,9 @@
-// The communicator chapter: the table of communicators, their context ids,
-// and the calls that build, compare, name and free them.
-//
-// Context ids are agreed without a global lock (MPICH's free-mask method):
-// each member offers the ids it has free, a bitwise AND over the members
-// (an allreduce on the parent) leaves those free everywhere, and all take
-// the lowest. Members of disjoint new communicators (MPI_Comm_split) may
-// share an id: no rank ever holds two communicators with the same one.
-//
-// An id comes back into use after MPI_Comm_free, but the collectives of the
-// communicator that had it may have left their last steps in the members'
-// slots, cells and board entries, keyed (context, collective count). So a
-// new communicator's collective count does not start at 0: it starts past
-// the count of every communicator any of its members has freed (a MAX over
-// the members, agreed with the id), and no key is ever used twice.
+// The communicator chapter: the table of communicators and the calls that
+// build, compare, name and free them. How their context ids are agreed is
+// in context_ids.hpp.
 #include "mpi/comm.hpp"
 
 #include <algorithm>
-#include <bitset>
 #include <map>
 #include <cstring>
 #include <numeric>
@@ -25,6 +12,7 @@
 
 #include "core/runtime.hpp"
 #include "mpi/attributes.hpp"
+#include "mpi/context_ids.hpp"
 #include "mpi/coll/algorithms.hpp"
 #include "mpi/coll/context.hpp"
 #include "mpi/coll/pending.hpp"
@@ -42,65 +30,25 @@ std::string describe_bad_comm(MPI_Comm comm) {
 
 namespace {
 
-constexpr std::size_t kContextIds = 4096;
-constexpr std::size_t kMaskWords = kContextIds / 64;
-std::bitset<kContextIds> g_used_contexts;  // ids of this rank's live communicators
-std::uint32_t g_freed_seq = 0;             // the highest collective count of a communicator this rank freed
-
 std::uint32_t g_world_size = 0;
 
-// What a new communicator's members agree on: its context id and where
-// its collective count starts.
-struct NewContext {
-  std::uint32_t context = 0;
-  std::uint32_t first_seq = 0;
-  bool agreed = false;  // false when no id is free at every member
-};
-
-// Agrees on a context id free at every member of `parent` and on a
-// collective count past every member's freed ones (*made). Collective over
-// `parent`. The mask is taken when the task starts, that is after every
-// collective this rank started before it (coll/pending.hpp): a nonblocking
-// MPI_Comm_idup and a later MPI_Comm_dup never pick the same id.
-mpf::coll::Task context_task(const Communicator& parent, mpf::coll::Key key, NewContext* made) {
-  std::uint64_t mask[kMaskWords];
-  for (std::size_t w = 0; w < kMaskWords; ++w) {
-    std::uint64_t bits = 0;
-    for (std::size_t b = 0; b < 64; ++b) {
-      if (!g_used_contexts.test(w * 64 + b)) bits |= std::uint64_t{1} << b;
-    }
-    mask[w] = bits;
-  }
-  std::uint64_t all[kMaskWords];
-  mpf::coll::Task reduce = coll::reduce_task(parent, key, mask, all, static_cast<int>(kMaskWords), MPI_UINT64_T, MPI_BAND, -1);
-  co_await coll::finished(reduce);
-  // The same collective count, another kind: a key of its own.
-  const std::uint32_t freed = g_freed_seq;
-  std::uint32_t highest = 0;
-  mpf::coll::Task floor = coll::reduce_task(parent, {key.context, key.seq, coll::kContextSeq, -1}, &freed, &highest, 1,
-                                            MPI_UINT32_T, MPI_MAX, -1);
-  co_await coll::finished(floor);
-  made->first_seq = highest;
-  made->agreed = false;
-  for (std::size_t w = 0; w < kMaskWords; ++w) {
-    if (all[w] != 0) {
-      made->context = static_cast<std::uint32_t>(w * 64 + static_cast<std::size_t>(__builtin_ctzll(all[w])));
-      made->agreed = true;
-      break;
-    }
-  }
-}
-
+// Agrees on the context of a communicator made from `parent` (blocking).
+// The agreement is not a collective on the parent's slots: it does not
+// wait for the nonblocking collectives this rank started before.
 NewContext agree_context(Communicator& parent, const char* call) {
   NewContext made;
-  coll::run(context_task(parent, parent.next_collective(coll::kAllreduce, -1), &made), parent, call, -1);
+  const mpf::coll::Key key = parent.next_collective(coll::kAllreduce, -1);
+  mpf::coll::Task agree =
+      agree_context_task(parent.world, static_cast<std::size_t>(parent.rank), key.context, key.seq, true, &made);
+  const progress::BlockedCall blocked{call, -1, -1, parent.context};
+  agree.run(core::Runtime::instance().engine(), blocked);
   return made;
 }
 
 int out_of_contexts(const char* call, MPI_Comm comm) {
   return comm_error(call, comm, MPI_ERR_INTERN,
                     "no communicator context id is free at every member (" + std::to_string(kContextIds) +
-                        " per rank; free communicators you no longer use)");
+                        " per rank, the upper half of them for MPI_Comm_idup; free communicators you no longer use)");
 }
 
 int check_comm(const char* call, MPI_Comm comm) {
@@ -115,7 +63,7 @@ int check_comm(const char* call, MPI_Comm comm) {
 int create_from(const char* call, MPI_Comm parent, const std::vector<std::uint32_t>& members, MPI_Comm* out) {
   const NewContext made = agree_context(comm_of(parent), call);
   if (!made.agreed) return out_of_contexts(call, parent);
-  const std::uint32_t me = comm_of(MPI_COMM_WORLD).world[static_cast<std::size_t>(comm_rank(MPI_COMM_WORLD))];
+  const std::uint32_t me = core::Runtime::instance().job().rank;
   if (std::find(members.begin(), members.end(), me) == members.end()) {
     *out = MPI_COMM_NULL;
     return MPI_SUCCESS;
@@ -131,7 +79,8 @@ int create_from(const char* call, MPI_Comm parent, const std::vector<std::uint32
 mpf::coll::Task idup_op(const Communicator& parent, mpf::coll::Key key, MPI_Comm parent_handle,
                         std::shared_ptr<Communicator> made, MPI_Comm handle) {
   NewContext agreed;
-  mpf::coll::Task agree = context_task(parent, key, &agreed);
+  mpf::coll::Task agree =
+      agree_context_task(parent.world, static_cast<std::size_t>(parent.rank), key.context, key.seq, false, &agreed);
   co_await coll::finished(agree);
   if (!agreed.agreed) {
     out_of_contexts("MPI_Comm_idup", parent_handle);
@@ -139,7 +88,7 @@ mpf::coll::Task idup_op(const Communicator& parent, mpf::coll::Key key, MPI_Comm
   }
   made->context = agreed.context;
   made->coll_seq = agreed.first_seq;
-  g_used_contexts.set(agreed.context);
+  claim_context(agreed.context);
   if (comm_is_valid(parent_handle) && comm_is_valid(handle)) {
     if (int rc = copy_attributes(parent_handle, handle)) {
       comm_error("MPI_Comm_idup", parent_handle, rc, "an attribute copy callback failed with error " + std::to_string(rc));
@@ -153,8 +102,7 @@ void init_communicators(std::uint32_t world_rank, std::uint32_t world_size) {
   g_world_size = world_size;
   auto& table = comm_table();
   table.clear();
-  g_used_contexts.reset();
-  g_freed_seq = 0;
+  reset_contexts();
   table.emplace_back();  // MPI_COMM_NULL
   std::vector<std::uint32_t> world(world_size);
   std::iota(world.begin(), world.end(), 0u);
@@ -169,8 +117,7 @@ void release_freed_comm(MPI_Comm comm) {
   if (c == nullptr || !c->freed || requests().uses(comm)) return;
   // Its collectives' last steps may linger in the members' slots: a later
   // communicator with this id starts its count past this one's.
-  if (c->context != kNoContext) g_used_contexts.reset(c->context);
-  g_freed_seq = std::max(g_freed_seq, c->coll_seq);
+  if (c->context != kNoContext) release_context(c->context, c->coll_seq);
   comm_table()[static_cast<std::size_t>(comm)].reset();
 }
 
@@ -186,7 +133,7 @@ MPI_Comm add_communicator(std::vector<std::uint32_t> world, std::uint32_t contex
   c->world = std::move(world);
   c->context = context;
   c->coll_seq = first_seq;
-  if (context != kNoContext) g_used_contexts.set(context);
+  if (context != kNoContext) claim_context(context);
   comm_table().push_back(std::move(c));
   return static_cast<MPI_Comm>(comm_table().size() - 1);
 }
@@ -248,7 +195,8 @@ int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm* newcomm, MPI_Request* request) {
   made.cart = parent.cart;
   const mpf::coll::Key key = parent.next_collective(coll::kAllreduce, -1);
   *newcomm = handle;
-  return coll::launch(call, comm, -1, idup_op(parent, key, comm, share_comm(handle), handle), request);
+  return coll::launch(call, comm, -1, idup_op(parent, key, comm, share_comm(handle), handle), request,
+                      /*independent=*/true);
 }
 
 int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newcomm) {

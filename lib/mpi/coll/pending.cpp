@@ -1,6 +1,7 @@
 #include "mpi/coll/pending.hpp"
 
 #include <deque>
+#include <vector>
 
 #include "core/runtime.hpp"
 #include "mpi/coll/context.hpp"
@@ -13,6 +14,9 @@ namespace {
 // time: each shares the rank's one collective slot, and two of them
 // holding slots at once on several ranks could each wait for the other.
 std::deque<std::shared_ptr<PendingCollective>> g_pending;
+// Operations that use no slot (the context agreement of MPI_Comm_idup),
+// each advanced whenever it can move, whatever else is pending.
+std::vector<std::shared_ptr<PendingCollective>> g_independent;
 
 }  // namespace
 
@@ -22,19 +26,26 @@ void advance_pending() {
     if (!g_pending.front()->done) break;
     g_pending.pop_front();
   }
+  // By index: an independent task may start another one.
+  for (std::size_t i = 0; i < g_independent.size(); ++i) g_independent[i]->advance();
+  std::erase_if(g_independent, [](const std::shared_ptr<PendingCollective>& p) { return p->done; });
   // Before the caller returns to the application: wakes the tasks deferred.
   core::Runtime::instance().transport().flush_wakes();
 }
 
 bool pending_idle() { return g_pending.empty(); }
 
-void start_pending(const std::shared_ptr<PendingCollective>& pending) {
-  g_pending.push_back(pending);
+void start_pending(const std::shared_ptr<PendingCollective>& pending, bool independent) {
+  if (independent) {
+    g_independent.push_back(pending);
+  } else {
+    g_pending.push_back(pending);
+  }
   core::Runtime::instance().engine().set_progress_hook(advance_pending);
   advance_pending();
 }
 
-int launch(const char* call, MPI_Comm comm, int root, mpf::coll::Task op, MPI_Request* request) {
+int launch(const char* call, MPI_Comm comm, int root, mpf::coll::Task op, MPI_Request* request, bool independent) {
   if (request == nullptr) {
     run(std::move(op), comm_of(comm), call, root);
     return MPI_SUCCESS;
@@ -48,7 +59,7 @@ int launch(const char* call, MPI_Comm comm, int root, mpf::coll::Task op, MPI_Re
   r.comm = comm;
   r.active = true;
   r.coll = pending;
-  start_pending(pending);
+  start_pending(pending, independent);
   *request = handle;
   return MPI_SUCCESS;
 }

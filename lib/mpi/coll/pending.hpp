@@ -8,6 +8,8 @@
 // rank's collective slot. Programs that start nonblocking collectives on
 // two communicators in opposite orders on ranks they share may therefore
 // wait for ever (MPI allows such orders; this library does not yet).
+// Operations that use no slot (MPI_Comm_idup's agreement, over messages of
+// its own) are independent: they move whenever they can, in any order.
 #pragma once
 
 #include <cstdint>
@@ -28,18 +30,23 @@ struct PendingCollective {
   }
 };
 
-// Queues a started collective and advances the queue as far as it goes now.
-void start_pending(const std::shared_ptr<PendingCollective>& pending);
+// Queues a started collective (or, `independent`, sets it going beside the
+// queue) and advances what is pending as far as it goes now.
+void start_pending(const std::shared_ptr<PendingCollective>& pending, bool independent = false);
 // Advances the oldest collectives in flight as far as they go.
 void advance_pending();
+// True when no collective of the queue is in flight (independent
+// operations do not count: they touch no slot and no datatype).
 bool pending_idle();
 // Before a blocking collective: waits (as `call`) until every nonblocking
 // one started before it has completed.
 void finish_pending(const char* call, std::int32_t context);
 
 // Runs `op` to its end (request == nullptr: the blocking call, shown as
-// `call` with its root) or starts it as the nonblocking request *request.
-int launch(const char* call, MPI_Comm comm, int root, mpf::coll::Task op, MPI_Request* request);
+// `call` with its root) or starts it as the nonblocking request *request
+// (`independent`: beside the queue, for operations that use no slot).
+int launch(const char* call, MPI_Comm comm, int root, mpf::coll::Task op, MPI_Request* request,
+           bool independent = false);
 
 // co_await finished(sub): waits until another task has run to its end.
 inline auto finished(mpf::coll::Task& sub) {

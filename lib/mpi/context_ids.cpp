@@ -1,0 +1,171 @@
+#include "mpi/context_ids.hpp"
+
+#include <algorithm>
+#include <bitset>
+#include <tuple>
+
+#include "core/runtime.hpp"
+#include "mpi/coll/pending.hpp"
+
+namespace mpf::mpi {
+namespace {
+
+constexpr std::size_t kMaskWords = kContextIds / 64;
+
+std::bitset<kContextIds> g_used;  // ids of this rank's communicators
+std::bitset<kContextIds> g_held;  // ids offered by agreement rounds in flight
+std::uint32_t g_freed_seq = 0;    // the highest collective count of a communicator this rank released
+
+// What each member sends up the tree, combined on the way: AND of the free
+// ids, MAX of the freed counts, OR of "another agreement held my ids".
+struct Offer {
+  std::uint64_t free[kMaskWords];
+  std::uint32_t freed_seq;
+  std::uint32_t busy;
+
+  void combine(const Offer& other) {
+    for (std::size_t w = 0; w < kMaskWords; ++w) free[w] &= other.free[w];
+    freed_seq = std::max(freed_seq, other.freed_seq);
+    busy |= other.busy;
+  }
+};
+
+// The agreements in flight at this rank, by (nonblocking, parent context,
+// parent count): the lowest offers the free ids. A blocking one (there is
+// at most one at a time) comes first: the ranks it waits for may not start
+// this rank's nonblocking ones until it ends.
+using AgreementKey = std::tuple<bool, std::uint32_t, std::uint32_t>;
+std::vector<AgreementKey> g_in_flight;
+
+bool owns_free_ids(AgreementKey key) { return *std::min_element(g_in_flight.begin(), g_in_flight.end()) == key; }
+
+// This rank's offer for a round of agreement `key`; its ids are held (not
+// offered to another agreement) until release_offer().
+Offer make_offer(AgreementKey key) {
+  Offer offer{};
+  offer.freed_seq = g_freed_seq;
+  offer.busy = g_in_flight.size() > 1 ? 1 : 0;
+  if (!owns_free_ids(key)) return offer;
+  std::bitset<kContextIds> free = ~(g_used | g_held);
+  // A nonblocking agreement's round may hold its ids for as long as its
+  // other members take to start it, which may be after this rank's next
+  // blocking one: so it offers only the upper half, and a blocking one
+  // always finds the lower half free of such rounds.
+  if (std::get<0>(key)) free &= ~std::bitset<kContextIds>() << (kContextIds / 2);
+  for (std::size_t id = 0; id < kContextIds; ++id) {
+    if (free.test(id)) offer.free[id / 64] |= std::uint64_t{1} << (id % 64);
+  }
+  g_held |= free;
+  return offer;
+}
+
+void release_offer(const Offer& offer) {
+  for (std::size_t id = 0; id < kContextIds; ++id) {
+    if ((offer.free[id / 64] >> (id % 64)) & 1) g_held.reset(id);
+  }
+}
+
+// The agreement's messages: a context no communicator has (the parent's
+// with bit 30 flipped: communicators' ids are below kContextIds, and keys
+// of MPI_Comm_create_group have bit 31 set) and a tag from the parent's
+// count, the round and the direction.
+constexpr std::uint32_t kAgreementContextBit = 0x40000000u;
+std::int32_t message_tag(std::uint32_t parent_seq, unsigned round, bool down) {
+  return static_cast<std::int32_t>(((parent_seq & 0xffffffu) << 6) | ((round & 31u) << 1) | (down ? 1u : 0u));
+}
+
+progress::Request* start(bool is_send, std::uint32_t peer, std::uint32_t context, std::int32_t tag, Offer* data) {
+  progress::Engine& engine = core::Runtime::instance().engine();
+  progress::Request* r = engine.new_request();
+  r->peer = static_cast<std::int32_t>(peer);
+  r->tag = tag;
+  r->context = context;
+  r->buffer = reinterpret_cast<std::byte*>(data);
+  r->bytes = sizeof(Offer);
+  r->signature = 0;
+  r->mode = progress::SendMode::standard;
+  if (is_send) {
+    engine.start_send(r);
+  } else {
+    engine.start_recv(r);
+  }
+  return r;
+}
+
+// co_await transfer(...): sends or receives one offer and waits for it.
+mpf::coll::Task transfer(bool is_send, std::uint32_t peer, std::uint32_t context, std::int32_t tag, Offer* data) {
+  progress::Request* r = start(is_send, peer, context, tag, data);
+  co_await mpf::coll::until(static_cast<std::int32_t>(peer), [r] { return r->done(); });
+  core::Runtime::instance().engine().free_request(r);
+}
+
+}  // namespace
+
+mpf::coll::Task agree_context_task(std::vector<std::uint32_t> members, std::size_t me, std::uint32_t parent_context,
+                                   std::uint32_t parent_seq, bool blocking, NewContext* made) {
+  const AgreementKey key{!blocking, parent_context, parent_seq};
+  const std::uint32_t context = parent_context ^ kAgreementContextBit;
+  const std::size_t n = members.size();
+  g_in_flight.push_back(key);
+  for (unsigned round = 0;; ++round) {
+    const Offer mine = make_offer(key);
+    Offer all = mine;
+    // Up a binomial tree to member 0: each member takes its children's
+    // offers (members me + 1, me + 2, me + 4, ... below its lowest set bit)
+    // and passes the combination to its parent.
+    std::size_t mask = 1;
+    for (; mask < n; mask <<= 1) {
+      if (me & mask) {
+        mpf::coll::Task up = transfer(true, members[me - mask], context, message_tag(parent_seq, round, false), &all);
+        co_await coll::finished(up);
+        break;
+      }
+      if (me + mask < n) {
+        Offer child{};
+        mpf::coll::Task in = transfer(false, members[me + mask], context, message_tag(parent_seq, round, false), &child);
+        co_await coll::finished(in);
+        all.combine(child);
+      }
+    }
+    // And the result down the same tree.
+    if (me != 0) {
+      mpf::coll::Task in = transfer(false, members[me - mask], context, message_tag(parent_seq, round, true), &all);
+      co_await coll::finished(in);
+    }
+    for (mask >>= 1; mask > 0; mask >>= 1) {
+      if (me + mask < n) {
+        mpf::coll::Task down = transfer(true, members[me + mask], context, message_tag(parent_seq, round, true), &all);
+        co_await coll::finished(down);
+      }
+    }
+    release_offer(mine);
+    made->first_seq = all.freed_seq;
+    made->agreed = false;
+    for (std::size_t w = 0; w < kMaskWords && !made->agreed; ++w) {
+      if (all.free[w] != 0) {
+        made->context = static_cast<std::uint32_t>(w * 64 + static_cast<std::size_t>(__builtin_ctzll(all.free[w])));
+        made->agreed = true;
+      }
+    }
+    // No id free everywhere: the end, unless some member's ids were held
+    // by another agreement, which will let them go.
+    if (made->agreed || all.busy == 0) break;
+  }
+  g_in_flight.erase(std::find(g_in_flight.begin(), g_in_flight.end(), key));
+}
+
+void claim_context(std::uint32_t context) { g_used.set(context); }
+
+void release_context(std::uint32_t context, std::uint32_t last_seq) {
+  g_used.reset(context);
+  g_freed_seq = std::max(g_freed_seq, last_seq);
+}
+
+void reset_contexts() {
+  g_used.reset();
+  g_held.reset();
+  g_in_flight.clear();
+  g_freed_seq = 0;
+}
+
+}  // namespace mpf::mpi
