@@ -55,8 +55,7 @@
 namespace mpf::mpi::coll {
 
 // Which algorithm a collective step belongs to (coll::Key::kind).
-enum Kind : std::uint32_t { kBarrier = 1, kBcast, kReduce, kAllreduce, kScan, kExscan, kGatherv, kScatterv, kAlltoallv,
-                            kContextSeq };
+enum Kind : std::uint32_t { kBarrier = 1, kBcast, kReduce, kAllreduce, kScan, kExscan, kGatherv, kScatterv, kAlltoallv };
 
 mpf::coll::Task barrier_task(const Communicator& c, mpf::coll::Key key);
 mpf::coll::Task bcast_task(const Communicator& c, mpf::coll::Key key, void* buffer, std::uint64_t bytes, int root);

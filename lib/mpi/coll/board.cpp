@@ -80,7 +80,6 @@ const char* call_name(std::uint32_t kind) {
     case kGatherv: return "a gather";
     case kScatterv: return "a scatter";
     case kAlltoallv: return "an all-to-all";
-    case kContextSeq: return "a communicator's creation";
     default: return "an unknown collective";
   }
 }
