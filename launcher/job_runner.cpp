@@ -124,7 +124,7 @@ class Runner {
  private:
   void launch_all(PmixServer& server, const shm::Segment& segment, OutputForwarder& output);
   void event_loop(OutputForwarder& output, const shm::Segment& segment);
-  void reap(const shm::Segment& segment);
+  void reap(const shm::Segment& segment, OutputForwarder& output);
   void on_rank_exit(RankRecord& rank, int wait_status, const shm::Segment& segment);
   void take_aborts(const RankRecord* exiting = nullptr);
   void on_signal(int signo);
@@ -250,7 +250,7 @@ void Runner::on_rank_exit(RankRecord& r, int wait_status, const shm::Segment& se
   }
 }
 
-void Runner::reap(const shm::Segment& segment) {
+void Runner::reap(const shm::Segment& segment, OutputForwarder& output) {
   for (;;) {
     int wait_status = 0;
     const pid_t pid = ::waitpid(-1, &wait_status, WNOHANG);
@@ -259,6 +259,7 @@ void Runner::reap(const shm::Segment& segment) {
       if (r.pid == pid && r.running) {
         take_aborts(&r);  // an abort is heard before the aborting rank's exit
         on_rank_exit(r, wait_status, segment);
+        output.rank_exited(r.rank);
         break;
       }
     }
@@ -369,7 +370,8 @@ void Runner::event_loop(OutputForwarder& output, const shm::Segment& segment) {
     if (!ranks_left && outputs.empty()) break;
     if (!ranks_left) {
       // Every rank has exited; output still open belongs to processes they
-      // left behind. Give it a moment, then stop listening.
+      // left behind. Give it a moment, then stop listening: close_all()
+      // still forwards all that the ranks themselves wrote.
       if (drain_deadline == 0) drain_deadline = steady_ns() + 1'000'000'000;
       if (steady_ns() >= drain_deadline) break;
     }
@@ -394,7 +396,7 @@ void Runner::event_loop(OutputForwarder& output, const shm::Segment& segment) {
       signalfd_siginfo info;
       while (::read(signal_fd_.get(), &info, sizeof info) == static_cast<ssize_t>(sizeof info)) {
         if (static_cast<int>(info.ssi_signo) == SIGCHLD) {
-          reap(segment);
+          reap(segment, output);
         } else {
           on_signal(static_cast<int>(info.ssi_signo));
         }

@@ -30,11 +30,17 @@ class OutputForwarder {
   // Starts forwarding `fd` (a pipe's read end, now owned) as the rank's
   // stdout (stream 1) or stderr (stream 2).
   void attach(std::uint32_t rank, int stream, int fd);
-  // Reads what is available on `fd`; returns false (and closes it) at EOF.
+  // Reads what is available on `fd`, a bounded amount a call so that one
+  // stream cannot hold the caller; returns false (and closes it) at EOF.
   bool drain(int fd);
+  // The rank has exited: what is in its pipes now is what it wrote, and is
+  // owed to the user even if close_all() comes before the pipes' EOF (a
+  // process it left behind may hold them open for ever).
+  void rank_exited(std::uint32_t rank);
   // Descriptors still open, for poll().
   std::vector<int> open_descriptors() const;
-  // Emits any partial last lines and closes everything.
+  // Forwards what exited ranks left in their pipes, emits any partial last
+  // lines and closes everything.
   void close_all();
 
  private:
@@ -44,10 +50,16 @@ class OutputForwarder {
     int fd;
     int sink;  // where lines go: 1, 2 or a file descriptor of ours
     std::string pending;
+    std::size_t owed = 0;  // bytes in the pipe when the rank exited, not yet read
   };
   void open_files(std::uint32_t nranks);
   void emit(Source& source, std::string_view line);
   Source* find(int fd);
+  // Reads up to `limit` bytes and forwards the whole lines among them;
+  // false at EOF.
+  bool take(Source& source, std::size_t limit);
+  // Emits the partial last line and closes the stream.
+  void finish(Source& source);
 
   OutputFormat format_;
   std::vector<Source> sources_;

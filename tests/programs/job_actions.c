@@ -26,10 +26,18 @@
  *                                     on MPI_COMM_WORLD (deadlock)
  *   job_actions coll-computing        rank 0 computes for SECONDS (default 60) before MPI_Bcast(root 0);
  *                                     the others wait in that MPI_Bcast (not a deadlock)
+ *   job_actions write-until-stopped RANK CODE DIR
+ *                                     every other rank writes numbered lines "rank R stdout|stderr line I"
+ *                                     of 100 bytes to both streams, one write each, and after each pair
+ *                                     stores I in DIR/rank.R (4 bytes, native order); it writes 100 pairs,
+ *                                     waits in a barrier, then goes on writing until it is killed. RANK
+ *                                     waits in the barrier, writes "rank RANK exits" to stderr and exits
+ *                                     with CODE, so mpfrun stops the others while they write
  * Written in C99 against mpi.h, so it also checks that the header is C.
  */
 #include <mpi.h>
 
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -149,6 +157,31 @@ int main(int argc, char **argv) {
       }
     }
     MPI_Bcast(&value, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  } else if (strcmp(action, "write-until-stopped") == 0) {
+    if (rank == arg1) {
+      MPI_Barrier(MPI_COMM_WORLD);
+      fprintf(stderr, "rank %d exits\n", rank);
+      exit(arg2);
+    }
+    char path[4096];
+    snprintf(path, sizeof path, "%s/rank.%d", argc > 4 ? argv[4] : ".", rank);
+    const int record = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (record < 0) {
+      perror(path);
+      MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    for (int i = 0;; ++i) {
+      /* stderr is unbuffered and stdout is flushed: each line is one write,
+       * so a line stored in the record is in mpfrun's pipe, whole. */
+      fprintf(stderr, "rank %d stderr line %6d %073d\n", rank, i, 0);
+      printf("rank %d stdout line %6d %073d\n", rank, i, 0);
+      fflush(stdout);
+      if (pwrite(record, &i, sizeof i, 0) != (ssize_t)sizeof i) {
+        perror(path);
+        MPI_Abort(MPI_COMM_WORLD, 2);
+      }
+      if (i == 99) MPI_Barrier(MPI_COMM_WORLD);
+    }
   } else if (strcmp(action, "bad-comm") == 0) {
     MPI_Comm_rank((MPI_Comm)12345, &rank);
   } else {
