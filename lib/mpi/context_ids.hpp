@@ -3,7 +3,9 @@
 //
 // The members offer the ids they have free, a bitwise AND over them leaves
 // those free everywhere, and all take the lowest (MPICH's free-mask
-// method, without a global lock). Members of disjoint new communicators
+// method, without a global lock). A round offers a window of 256 ids, so
+// that an offer fits in one ring packet; a round that finds none free
+// everywhere tries the next window. Members of disjoint new communicators
 // (MPI_Comm_split) may share an id: no rank ever holds two communicators
 // with the same one.
 //
