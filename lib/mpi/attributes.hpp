@@ -1,6 +1,6 @@
-// Communicator attributes and their keyvals (MPI 3.1 §6.7), including the
-// predefined MPI_TAG_UB, MPI_HOST, MPI_IO, MPI_WTIME_IS_GLOBAL and
-// MPI_UNIVERSE_SIZE.
+// Attributes of communicators and datatypes and their keyvals (MPI 3.1
+// §6.7), including the predefined MPI_TAG_UB, MPI_HOST, MPI_IO,
+// MPI_WTIME_IS_GLOBAL, MPI_UNIVERSE_SIZE, MPI_APPNUM and MPI_LASTUSEDCODE.
 #pragma once
 
 #include <mpi.h>
@@ -36,12 +36,17 @@ class AttributeSet {
   std::vector<Entry> values_;
 };
 
-// Keyvals below this are the predefined ones (MPI_TAG_UB .. MPI_APPNUM).
+// Keyvals below this are the predefined ones (MPI_TAG_UB .. MPI_LASTUSEDCODE).
 inline constexpr int kFirstUserKeyval = 16;
 
 // MPI_Comm_dup: runs each attribute's copy callback from `from` to `to`.
 // Returns MPI_SUCCESS or the failing callback's code.
 int copy_attributes(MPI_Comm from, MPI_Comm to);
+// MPI_Type_dup: the same for a datatype's attributes.
+int copy_type_attributes(MPI_Datatype from, MPI_Datatype to);
+// MPI_Type_free: runs the delete callbacks of a datatype's attributes, the
+// last set first, and forgets them.
+int delete_type_attributes(MPI_Datatype type);
 // MPI_Comm_free, MPI_Finalize on MPI_COMM_SELF: runs each attribute's
 // delete callback, the last set first, and removes the attribute. Stops at
 // a callback that fails (returns its code); those before are gone.

@@ -171,7 +171,7 @@ int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm) {
   const Communicator& old = comm_of(comm);
   if (int rc = create_from(call, comm, old.world, newcomm)) return rc;
   Communicator& c = comm_of(*newcomm);
-  c.cart = comm_of(comm).cart;
+  c.topology = comm_of(comm).topology;
   if (int rc = copy_attributes(comm, *newcomm)) {
     MPI_Comm doomed = *newcomm;
     PMPI_Comm_free(&doomed);
@@ -192,11 +192,17 @@ int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm* newcomm, MPI_Request* request) {
   const MPI_Comm handle = add_communicator(parent.world, kNoContext);
   Communicator& made = comm_of(handle);
   made.errhandler = parent.errhandler;
-  made.cart = parent.cart;
+  made.topology = parent.topology;
   const mpf::coll::Key key = parent.next_collective(coll::kAllreduce, -1);
   *newcomm = handle;
   return coll::launch(call, comm, -1, idup_op(parent, key, comm, share_comm(handle), handle), request,
                       /*independent=*/true);
+}
+
+// Hints are accepted and none changes how a communicator behaves (as
+// MPI_Comm_dup_with_info).
+int PMPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info, MPI_Comm* newcomm, MPI_Request* request) {
+  return PMPI_Comm_idup(comm, newcomm, request);
 }
 
 int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newcomm) {
@@ -363,6 +369,7 @@ int PMPI_Comm_get_name(MPI_Comm comm, char* name, int* resultlen) {
 #pragma weak MPI_Comm_dup = PMPI_Comm_dup
 #pragma weak MPI_Comm_dup_with_info = PMPI_Comm_dup_with_info
 #pragma weak MPI_Comm_idup = PMPI_Comm_idup
+#pragma weak MPI_Comm_idup_with_info = PMPI_Comm_idup_with_info
 #pragma weak MPI_Comm_split = PMPI_Comm_split
 #pragma weak MPI_Comm_split_type = PMPI_Comm_split_type
 #pragma weak MPI_Comm_create = PMPI_Comm_create

@@ -10,20 +10,14 @@
 #include <cstdint>
 #include <map>
 #include <memory>
-#include <optional>
 #include <string>
 #include <vector>
 
 #include "coll/channel.hpp"
 #include "mpi/attributes.hpp"
+#include "mpi/topology.hpp"
 
 namespace mpf::mpi {
-
-// A Cartesian topology (MPI_Cart_create).
-struct CartTopology {
-  std::vector<int> dims;
-  std::vector<int> periods;  // 0 or 1 per dimension
-};
 
 struct Communicator {
   std::vector<std::uint32_t> world;  // comm rank -> world rank
@@ -34,7 +28,8 @@ struct Communicator {
   MPI_Errhandler errhandler = MPI_ERRORS_ARE_FATAL;
   std::string name;
   AttributeSet attributes;
-  std::optional<CartTopology> cart;
+  Topology topology;                 // MPI_Cart_create, MPI_Graph_create, MPI_Dist_graph_create...
+  std::uint32_t neighbor_seq = 0;    // neighbourhood collectives run on this communicator (their tags)
   MPI_Info info = 0;                 // hints (MPI_Comm_set_info), MPI_INFO_NULL when none
   bool freed = false;                // MPI_Comm_free'd, kept for the requests still using it
 

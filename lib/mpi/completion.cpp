@@ -2,6 +2,7 @@
 // Get_count and Get_elements.
 #include <mpi.h>
 
+#include <utility>
 #include <vector>
 
 #include "core/runtime.hpp"
@@ -70,7 +71,7 @@ bool done(MPI_Request handle) {
 
 progress::BlockedCall blocked_on(const char* call, MPI_Request handle) {
   const MpiRequest* r = requests().get(handle);
-  if (r == nullptr || r->proc_null) return {call};
+  if (r == nullptr || r->proc_null || r->grequest) return {call};
   if (r->coll) return {call, r->coll->task.waiting_for(), -1, r->coll->comm->context};
   return {call, r->peer == MPI_ANY_SOURCE ? progress::kAnySource : to_world(r->comm, r->peer), r->tag,
           comm_context(r->comm)};
@@ -91,11 +92,12 @@ int finish_all(const char* call, int count, MPI_Request handles[], MPI_Status st
 }  // namespace
 
 bool request_done(const MpiRequest& r) {
+  if (r.grequest) return r.grequest->complete.load(std::memory_order_acquire);
   if (r.coll) {
     coll::advance_pending();
     return r.coll->done;
   }
-  return r.engine == nullptr || r.engine->done();
+  return (r.engine == nullptr || r.engine->done()) && (r.send_half == nullptr || r.send_half->done());
 }
 
 void empty_status(MPI_Status* status) {
@@ -114,10 +116,18 @@ void proc_null_status(MPI_Status* status) {
 }
 
 int finish_operation(MpiRequest& r, MPI_Status* status, const char* call, bool set_error_field) {
+  if (r.grequest) return finish_grequest(r, status, call, set_error_field);
+  if (r.send_half != nullptr) engine().free_request(std::exchange(r.send_half, nullptr));
   if (r.proc_null && r.active) {
     proc_null_status(status);
   } else {
     fill_status(r, status);
+  }
+  if (r.coll != nullptr && r.coll->failed()) [[unlikely]] {
+    r.active = false;
+    const coll::CollectiveError error = *r.coll->error;
+    if (status != MPI_STATUS_IGNORE && set_error_field) status->MPI_ERROR = error.error_class;
+    return comm_error(call, r.comm, error.error_class, error.detail);
   }
   // The engine request goes back first: an error handler that returns must
   // not leak it.
@@ -158,7 +168,8 @@ int finish_request(MPI_Request* handle, MPI_Status* status, const char* call, bo
   if (!r->persistent) {
     const MPI_Request h = *handle;
     *handle = MPI_REQUEST_NULL;
-    if (r->engine == nullptr || r->engine->status.error == 0) [[likely]] {
+    const bool failed = (r->engine != nullptr && r->engine->status.error != 0) || (r->coll && r->coll->failed());
+    if (!failed) [[likely]] {
       // No error handler can run: finish in place, no copy.
       const int rc = finish_operation(*r, status, call, set_error_field);
       requests().remove(h);
@@ -182,6 +193,8 @@ void reap_orphans() {
     MpiRequest* r = requests().get(orphans[i]);
     if (r != nullptr && request_done(*r)) {
       if (r->engine != nullptr) engine().free_request(r->engine);
+      if (r->send_half != nullptr) engine().free_request(r->send_half);
+      if (r->grequest) free_grequest(*r, "MPI_Request_free");
       requests().remove(orphans[i]);
       orphans[i] = orphans.back();
       orphans.pop_back();

@@ -33,11 +33,21 @@ struct Predefined {
   // size is the two parts', their extent the C struct's (MPI-3.1 §5.9.4).
   std::uint32_t pair_value = 0;
   std::uint32_t pair_index_at = 0;
+  // The size of the basic elements one element holds, when it holds more
+  // than one (the Fortran pairs: MPI_Get_elements counts two); 0: one.
+  std::uint32_t element = 0;
 };
 
 template <class Pair>
 constexpr Predefined pair_type(const char* name) {
   return {name, sizeof(Pair), alignof(Pair), 0, sizeof(Pair::v), offsetof(Pair, i)};
+}
+
+// The Fortran pairs (MPI_2REAL, ...): two values of one type, index second,
+// so they are one run of scalars like an array of two.
+template <class V>
+constexpr Predefined twin_type(const char* name) {
+  return {name, 2 * sizeof(V), alignof(V), sizeof(V), 0, 0, sizeof(V)};
 }
 
 // Indexed by handle (mpi.h); entry 0 is MPI_DATATYPE_NULL.
@@ -82,13 +92,44 @@ constexpr Predefined kPredefined[] = {
     pair_type<TwoInt>("MPI_2INT"),
     pair_type<ShortInt>("MPI_SHORT_INT"),
     pair_type<LongDoubleInt>("MPI_LONG_DOUBLE_INT"),
+    // Fortran: INTEGER and LOGICAL are C ints, REAL float, DOUBLE PRECISION
+    // double, as gfortran has them.
+    {"MPI_INTEGER", sizeof(int), alignof(int), sizeof(int)},
+    {"MPI_REAL", sizeof(float), alignof(float), sizeof(float)},
+    {"MPI_DOUBLE_PRECISION", sizeof(double), alignof(double), sizeof(double)},
+    {"MPI_COMPLEX", 2 * sizeof(float), alignof(float), sizeof(float)},
+    {"MPI_DOUBLE_COMPLEX", 2 * sizeof(double), alignof(double), sizeof(double)},
+    {"MPI_LOGICAL", sizeof(int), alignof(int), sizeof(int)},
+    {"MPI_CHARACTER", 1, 1, 1},
+    twin_type<float>("MPI_2REAL"),
+    twin_type<double>("MPI_2DOUBLE_PRECISION"),
+    twin_type<int>("MPI_2INTEGER"),
+    {"MPI_INTEGER1", 1, 1, 1},
+    {"MPI_INTEGER2", 2, 2, 2},
+    {"MPI_INTEGER4", 4, 4, 4},
+    {"MPI_INTEGER8", 8, 8, 8},
+    {"MPI_REAL4", sizeof(float), alignof(float), sizeof(float)},
+    {"MPI_REAL8", sizeof(double), alignof(double), sizeof(double)},
+    {"MPI_REAL16", sizeof(Quad), alignof(Quad), sizeof(Quad)},
+    {"MPI_COMPLEX8", 2 * sizeof(float), alignof(float), sizeof(float)},
+    {"MPI_COMPLEX16", 2 * sizeof(double), alignof(double), sizeof(double)},
+    {"MPI_COMPLEX32", 2 * sizeof(Quad), alignof(Quad), sizeof(Quad)},
+    // C++: bool and std::complex, laid out as C's bool and _Complex.
+    {"MPI_CXX_BOOL", sizeof(bool), alignof(bool), 1},
+    {"MPI_CXX_FLOAT_COMPLEX", 2 * sizeof(float), alignof(float), sizeof(float)},
+    {"MPI_CXX_DOUBLE_COMPLEX", 2 * sizeof(double), alignof(double), sizeof(double)},
+    {"MPI_CXX_LONG_DOUBLE_COMPLEX", 2 * sizeof(long double), alignof(long double), 0},
 };
-static_assert(sizeof(kPredefined) / sizeof(kPredefined[0]) == MPI_LONG_DOUBLE_INT + 1,
+constexpr MPI_Datatype kLastPredefined = MPI_CXX_LONG_DOUBLE_COMPLEX;
+static_assert(sizeof(kPredefined) / sizeof(kPredefined[0]) == kLastPredefined + 1,
               "one entry per predefined datatype handle in mpi.h");
+static_assert(kLastPredefined < kFirstDerivedType, "the named predefined handles must stay below the derived ones");
+static_assert(sizeof(Quad) == 16 && sizeof(float) == 4 && sizeof(double) == 8 && sizeof(int) == 4,
+              "the Fortran sized types (MPI_REAL4, ...) are these C types");
 
 void fill_predefined(std::vector<std::shared_ptr<TypeInfo>>& t) {
   t.resize(kFirstDerivedType);
-  for (MPI_Datatype h = 1; h <= MPI_LONG_DOUBLE_INT; ++h) {
+  for (MPI_Datatype h = 1; h <= kLastPredefined; ++h) {
     const Predefined& p = kPredefined[h];
     auto info = std::make_shared<TypeInfo>();
     info->name = p.name;
@@ -96,7 +137,7 @@ void fill_predefined(std::vector<std::shared_ptr<TypeInfo>>& t) {
     info->alignment = p.alignment;
     if (p.pair_value == 0) {
       info->size = info->true_ub = p.size;
-      info->blocks = {{0, p.size, 1, p.size, p.size, p.swap}};
+      info->blocks = {{0, p.size, 1, p.size, p.element != 0 ? p.element : p.size, p.swap}};
     } else {
       // The value, then the int: one block when both are 4-byte scalars.
       info->size = p.pair_value + sizeof(int);

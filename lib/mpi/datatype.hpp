@@ -19,6 +19,15 @@
 
 namespace mpf::mpi {
 
+// Fortran REAL*16 (MPI_REAL16, and the parts of MPI_COMPLEX32): IEEE
+// quadruple precision, as gfortran's REAL(16) on the platforms we build for.
+#if defined(__SIZEOF_FLOAT128__)
+using Quad = __float128;
+#else
+using Quad = long double;
+static_assert(__LDBL_MANT_DIG__ == 113, "MPI_REAL16 needs an IEEE quadruple precision type");
+#endif
+
 struct Block {
   std::int64_t offset;       // of the first piece, from the element's start (may be negative)
   std::uint64_t bytes;       // of each piece
@@ -26,6 +35,28 @@ struct Block {
   std::int64_t stride;       // between pieces
   std::uint32_t basic_size;  // size of the basic elements the piece holds (for MPI_Get_elements)
   std::uint32_t swap;        // external32: size of the scalars to byte-swap; 0: no external32 form
+};
+
+struct TypeInfo;
+
+// A datatype argument of a constructor, kept as MPI_Type_get_contents must
+// return it (MPI 3.1 §4.1.13): a predefined type by its handle, which the
+// program gets back as it was; a derived one by value, since the program may
+// free its handle (§4.1.9: arguments behave as if passed by value).
+struct TypeArgument {
+  MPI_Datatype handle = MPI_DATATYPE_NULL;
+  std::shared_ptr<const TypeInfo> type;  // null for a predefined type
+};
+
+// How a type was built, for MPI_Type_get_envelope and MPI_Type_get_contents:
+// the constructor's combiner and its arguments in the order those calls
+// return them (integers, addresses, datatypes). Written once, by the
+// constructor; the named predefined types keep the default.
+struct Recipe {
+  int combiner = MPI_COMBINER_NAMED;
+  std::vector<int> integers;
+  std::vector<MPI_Aint> addresses;
+  std::vector<TypeArgument> types;
 };
 
 struct TypeInfo {
@@ -37,6 +68,10 @@ struct TypeInfo {
   std::vector<Block> blocks;    // one element's data, in typemap order
   MPI_Datatype basic = MPI_DATATYPE_NULL;  // the one predefined type all data is made of, if any
   std::uint64_t basic_count = 0;           // such elements per element (0 when mixed)
+  // Predefined: cannot be freed, needs no commit. The named ones (handles
+  // below kFirstDerivedType) and the unnamed ones MPI_Type_create_f90_*
+  // returns, which decode as MPI_COMBINER_F90_* and have `basic` set to the
+  // sized type (MPI_REAL8, ...) whose data and operations they share.
   bool predefined = false;
   bool committed = false;
   bool contiguous = false;      // one block at offset 0 and extent == size: usable in place
@@ -44,6 +79,7 @@ struct TypeInfo {
   // type when there is one (0 for MPI_BYTE and MPI_PACKED, which match any
   // data), else 0x8000 and a hash of one element's layout.
   std::uint16_t signature = 0;
+  Recipe recipe;
 
   std::int64_t extent() const { return ub - lb; }
 };

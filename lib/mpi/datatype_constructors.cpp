@@ -3,7 +3,9 @@
 // apart, starting at byte `disp` — and flattens it at once: an old type
 // that is one plain block becomes one strided block (a vector of a million
 // ints is one Block, not a million), anything else is copied block by block.
-// Also commit, free, dup, the size and extent queries, names and addresses.
+// Each also records its arguments (TypeInfo::recipe) for the decoding calls
+// (datatype_decoding.cpp). Also commit, free, dup, the size and extent
+// queries, names and addresses.
 #include <mpi.h>
 
 #include <algorithm>
@@ -13,19 +15,13 @@
 #include <vector>
 
 #include "mpi/datatype.hpp"
+#include "mpi/attributes.hpp"
 #include "mpi/coll/pending.hpp"
 #include "mpi/datatype_table.hpp"
 #include "mpi/errors.hpp"
 
 namespace mpf::mpi {
 namespace {
-
-struct Entry {
-  std::int64_t disp;
-  std::uint64_t count;
-  const TypeInfo* type;
-  std::int64_t stride;
-};
 
 std::int64_t round_up(std::int64_t n, std::int64_t to) { return (n + to - 1) / to * to; }
 
@@ -42,6 +38,8 @@ void add_block(std::vector<Block>& blocks, Block b) {
   }
   blocks.push_back(b);
 }
+
+}  // namespace
 
 TypeInfo build(const std::vector<Entry>& entries, bool is_struct) {
   TypeInfo t;
@@ -91,8 +89,7 @@ TypeInfo build(const std::vector<Entry>& entries, bool is_struct) {
     t.true_ub = have_true ? std::max(t.true_ub, hi) : hi;
     have_true = true;
   }
-  t.contiguous = t.size == 0 || (t.blocks.size() == 1 && t.blocks[0].count == 1 && t.blocks[0].offset == 0 &&
-                                 t.blocks[0].bytes == t.size && t.extent() == static_cast<std::int64_t>(t.size));
+  set_bounds(t, t.lb, t.extent());
   if (t.basic != MPI_DATATYPE_NULL) {
     t.signature = find_type(t.basic)->signature;
   } else {
@@ -107,6 +104,15 @@ TypeInfo build(const std::vector<Entry>& entries, bool is_struct) {
   return t;
 }
 
+void set_bounds(TypeInfo& t, std::int64_t lb, std::int64_t extent) {
+  t.lb = lb;
+  t.ub = lb + extent;
+  t.contiguous = t.size == 0 || (t.blocks.size() == 1 && t.blocks[0].count == 1 && t.blocks[0].offset == 0 &&
+                                 t.blocks[0].bytes == t.size && extent == static_cast<std::int64_t>(t.size));
+}
+
+namespace {
+
 // Types the program freed while nonblocking collectives it had started
 // were in flight. Those look their types up by handle (a user operation
 // gets the program's own handle), so such entries stay until no collective
@@ -119,11 +125,19 @@ void drop_freed_types() {
   g_freed_in_flight.clear();
 }
 
+}  // namespace
+
 MPI_Datatype add_type(TypeInfo t) {
   drop_freed_types();
   auto& table = type_table();
   table.push_back(std::make_shared<TypeInfo>(std::move(t)));
   return static_cast<MPI_Datatype>(table.size() - 1);
+}
+
+TypeArgument type_argument(MPI_Datatype handle) {
+  const TypeInfo* t = find_type(handle);
+  if (t->predefined) return {handle, nullptr};
+  return {handle, share_type(handle)};
 }
 
 int type_error(const char* call, int error_class, const std::string& detail) {
@@ -137,18 +151,26 @@ int old_type(const char* call, MPI_Datatype handle, const TypeInfo** out) {
   return MPI_SUCCESS;
 }
 
+namespace {
+
 int check_count(const char* call, int count, const char* what = "count") {
   if (count < 0) return type_error(call, MPI_ERR_COUNT, std::string("negative ") + what + " " + std::to_string(count));
   return MPI_SUCCESS;
 }
 
+}  // namespace
+
 int check_out(const char* call, const void* out) {
   return out == nullptr ? type_error(call, MPI_ERR_ARG, "newtype argument is NULL") : MPI_SUCCESS;
 }
 
-// Blocks of `lengths[i]` old elements at displacements[i] * unit bytes.
-int indexed(const char* call, int count, const int lengths[], const MPI_Aint* byte_displs, const int* elem_displs,
-            int constant_length, MPI_Datatype oldtype, MPI_Datatype* newtype) {
+namespace {
+
+// Blocks of `lengths[i]` (or `constant_length`) old elements at byte
+// displacements `byte_displs[i]`, or `elem_displs[i]` old extents: the four
+// indexed constructors, told apart by `combiner`.
+int indexed(const char* call, int combiner, int count, const int lengths[], const MPI_Aint* byte_displs,
+            const int* elem_displs, int constant_length, MPI_Datatype oldtype, MPI_Datatype* newtype) {
   require_initialized(call);
   const TypeInfo* old = nullptr;
   if (int rc = check_count(call, count)) return rc;
@@ -164,7 +186,19 @@ int indexed(const char* call, int count, const int lengths[], const MPI_Aint* by
     const std::int64_t disp = byte_displs != nullptr ? byte_displs[i] : static_cast<std::int64_t>(elem_displs[i]) * old->extent();
     entries.push_back({disp, static_cast<std::uint64_t>(len), old, old->extent()});
   }
-  *newtype = add_type(build(entries, false));
+  TypeInfo t = build(entries, false);
+  // MPI 3.1 §4.1.13: count, then the block length(s), then integer
+  // displacements; byte displacements are the addresses.
+  t.recipe = {combiner, {count}, {}, {type_argument(oldtype)}};
+  std::vector<int>& ints = t.recipe.integers;
+  if (constant_length >= 0) {
+    ints.push_back(constant_length);
+  } else if (count > 0) {
+    ints.insert(ints.end(), lengths, lengths + count);
+  }
+  if (count > 0 && elem_displs != nullptr) ints.insert(ints.end(), elem_displs, elem_displs + count);
+  if (count > 0 && byte_displs != nullptr) t.recipe.addresses.assign(byte_displs, byte_displs + count);
+  *newtype = add_type(std::move(t));
   return MPI_SUCCESS;
 }
 
@@ -182,7 +216,9 @@ int PMPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype* newtype)
   if (int rc = check_count(call, count)) return rc;
   if (int rc = old_type(call, oldtype, &old)) return rc;
   if (int rc = check_out(call, newtype)) return rc;
-  *newtype = add_type(build({{0, static_cast<std::uint64_t>(count), old, old->extent()}}, false));
+  TypeInfo t = build({{0, static_cast<std::uint64_t>(count), old, old->extent()}}, false);
+  t.recipe = {MPI_COMBINER_CONTIGUOUS, {count}, {}, {type_argument(oldtype)}};
+  *newtype = add_type(std::move(t));
   return MPI_SUCCESS;
 }
 
@@ -196,7 +232,13 @@ static int vector_impl(const char* call, int count, int blocklength, std::int64_
   if (int rc = check_out(call, newtype)) return rc;
   const TypeInfo block = build({{0, static_cast<std::uint64_t>(blocklength), old, old->extent()}}, false);
   const std::int64_t stride = stride_in_elements ? stride_bytes * old->extent() : stride_bytes;
-  *newtype = add_type(build({{0, static_cast<std::uint64_t>(count), &block, stride}}, false));
+  TypeInfo t = build({{0, static_cast<std::uint64_t>(count), &block, stride}}, false);
+  if (stride_in_elements) {
+    t.recipe = {MPI_COMBINER_VECTOR, {count, blocklength, static_cast<int>(stride_bytes)}, {}, {type_argument(oldtype)}};
+  } else {
+    t.recipe = {MPI_COMBINER_HVECTOR, {count, blocklength}, {stride_bytes}, {type_argument(oldtype)}};
+  }
+  *newtype = add_type(std::move(t));
   return MPI_SUCCESS;
 }
 
@@ -210,24 +252,28 @@ int PMPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Da
 
 int PMPI_Type_indexed(int count, const int blocklengths[], const int displacements[], MPI_Datatype oldtype,
                       MPI_Datatype* newtype) {
-  return indexed("MPI_Type_indexed", count, blocklengths, nullptr, displacements, -1, oldtype, newtype);
+  return indexed("MPI_Type_indexed", MPI_COMBINER_INDEXED, count, blocklengths, nullptr, displacements, -1, oldtype,
+                 newtype);
 }
 
 int PMPI_Type_create_hindexed(int count, const int blocklengths[], const MPI_Aint displacements[],
                               MPI_Datatype oldtype, MPI_Datatype* newtype) {
-  return indexed("MPI_Type_create_hindexed", count, blocklengths, displacements, nullptr, -1, oldtype, newtype);
+  return indexed("MPI_Type_create_hindexed", MPI_COMBINER_HINDEXED, count, blocklengths, displacements, nullptr, -1,
+                 oldtype, newtype);
 }
 
 int PMPI_Type_create_indexed_block(int count, int blocklength, const int displacements[], MPI_Datatype oldtype,
                                    MPI_Datatype* newtype) {
   if (blocklength < 0) return type_error("MPI_Type_create_indexed_block", MPI_ERR_ARG, "negative block length " + std::to_string(blocklength));
-  return indexed("MPI_Type_create_indexed_block", count, nullptr, nullptr, displacements, blocklength, oldtype, newtype);
+  return indexed("MPI_Type_create_indexed_block", MPI_COMBINER_INDEXED_BLOCK, count, nullptr, nullptr, displacements,
+                 blocklength, oldtype, newtype);
 }
 
 int PMPI_Type_create_hindexed_block(int count, int blocklength, const MPI_Aint displacements[], MPI_Datatype oldtype,
                                     MPI_Datatype* newtype) {
   if (blocklength < 0) return type_error("MPI_Type_create_hindexed_block", MPI_ERR_ARG, "negative block length " + std::to_string(blocklength));
-  return indexed("MPI_Type_create_hindexed_block", count, nullptr, displacements, nullptr, blocklength, oldtype, newtype);
+  return indexed("MPI_Type_create_hindexed_block", MPI_COMBINER_HINDEXED_BLOCK, count, nullptr, displacements, nullptr,
+                 blocklength, oldtype, newtype);
 }
 
 int PMPI_Type_create_struct(int count, const int blocklengths[], const MPI_Aint displacements[],
@@ -246,7 +292,14 @@ int PMPI_Type_create_struct(int count, const int blocklengths[], const MPI_Aint 
     if (blocklengths[i] < 0) return type_error(call, MPI_ERR_ARG, "negative block length for block " + std::to_string(i));
     entries.push_back({displacements[i], static_cast<std::uint64_t>(blocklengths[i]), old, old->extent()});
   }
-  *newtype = add_type(build(entries, true));
+  TypeInfo t = build(entries, true);
+  t.recipe = {MPI_COMBINER_STRUCT, {count}, {}, {}};
+  if (count > 0) {
+    t.recipe.integers.insert(t.recipe.integers.end(), blocklengths, blocklengths + count);
+    t.recipe.addresses.assign(displacements, displacements + count);
+  }
+  for (int i = 0; i < count; ++i) t.recipe.types.push_back(type_argument(types[i]));
+  *newtype = add_type(std::move(t));
   return MPI_SUCCESS;
 }
 
@@ -259,10 +312,8 @@ int PMPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
   TypeInfo t = *old;
   t.name.clear();
   t.predefined = t.committed = false;
-  t.lb = lb;
-  t.ub = lb + extent;
-  t.contiguous = t.size == 0 || (t.blocks.size() == 1 && t.blocks[0].count == 1 && t.blocks[0].offset == 0 &&
-                                 t.blocks[0].bytes == t.size && extent == static_cast<MPI_Aint>(t.size));
+  set_bounds(t, lb, extent);
+  t.recipe = {MPI_COMBINER_RESIZED, {}, {lb, extent}, {type_argument(oldtype)}};
   *newtype = add_type(std::move(t));
   return MPI_SUCCESS;
 }
@@ -302,11 +353,13 @@ int PMPI_Type_create_subarray(int ndims, const int sizes[], const int subsizes[]
     stride *= sizes[d];
   }
   TypeInfo t = build({{offset, 1, &level, 0}}, false);
-  // The whole array's extent: a subarray type steps over whole arrays.
-  t.lb = old->lb;
-  t.ub = old->lb + stride;
-  t.contiguous = t.size == 0 || (t.blocks.size() == 1 && t.blocks[0].count == 1 && t.blocks[0].offset == 0 &&
-                                 t.blocks[0].bytes == t.size && t.extent() == static_cast<std::int64_t>(t.size));
+  // The whole array's extent from 0, where the standard's Subarray() puts
+  // its bounds whatever the old type's: a subarray type steps over whole
+  // arrays.
+  set_bounds(t, 0, stride);
+  t.recipe = {MPI_COMBINER_SUBARRAY, {ndims}, {}, {type_argument(oldtype)}};
+  for (const int* a : {sizes, subsizes, starts}) t.recipe.integers.insert(t.recipe.integers.end(), a, a + ndims);
+  t.recipe.integers.push_back(order);
   *newtype = add_type(std::move(t));
   return MPI_SUCCESS;
 }
@@ -317,7 +370,11 @@ int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype* newtype) {
   if (int rc = check_out("MPI_Type_dup", newtype)) return rc;
   TypeInfo t = *old;
   t.predefined = false;
+  t.recipe = {MPI_COMBINER_DUP, {}, {}, {type_argument(oldtype)}};
   *newtype = add_type(std::move(t));
+  if (int rc = copy_type_attributes(oldtype, *newtype)) {
+    return type_error("MPI_Type_dup", rc, "an attribute copy callback failed with error " + std::to_string(rc));
+  }
   return MPI_SUCCESS;
 }
 
@@ -335,8 +392,11 @@ int PMPI_Type_free(MPI_Datatype* datatype) {
     return type_error("MPI_Type_free", MPI_ERR_TYPE,
                       "invalid datatype " + datatype_name(datatype == nullptr ? MPI_DATATYPE_NULL : *datatype));
   }
-  if (*datatype < kFirstDerivedType) {
+  if (find_type(*datatype)->predefined) {
     return type_error("MPI_Type_free", MPI_ERR_TYPE, datatype_name(*datatype) + " is predefined and cannot be freed");
+  }
+  if (int rc = delete_type_attributes(*datatype)) {
+    return type_error("MPI_Type_free", rc, "an attribute delete callback failed with error " + std::to_string(rc));
   }
   // Point-to-point operations already started keep their own copy of the
   // layout; nonblocking collectives need the entry (g_freed_in_flight).

@@ -88,7 +88,32 @@ const char* class_text(int error_class) {
   }
 }
 
+// Error classes and codes the program adds (MPI_Add_error_class, _code),
+// numbered from MPI_ERR_LASTCODE + 1: each one's class (a class is its own)
+// and its string (MPI_Add_error_string; empty until set).
+struct UserCode {
+  int error_class;
+  std::string text;
+};
+std::vector<UserCode> g_user_codes;
+
+UserCode* user_code(int code) {
+  if (code <= MPI_ERR_LASTCODE || static_cast<std::size_t>(code - MPI_ERR_LASTCODE - 1) >= g_user_codes.size()) {
+    return nullptr;
+  }
+  return &g_user_codes[static_cast<std::size_t>(code - MPI_ERR_LASTCODE - 1)];
+}
+
+int add_code(int error_class) {
+  g_user_codes.push_back({error_class, {}});
+  const int code = MPI_ERR_LASTCODE + static_cast<int>(g_user_codes.size());
+  if (error_class < 0) g_user_codes.back().error_class = code;
+  return code;
+}
+
 }  // namespace
+
+int last_used_error_code() { return MPI_ERR_LASTCODE + static_cast<int>(g_user_codes.size()); }
 
 std::string rank_label() {
   const core::Runtime& rt = core::Runtime::instance();
@@ -180,15 +205,24 @@ int PMPI_Errhandler_free(MPI_Errhandler* errhandler) {
 }
 
 int PMPI_Error_class(int errorcode, int* errorclass) {
+  if (const UserCode* u = user_code(errorcode)) {
+    *errorclass = u->error_class;
+    return MPI_SUCCESS;
+  }
   if (class_text(errorcode) == nullptr) {
     return comm_error("MPI_Error_class", MPI_COMM_WORLD, MPI_ERR_ARG,
                       "invalid error code " + std::to_string(errorcode));
   }
-  *errorclass = errorcode;  // every code is its own class
+  *errorclass = errorcode;  // every predefined code is its own class
   return MPI_SUCCESS;
 }
 
 int PMPI_Error_string(int errorcode, char* string, int* resultlen) {
+  if (const UserCode* u = user_code(errorcode)) {
+    std::snprintf(string, MPI_MAX_ERROR_STRING, "%s", u->text.c_str());
+    *resultlen = static_cast<int>(std::strlen(string));
+    return MPI_SUCCESS;
+  }
   const char* text = class_text(errorcode);
   if (text == nullptr) {
     return comm_error("MPI_Error_string", MPI_COMM_WORLD, MPI_ERR_ARG,
@@ -200,8 +234,51 @@ int PMPI_Error_string(int errorcode, char* string, int* resultlen) {
   return MPI_SUCCESS;
 }
 
+int PMPI_Add_error_class(int* errorclass) {
+  require_initialized("MPI_Add_error_class");
+  if (errorclass == nullptr) return comm_error("MPI_Add_error_class", MPI_COMM_WORLD, MPI_ERR_ARG, "errorclass is NULL");
+  *errorclass = add_code(-1);
+  return MPI_SUCCESS;
+}
+
+int PMPI_Add_error_code(int errorclass, int* errorcode) {
+  const char* call = "MPI_Add_error_code";
+  require_initialized(call);
+  if (errorcode == nullptr) return comm_error(call, MPI_COMM_WORLD, MPI_ERR_ARG, "errorcode is NULL");
+  const UserCode* u = user_code(errorclass);
+  const bool is_class = u != nullptr ? u->error_class == errorclass : class_text(errorclass) != nullptr;
+  if (!is_class) {
+    return comm_error(call, MPI_COMM_WORLD, MPI_ERR_ARG, std::to_string(errorclass) + " is not an error class");
+  }
+  *errorcode = add_code(errorclass);
+  return MPI_SUCCESS;
+}
+
+int PMPI_Add_error_string(int errorcode, const char* string) {
+  const char* call = "MPI_Add_error_string";
+  require_initialized(call);
+  UserCode* u = user_code(errorcode);
+  if (u == nullptr) {
+    return comm_error(call, MPI_COMM_WORLD, MPI_ERR_ARG,
+                      errorcode <= MPI_ERR_LASTCODE && errorcode >= 0
+                          ? "error code " + std::to_string(errorcode) + " is predefined; its string cannot change"
+                          : "invalid error code " + std::to_string(errorcode) + " (not added by MPI_Add_error_code)");
+  }
+  if (string == nullptr) return comm_error(call, MPI_COMM_WORLD, MPI_ERR_ARG, "string is NULL");
+  if (std::strlen(string) >= MPI_MAX_ERROR_STRING) {
+    return comm_error(call, MPI_COMM_WORLD, MPI_ERR_ARG,
+                      "the string has " + std::to_string(std::strlen(string)) + " characters (at most " +
+                          std::to_string(MPI_MAX_ERROR_STRING - 1) + ")");
+  }
+  u->text = string;
+  return MPI_SUCCESS;
+}
+
 // The MPI_ names: weak aliases of the definitions above, which a profiling
 // library may replace (MPI-3.1 §14.2).
+#pragma weak MPI_Add_error_class = PMPI_Add_error_class
+#pragma weak MPI_Add_error_code = PMPI_Add_error_code
+#pragma weak MPI_Add_error_string = PMPI_Add_error_string
 #pragma weak MPI_Comm_set_errhandler = PMPI_Comm_set_errhandler
 #pragma weak MPI_Comm_get_errhandler = PMPI_Comm_get_errhandler
 #pragma weak MPI_Comm_create_errhandler = PMPI_Comm_create_errhandler

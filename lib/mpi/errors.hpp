@@ -25,6 +25,10 @@ int comm_error(const char* call, MPI_Comm comm, int error_class, const std::stri
 // The rank to name in messages: the world rank once initialised, else "?".
 std::string rank_label();
 
+// The highest error code in use: MPI_ERR_LASTCODE, or the last one the
+// program added (the MPI_LASTUSEDCODE attribute).
+int last_used_error_code();
+
 // The communicator's handler (MPI_ERRORS_ARE_FATAL or MPI_ERRORS_RETURN).
 MPI_Errhandler errhandler_of(MPI_Comm comm);
 

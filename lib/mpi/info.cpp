@@ -105,6 +105,27 @@ int PMPI_Info_get(MPI_Info info, const char* key, int valuelen, char* value, int
   return MPI_SUCCESS;
 }
 
+// MPI-4.0: the value and its length in one call; *buflen in: the buffer's
+// size (0: only ask the length), out: the value's length plus its NUL.
+int PMPI_Info_get_string(MPI_Info info, const char* key, int* buflen, char* value, int* flag) {
+  Info* i = find(info);
+  if (i == nullptr) return bad_info("MPI_Info_get_string", info);
+  if (int rc = check_key("MPI_Info_get_string", key)) return rc;
+  if (buflen == nullptr || flag == nullptr || *buflen < 0 || (*buflen > 0 && value == nullptr)) {
+    return info_error("MPI_Info_get_string", MPI_ERR_ARG, "invalid buflen, value or flag");
+  }
+  const auto it = lookup(*i, key);
+  *flag = it != i->end() ? 1 : 0;
+  if (!*flag) return MPI_SUCCESS;
+  if (*buflen > 0) {
+    const std::size_t n = std::min<std::size_t>(it->second.size(), static_cast<std::size_t>(*buflen - 1));
+    std::memcpy(value, it->second.data(), n);
+    value[n] = '\0';
+  }
+  *buflen = static_cast<int>(it->second.size()) + 1;
+  return MPI_SUCCESS;
+}
+
 int PMPI_Info_get_valuelen(MPI_Info info, const char* key, int* valuelen, int* flag) {
   Info* i = find(info);
   if (i == nullptr) return bad_info("MPI_Info_get_valuelen", info);
@@ -188,6 +209,7 @@ int PMPI_Comm_get_info(MPI_Comm comm, MPI_Info* info_used) {
 #pragma weak MPI_Info_set = PMPI_Info_set
 #pragma weak MPI_Info_get = PMPI_Info_get
 #pragma weak MPI_Info_get_valuelen = PMPI_Info_get_valuelen
+#pragma weak MPI_Info_get_string = PMPI_Info_get_string
 #pragma weak MPI_Info_delete = PMPI_Info_delete
 #pragma weak MPI_Info_get_nkeys = PMPI_Info_get_nkeys
 #pragma weak MPI_Info_get_nthkey = PMPI_Info_get_nthkey

@@ -498,6 +498,61 @@ int PMPI_Sendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest,
                       recvtag, comm, status);
 }
 
+// MPI_Isendrecv (MPI-4.0): one request for a receive and a send, done when
+// both are; its status is the receive's. `outgoing` holds the data to
+// send when the caller's buffer cannot be used as it is (the receive
+// overwrites it: MPI_Isendrecv_replace), sent as bytes.
+static int isendrecv(const char* call, const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+                     void* recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm,
+                     std::vector<std::byte>* outgoing, MPI_Request* request) {
+  if (int rc = check_request_ptr(call, comm, request)) return rc;
+  MpiRequest send;
+  if (outgoing != nullptr) {
+    sendbuf = outgoing->data();
+    sendcount = static_cast<int>(outgoing->size());
+    sendtype = MPI_BYTE;
+  }
+  if (int rc = prepare(call, true, sendbuf, sendcount, sendtype, dest, sendtag, comm, SendMode::standard, false, true,
+                       send)) {
+    return rc;
+  }
+  MPI_Request handle = MPI_REQUEST_NULL;
+  MpiRequest& r = requests().add(&handle);
+  if (int rc = prepare(call, false, recvbuf, recvcount, recvtype, source, recvtag, comm, SendMode::standard, false,
+                       false, r)) {
+    requests().remove(handle);
+    return rc;
+  }
+  start(r);
+  if (outgoing != nullptr) r.outgoing = std::move(*outgoing);  // the heap block, and so send.buffer, stays put
+  start(send);
+  r.send_half = send.engine;
+  if (!send.staging.empty()) r.outgoing = std::move(send.staging);  // the packed copy the send reads
+  *request = handle;
+  return MPI_SUCCESS;
+}
+
+int PMPI_Isendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void* recvbuf,
+                   int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Request* request) {
+  require_initialized("MPI_Isendrecv");
+  return isendrecv("MPI_Isendrecv", sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source,
+                   recvtag, comm, nullptr, request);
+}
+
+int PMPI_Isendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source,
+                           int recvtag, MPI_Comm comm, MPI_Request* request) {
+  const char* call = "MPI_Isendrecv_replace";
+  require_initialized(call);
+  std::uint64_t bytes = 0;
+  const TypeInfo* type = nullptr;
+  if (int rc = check_data(call, comm, buf, count, datatype, &bytes, &type)) return rc;
+  // The outgoing message is packed aside so the same buffer can receive.
+  std::vector<std::byte> outgoing(bytes);
+  pack(*type, buf, static_cast<std::uint64_t>(count), outgoing.data());
+  return isendrecv(call, nullptr, 0, MPI_BYTE, dest, sendtag, buf, count, datatype, source, recvtag, comm, &outgoing,
+                   request);
+}
+
 int PMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status* status) {
   if (int rc = probe_args("MPI_Probe", source, tag, comm)) return rc;
   if (source == MPI_PROC_NULL) {
@@ -582,6 +637,16 @@ int PMPI_Cancel(MPI_Request* request) {
     return comm_error("MPI_Cancel", r->comm, MPI_ERR_REQUEST,
                       std::string("the request of ") + r->call + " is a nonblocking collective, which cannot be cancelled");
   }
+  if (r->grequest) {
+    // The program's cancel callback decides; it is told whether the
+    // operation has completed already.
+    const int complete = r->grequest->complete.load(std::memory_order_acquire) ? 1 : 0;
+    if (const int rc = r->grequest->cancel(r->grequest->extra_state, complete); rc != MPI_SUCCESS) {
+      return comm_error("MPI_Cancel", MPI_COMM_WORLD, rc,
+                        "the generalized request's cancel callback failed with error " + std::to_string(rc));
+    }
+    return MPI_SUCCESS;
+  }
   // Receives not yet matched are cancelled; a send that has left cannot be
   // (the standard allows cancellation to fail), and its status says so.
   if (!r->is_send && r->engine != nullptr) mpf::core::Runtime::instance().engine().cancel_recv(r->engine);
@@ -602,12 +667,26 @@ int PMPI_Request_free(MPI_Request* request) {
                       std::string("the request of ") + r->call +
                           " is a nonblocking collective in flight: complete it with MPI_Wait or MPI_Test");
   }
-  if (r->engine != nullptr && !r->engine->done()) {
+  if (r->grequest && !mpf::mpi::request_done(*r)) {
+    // Its free callback runs once the program completes it (reap_orphans).
+    r->orphaned = true;
+    mpf::mpi::requests().orphans().push_back(*request);
+    *request = MPI_REQUEST_NULL;
+    return MPI_SUCCESS;
+  }
+  if (r->grequest) {
+    const int rc = mpf::mpi::free_grequest(*r, "MPI_Request_free");
+    mpf::mpi::requests().remove(*request);
+    *request = MPI_REQUEST_NULL;
+    return rc;
+  }
+  if (!mpf::mpi::request_done(*r)) {
     // Still in flight: it is released once the engine completes it.
     r->orphaned = true;
     mpf::mpi::requests().orphans().push_back(*request);
   } else {
     if (r->engine != nullptr) mpf::core::Runtime::instance().engine().free_request(r->engine);
+    if (r->send_half != nullptr) mpf::core::Runtime::instance().engine().free_request(r->send_half);
     mpf::mpi::requests().remove(*request);
   }
   *request = MPI_REQUEST_NULL;
@@ -634,6 +713,8 @@ int PMPI_Request_free(MPI_Request* request) {
 #pragma weak MPI_Sendrecv = PMPI_Sendrecv
 #pragma weak MPI_Sendrecv_replace = PMPI_Sendrecv_replace
 #pragma weak MPI_Probe = PMPI_Probe
+#pragma weak MPI_Isendrecv = PMPI_Isendrecv
+#pragma weak MPI_Isendrecv_replace = PMPI_Isendrecv_replace
 #pragma weak MPI_Iprobe = PMPI_Iprobe
 #pragma weak MPI_Mprobe = PMPI_Mprobe
 #pragma weak MPI_Improbe = PMPI_Improbe

@@ -7,6 +7,7 @@
 #include <mpi.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -43,14 +44,31 @@ struct RequestFields {
   std::uint64_t bytes = 0;      // count * the datatype's size
 };
 
+// A generalized request (MPI_Grequest_start): the program's callbacks, and
+// whether it has called MPI_Grequest_complete (from any thread, hence
+// atomic).
+struct Grequest {
+  MPI_Grequest_query_function* query = nullptr;
+  MPI_Grequest_free_function* free = nullptr;
+  MPI_Grequest_cancel_function* cancel = nullptr;
+  void* extra_state = nullptr;
+  std::atomic<bool> complete{false};
+};
+
 struct MpiRequest : RequestFields {
   // A non-contiguous datatype's layout: the data moves packed, through
   // `staging` (packed at start for sends, unpacked at completion for receives).
   std::shared_ptr<const TypeInfo> layout;
   std::vector<std::byte> staging;
+  // MPI_Isendrecv: the send half (the receive is `engine`), and the data it
+  // sends when that had to be copied (packed, or MPI_Isendrecv_replace's).
+  progress::Request* send_half = nullptr;
+  std::vector<std::byte> outgoing;
   // A nonblocking collective (MPI_Ibcast, ...): its task, instead of an
   // engine request.
   std::shared_ptr<coll::PendingCollective> coll;
+  // A generalized request, instead of an engine request.
+  std::shared_ptr<Grequest> grequest;
 };
 
 class RequestTable {
@@ -85,6 +103,8 @@ class RequestTable {
     r.in_use = false;
     r.layout.reset();  // a freed datatype or communicator is not kept alive by a free slot
     r.coll.reset();
+    r.grequest.reset();
+    r.send_half = nullptr;
     free_.push_back(static_cast<std::size_t>(handle) - 1);
     const Communicator* c = any_comm(r.comm);
     if (c != nullptr && c->freed) [[unlikely]] release_freed_comm(r.comm);
@@ -129,5 +149,11 @@ void empty_status(MPI_Status* status);
 void proc_null_status(MPI_Status* status);
 // Releases requests freed while active once they are done.
 void reap_orphans();
+// A done generalized request (grequest.cpp): its status from the query
+// callback, then its free callback. Returns MPI_SUCCESS or the callbacks'
+// error (reported through MPI_COMM_WORLD's handler as `call`).
+int finish_grequest(MpiRequest& r, MPI_Status* status, const char* call, bool set_error_field);
+// Its free callback alone (MPI_Request_free on a done one).
+int free_grequest(MpiRequest& r, const char* call);
 
 }  // namespace mpf::mpi

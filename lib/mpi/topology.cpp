@@ -1,6 +1,10 @@
 // Cartesian process topologies (MPI 3.1 §7.5): a communicator with a grid
 // attached. Ranks are laid out in row-major order and never reordered (the
-// ranks of one node are all equally close).
+// ranks of one node are all equally close). Also what every kind of
+// topology shares: MPI_Topo_test and the neighbour lists of the
+// neighbourhood collectives (topology.hpp); graphs are in topology_graph.cpp.
+#include "mpi/topology.hpp"
+
 #include <mpi.h>
 
 #include <algorithm>
@@ -12,23 +16,9 @@
 #include "mpi/comm.hpp"
 #include "mpi/errors.hpp"
 
-using namespace mpf::mpi;
+namespace mpf::mpi {
 
-namespace {
-
-int check_comm(const char* call, MPI_Comm comm) {
-  require_initialized(call);
-  if (!comm_is_valid(comm)) return comm_error(call, MPI_COMM_WORLD, MPI_ERR_COMM, describe_bad_comm(comm));
-  return MPI_SUCCESS;
-}
-
-int check_cart(const char* call, MPI_Comm comm) {
-  if (int rc = check_comm(call, comm)) return rc;
-  if (!comm_of(comm).cart) return comm_error(call, comm, MPI_ERR_TOPOLOGY, "the communicator has no Cartesian topology");
-  return MPI_SUCCESS;
-}
-
-std::vector<int> coords_of(const CartTopology& t, int rank) {
+std::vector<int> cart_coords(const CartTopology& t, int rank) {
   std::vector<int> coords(t.dims.size());
   for (std::size_t i = t.dims.size(); i-- > 0;) {
     coords[i] = rank % t.dims[i];
@@ -37,9 +27,7 @@ std::vector<int> coords_of(const CartTopology& t, int rank) {
   return coords;
 }
 
-// The rank at `coords` (periodic dimensions wrap), or MPI_PROC_NULL when a
-// non-periodic coordinate is outside the grid.
-int rank_at(const CartTopology& t, const std::vector<int>& coords) {
+int cart_rank_at(const CartTopology& t, const std::vector<int>& coords) {
   int rank = 0;
   for (std::size_t i = 0; i < t.dims.size(); ++i) {
     int c = coords[i];
@@ -53,6 +41,74 @@ int rank_at(const CartTopology& t, const std::vector<int>& coords) {
   return rank;
 }
 
+NeighborLists neighbor_lists(const Topology& topology, int rank) {
+  NeighborLists out;
+  if (const auto* t = std::get_if<CartTopology>(&topology)) {
+    std::vector<int> c = cart_coords(*t, rank);
+    for (std::size_t d = 0; d < t->dims.size(); ++d) {
+      const int here = c[d];
+      for (int step : {-1, 1}) {
+        c[d] = here + step;
+        out.sources.push_back(cart_rank_at(*t, c));
+      }
+      c[d] = here;
+    }
+    out.destinations = out.sources;
+    out.cartesian = true;
+  } else if (const auto* g = std::get_if<GraphTopology>(&topology)) {
+    out.sources = graph_neighbors(*g, rank);
+    out.destinations = out.sources;
+  } else if (const auto* dg = std::get_if<DistGraphTopology>(&topology)) {
+    out.sources = dg->sources;
+    out.destinations = dg->destinations;
+  }
+  return out;
+}
+
+}  // namespace mpf::mpi
+
+using namespace mpf::mpi;
+
+namespace {
+
+int check_comm(const char* call, MPI_Comm comm) {
+  require_initialized(call);
+  if (!comm_is_valid(comm)) return comm_error(call, MPI_COMM_WORLD, MPI_ERR_COMM, describe_bad_comm(comm));
+  return MPI_SUCCESS;
+}
+
+int check_cart(const char* call, MPI_Comm comm) {
+  if (int rc = check_comm(call, comm)) return rc;
+  if (!std::holds_alternative<CartTopology>(comm_of(comm).topology)) {
+    return comm_error(call, comm, MPI_ERR_TOPOLOGY, "the communicator has no Cartesian topology");
+  }
+  return MPI_SUCCESS;
+}
+
+const CartTopology& cart_of(MPI_Comm comm) { return std::get<CartTopology>(comm_of(comm).topology); }
+
+// MPI_Cart_create's and MPI_Cart_map's grid: sizes > 0 and at most
+// `size` cells. MPI_SUCCESS, or the error class after the handler returned.
+int check_grid(const char* call, MPI_Comm comm, int ndims, const int dims[], const int periods[], long* cells) {
+  if (ndims < 0 || (ndims > 0 && (dims == nullptr || periods == nullptr))) {
+    return comm_error(call, comm, MPI_ERR_ARG, "invalid ndims " + std::to_string(ndims) + " or NULL array");
+  }
+  *cells = 1;
+  for (int i = 0; i < ndims; ++i) {
+    if (dims[i] <= 0) {
+      return comm_error(call, comm, MPI_ERR_DIMS, "dimension " + std::to_string(i) + " has size " + std::to_string(dims[i]));
+    }
+    *cells *= dims[i];
+  }
+  const int size = comm_size(comm);
+  if (*cells > size) {
+    return comm_error(call, comm, MPI_ERR_DIMS,
+                      "the grid has " + std::to_string(*cells) + " cells but the communicator only " +
+                          std::to_string(size) + " ranks");
+  }
+  return MPI_SUCCESS;
+}
+
 }  // namespace
 
 extern "C" {
@@ -60,29 +116,30 @@ extern "C" {
 int PMPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int periods[], int, MPI_Comm* comm_cart) {
   const char* call = "MPI_Cart_create";
   if (int rc = check_comm(call, comm_old)) return rc;
-  if (ndims < 0 || (ndims > 0 && (dims == nullptr || periods == nullptr)) || comm_cart == nullptr) {
-    return comm_error(call, comm_old, MPI_ERR_ARG, "invalid ndims " + std::to_string(ndims) + " or NULL array");
-  }
-  long cells = 1;
-  for (int i = 0; i < ndims; ++i) {
-    if (dims[i] <= 0) {
-      return comm_error(call, comm_old, MPI_ERR_DIMS, "dimension " + std::to_string(i) + " has size " + std::to_string(dims[i]));
-    }
-    cells *= dims[i];
-  }
-  const int size = comm_size(comm_old);
-  if (cells > size) {
-    return comm_error(call, comm_old, MPI_ERR_DIMS,
-                      "the grid has " + std::to_string(cells) + " cells but the communicator only " +
-                          std::to_string(size) + " ranks");
-  }
+  if (comm_cart == nullptr) return comm_error(call, comm_old, MPI_ERR_ARG, "comm_cart argument is NULL");
+  long cells = 0;
+  if (int rc = check_grid(call, comm_old, ndims, dims, periods, &cells)) return rc;
   // Ranks beyond the grid get MPI_COMM_NULL (MPI_Comm_split does the agreeing).
   const int rank = comm_rank(comm_old);
   if (int rc = PMPI_Comm_split(comm_old, rank < cells ? 0 : MPI_UNDEFINED, rank, comm_cart)) return rc;
   if (*comm_cart != MPI_COMM_NULL) {
-    comm_of(*comm_cart).cart = CartTopology{{dims, dims + ndims}, std::vector<int>(ndims)};
-    for (int i = 0; i < ndims; ++i) comm_of(*comm_cart).cart->periods[static_cast<std::size_t>(i)] = periods[i] ? 1 : 0;
+    CartTopology t{{dims, dims + ndims}, std::vector<int>(static_cast<std::size_t>(ndims))};
+    for (int i = 0; i < ndims; ++i) t.periods[static_cast<std::size_t>(i)] = periods[i] ? 1 : 0;
+    comm_of(*comm_cart).topology = std::move(t);
   }
+  return MPI_SUCCESS;
+}
+
+// Where MPI_Cart_create would put this rank: ranks are not reordered, so
+// its own rank, or MPI_UNDEFINED beyond the grid.
+int PMPI_Cart_map(MPI_Comm comm, int ndims, const int dims[], const int periods[], int* newrank) {
+  const char* call = "MPI_Cart_map";
+  if (int rc = check_comm(call, comm)) return rc;
+  if (newrank == nullptr) return comm_error(call, comm, MPI_ERR_ARG, "newrank argument is NULL");
+  long cells = 0;
+  if (int rc = check_grid(call, comm, ndims, dims, periods, &cells)) return rc;
+  const int rank = comm_rank(comm);
+  *newrank = rank < cells ? rank : MPI_UNDEFINED;
   return MPI_SUCCESS;
 }
 
@@ -136,20 +193,22 @@ int PMPI_Dims_create(int nnodes, int ndims, int dims[]) {
 
 int PMPI_Topo_test(MPI_Comm comm, int* status) {
   if (int rc = check_comm("MPI_Topo_test", comm)) return rc;
-  *status = comm_of(comm).cart ? MPI_CART : MPI_UNDEFINED;
+  if (status == nullptr) return comm_error("MPI_Topo_test", comm, MPI_ERR_ARG, "status argument is NULL");
+  constexpr int kinds[] = {MPI_UNDEFINED, MPI_CART, MPI_GRAPH, MPI_DIST_GRAPH};  // in Topology's order
+  *status = kinds[comm_of(comm).topology.index()];
   return MPI_SUCCESS;
 }
 
 int PMPI_Cartdim_get(MPI_Comm comm, int* ndims) {
   if (int rc = check_cart("MPI_Cartdim_get", comm)) return rc;
-  *ndims = static_cast<int>(comm_of(comm).cart->dims.size());
+  *ndims = static_cast<int>(cart_of(comm).dims.size());
   return MPI_SUCCESS;
 }
 
 int PMPI_Cart_get(MPI_Comm comm, int maxdims, int dims[], int periods[], int coords[]) {
   if (int rc = check_cart("MPI_Cart_get", comm)) return rc;
-  const CartTopology& t = *comm_of(comm).cart;
-  const std::vector<int> mine = coords_of(t, comm_rank(comm));
+  const CartTopology& t = cart_of(comm);
+  const std::vector<int> mine = cart_coords(t, comm_rank(comm));
   for (std::size_t i = 0; i < t.dims.size() && static_cast<int>(i) < maxdims; ++i) {
     dims[i] = t.dims[i];
     periods[i] = t.periods[i];
@@ -161,7 +220,7 @@ int PMPI_Cart_get(MPI_Comm comm, int maxdims, int dims[], int periods[], int coo
 int PMPI_Cart_rank(MPI_Comm comm, const int coords[], int* rank) {
   const char* call = "MPI_Cart_rank";
   if (int rc = check_cart(call, comm)) return rc;
-  const CartTopology& t = *comm_of(comm).cart;
+  const CartTopology& t = cart_of(comm);
   std::vector<int> c(coords, coords + t.dims.size());
   for (std::size_t i = 0; i < t.dims.size(); ++i) {
     if (!t.periods[i] && (c[i] < 0 || c[i] >= t.dims[i])) {
@@ -170,7 +229,7 @@ int PMPI_Cart_rank(MPI_Comm comm, const int coords[], int* rank) {
                             std::to_string(i) + " of size " + std::to_string(t.dims[i]));
     }
   }
-  *rank = rank_at(t, c);
+  *rank = cart_rank_at(t, c);
   return MPI_SUCCESS;
 }
 
@@ -181,7 +240,7 @@ int PMPI_Cart_coords(MPI_Comm comm, int rank, int maxdims, int coords[]) {
     return comm_error(call, comm, MPI_ERR_RANK,
                       "invalid rank " + std::to_string(rank) + " in a communicator of size " + std::to_string(comm_size(comm)));
   }
-  const std::vector<int> c = coords_of(*comm_of(comm).cart, rank);
+  const std::vector<int> c = cart_coords(cart_of(comm), rank);
   for (std::size_t i = 0; i < c.size() && static_cast<int>(i) < maxdims; ++i) coords[i] = c[i];
   return MPI_SUCCESS;
 }
@@ -189,27 +248,27 @@ int PMPI_Cart_coords(MPI_Comm comm, int rank, int maxdims, int coords[]) {
 int PMPI_Cart_shift(MPI_Comm comm, int direction, int disp, int* rank_source, int* rank_dest) {
   const char* call = "MPI_Cart_shift";
   if (int rc = check_cart(call, comm)) return rc;
-  const CartTopology& t = *comm_of(comm).cart;
+  const CartTopology& t = cart_of(comm);
   if (direction < 0 || static_cast<std::size_t>(direction) >= t.dims.size()) {
     return comm_error(call, comm, MPI_ERR_DIMS,
                       "direction " + std::to_string(direction) + " in a grid of " + std::to_string(t.dims.size()) +
                           " dimensions");
   }
-  std::vector<int> c = coords_of(t, comm_rank(comm));
+  std::vector<int> c = cart_coords(t, comm_rank(comm));
   const auto d = static_cast<std::size_t>(direction);
   const int here = c[d];
   c[d] = here + disp;
-  *rank_dest = rank_at(t, c);
+  *rank_dest = cart_rank_at(t, c);
   c[d] = here - disp;
-  *rank_source = rank_at(t, c);
+  *rank_source = cart_rank_at(t, c);
   return MPI_SUCCESS;
 }
 
 int PMPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm* newcomm) {
   const char* call = "MPI_Cart_sub";
   if (int rc = check_cart(call, comm)) return rc;
-  const CartTopology t = *comm_of(comm).cart;
-  const std::vector<int> c = coords_of(t, comm_rank(comm));
+  const CartTopology t = cart_of(comm);
+  const std::vector<int> c = cart_coords(t, comm_rank(comm));
   // Ranks that agree on the dropped coordinates form one sub-grid.
   int color = 0;
   int key = 0;
@@ -224,13 +283,14 @@ int PMPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm* newcomm) {
     }
   }
   if (int rc = PMPI_Comm_split(comm, color, key, newcomm)) return rc;
-  comm_of(*newcomm).cart = std::move(sub);
+  comm_of(*newcomm).topology = std::move(sub);
   return MPI_SUCCESS;
 }
 
 // The MPI_ names: weak aliases of the definitions above, which a profiling
 // library may replace (MPI-3.1 §14.2).
 #pragma weak MPI_Cart_create = PMPI_Cart_create
+#pragma weak MPI_Cart_map = PMPI_Cart_map
 #pragma weak MPI_Dims_create = PMPI_Dims_create
 #pragma weak MPI_Topo_test = PMPI_Topo_test
 #pragma weak MPI_Cartdim_get = PMPI_Cartdim_get

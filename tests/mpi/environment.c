@@ -37,6 +37,26 @@ int main(int argc, char** argv) {
   void* hinted = NULL;
   CHECK_RC(MPI_Alloc_mem(100, info, &hinted));
   CHECK_RC(MPI_Free_mem(hinted));
+  /* MPI_Info_get_string: the length first, then the value, cut to fit. */
+  int buflen = 0, found = 0;
+  CHECK_RC(MPI_Info_get_string(info, "alloc_shared_noncontig", &buflen, NULL, &found));
+  CHECK(found == 1 && buflen == 5, "MPI_Info_get_string length: flag %d buflen %d", found, buflen);
+  char value[8];
+  buflen = 3;
+  CHECK_RC(MPI_Info_get_string(info, "alloc_shared_noncontig", &buflen, value, &found));
+  CHECK(strcmp(value, "tr") == 0 && buflen == 5, "MPI_Info_get_string cut: '%s' %d", value, buflen);
+  buflen = (int)sizeof value;
+  CHECK_RC(MPI_Info_get_string(info, "no_such_key", &buflen, value, &found));
+  CHECK(found == 0, "MPI_Info_get_string found a key that is not there");
+  /* MPI_Comm_idup_with_info. */
+  MPI_Comm dup;
+  MPI_Request req;
+  CHECK_RC(MPI_Comm_idup_with_info(MPI_COMM_WORLD, info, &dup, &req));
+  CHECK_RC(MPI_Wait(&req, MPI_STATUS_IGNORE));
+  int result = MPI_UNEQUAL;
+  CHECK_RC(MPI_Comm_compare(MPI_COMM_WORLD, dup, &result));
+  CHECK(result == MPI_CONGRUENT, "MPI_Comm_idup_with_info made a communicator that compares %d", result);
+  CHECK_RC(MPI_Comm_free(&dup));
   CHECK_RC(MPI_Info_free(&info));
   for (int i = 0; i < 4; i++) CHECK_RC(MPI_Free_mem(blocks[i]));
   CHECK_CLASS(MPI_Free_mem(blocks[2]), MPI_ERR_BASE);  /* freed already */

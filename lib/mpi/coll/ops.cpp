@@ -43,22 +43,39 @@ bool is_predefined(MPI_Op op) { return op >= MPI_MAX && op <= MPI_NO_OP; }
 // What kind of element a predefined datatype is, for the op rules.
 enum class Kind { integer, floating, logical, complex, byte, pair, none };
 
+// The sized type an unnamed predefined type (MPI_Type_create_f90_*) shares
+// its data and operations with, or MPI_DATATYPE_NULL for any other handle.
+MPI_Datatype sized_type_of(MPI_Datatype t) {
+  const TypeInfo* info = find_type(t);
+  return info != nullptr && info->predefined && info->basic != t ? info->basic : MPI_DATATYPE_NULL;
+}
+
+// MPI 3.1 §5.9.2's classes; MPI_CHARACTER is in none of them.
 Kind kind_of(MPI_Datatype t) {
   switch (t) {
     case MPI_CHAR: case MPI_SIGNED_CHAR: case MPI_UNSIGNED_CHAR: case MPI_WCHAR: case MPI_SHORT:
     case MPI_UNSIGNED_SHORT: case MPI_INT: case MPI_UNSIGNED: case MPI_LONG: case MPI_UNSIGNED_LONG:
     case MPI_LONG_LONG_INT: case MPI_UNSIGNED_LONG_LONG: case MPI_INT8_T: case MPI_INT16_T: case MPI_INT32_T:
     case MPI_INT64_T: case MPI_UINT8_T: case MPI_UINT16_T: case MPI_UINT32_T: case MPI_UINT64_T: case MPI_AINT:
-    case MPI_OFFSET: case MPI_COUNT:
+    case MPI_OFFSET: case MPI_COUNT: case MPI_INTEGER: case MPI_INTEGER1: case MPI_INTEGER2: case MPI_INTEGER4:
+    case MPI_INTEGER8:
       return Kind::integer;
-    case MPI_FLOAT: case MPI_DOUBLE: case MPI_LONG_DOUBLE: return Kind::floating;
-    case MPI_C_BOOL: return Kind::logical;
-    case MPI_C_FLOAT_COMPLEX: case MPI_C_DOUBLE_COMPLEX: case MPI_C_LONG_DOUBLE_COMPLEX: return Kind::complex;
+    case MPI_FLOAT: case MPI_DOUBLE: case MPI_LONG_DOUBLE: case MPI_REAL: case MPI_DOUBLE_PRECISION: case MPI_REAL4:
+    case MPI_REAL8: case MPI_REAL16:
+      return Kind::floating;
+    case MPI_C_BOOL: case MPI_CXX_BOOL: case MPI_LOGICAL: return Kind::logical;
+    case MPI_C_FLOAT_COMPLEX: case MPI_C_DOUBLE_COMPLEX: case MPI_C_LONG_DOUBLE_COMPLEX: case MPI_COMPLEX:
+    case MPI_DOUBLE_COMPLEX: case MPI_COMPLEX8: case MPI_COMPLEX16: case MPI_COMPLEX32: case MPI_CXX_FLOAT_COMPLEX:
+    case MPI_CXX_DOUBLE_COMPLEX: case MPI_CXX_LONG_DOUBLE_COMPLEX:
+      return Kind::complex;
     case MPI_BYTE: return Kind::byte;
     case MPI_FLOAT_INT: case MPI_DOUBLE_INT: case MPI_LONG_INT: case MPI_2INT: case MPI_SHORT_INT:
-    case MPI_LONG_DOUBLE_INT:
+    case MPI_LONG_DOUBLE_INT: case MPI_2REAL: case MPI_2DOUBLE_PRECISION: case MPI_2INTEGER:
       return Kind::pair;
-    default: return Kind::none;
+    default: {
+      const MPI_Datatype sized = sized_type_of(t);
+      return sized != MPI_DATATYPE_NULL ? kind_of(sized) : Kind::none;
+    }
   }
 }
 
@@ -124,6 +141,29 @@ void run_pair(MPI_Op op, const void* a, const void* b, void* out, int n) {
   }
 }
 
+// MINLOC/MAXLOC on the Fortran pairs (MPI_2REAL, MPI_2DOUBLE_PRECISION,
+// MPI_2INTEGER): the index is a second value of the value's type, so an
+// element is two V with no gap, packed or not. Same rule as run_pair.
+template <class V>
+void run_twin(MPI_Op op, const void* a, const void* b, void* out, int n) {
+  constexpr std::size_t kElement = 2 * sizeof(V);
+  if (op != MPI_MAXLOC && op != MPI_MINLOC && op != MPI_REPLACE) {  // MPI_NO_OP
+    if (out != b) std::memmove(out, b, static_cast<std::size_t>(n) * kElement);
+    return;
+  }
+  const auto* x = static_cast<const std::byte*>(a);
+  const auto* y = static_cast<const std::byte*>(b);
+  auto* z = static_cast<std::byte*>(out);
+  for (std::size_t at = 0; at < static_cast<std::size_t>(n) * kElement; at += kElement) {
+    V xv[2], yv[2];
+    std::memcpy(xv, x + at, kElement);
+    std::memcpy(yv, y + at, kElement);
+    const bool better = op == MPI_MAXLOC ? xv[0] > yv[0] : xv[0] < yv[0];
+    const bool take_x = op == MPI_REPLACE || better || (xv[0] == yv[0] && xv[1] < yv[1]);
+    std::memmove(z + at, (take_x ? x : y) + at, kElement);
+  }
+}
+
 // Calls f(a, b, out, n) on the buffers as arrays of T, which needs them
 // aligned for T. A buffer may not be: a caller's, or an array local to a
 // collective's coroutine (GCC 12 places a coroutine frame's locals at any
@@ -167,31 +207,51 @@ void run(MPI_Op op, const void* a, const void* b, void* out, int n) {
 void apply_predefined(MPI_Op op, const void* a, const void* b, void* out, int n, MPI_Datatype t) {
   switch (t) {
     case MPI_CHAR: run<char>(op, a, b, out, n); break;
-    case MPI_SIGNED_CHAR: case MPI_INT8_T: run<std::int8_t>(op, a, b, out, n); break;
+    case MPI_SIGNED_CHAR: case MPI_INT8_T: case MPI_INTEGER1: run<std::int8_t>(op, a, b, out, n); break;
     case MPI_UNSIGNED_CHAR: case MPI_UINT8_T: case MPI_BYTE: run<std::uint8_t>(op, a, b, out, n); break;
     case MPI_WCHAR: run<wchar_t>(op, a, b, out, n); break;
-    case MPI_SHORT: case MPI_INT16_T: run<std::int16_t>(op, a, b, out, n); break;
+    case MPI_SHORT: case MPI_INT16_T: case MPI_INTEGER2: run<std::int16_t>(op, a, b, out, n); break;
     case MPI_UNSIGNED_SHORT: case MPI_UINT16_T: run<std::uint16_t>(op, a, b, out, n); break;
-    case MPI_INT: case MPI_INT32_T: run<std::int32_t>(op, a, b, out, n); break;
+    // A Fortran LOGICAL is an int; the logical operations give 1 for true.
+    case MPI_INT: case MPI_INT32_T: case MPI_INTEGER: case MPI_INTEGER4: case MPI_LOGICAL:
+      run<std::int32_t>(op, a, b, out, n);
+      break;
     case MPI_UNSIGNED: case MPI_UINT32_T: run<std::uint32_t>(op, a, b, out, n); break;
     case MPI_LONG: case MPI_AINT: run<long>(op, a, b, out, n); break;
     case MPI_UNSIGNED_LONG: run<unsigned long>(op, a, b, out, n); break;
-    case MPI_LONG_LONG_INT: case MPI_INT64_T: case MPI_OFFSET: case MPI_COUNT: run<long long>(op, a, b, out, n); break;
+    case MPI_LONG_LONG_INT: case MPI_INT64_T: case MPI_OFFSET: case MPI_COUNT: case MPI_INTEGER8:
+      run<long long>(op, a, b, out, n);
+      break;
     case MPI_UNSIGNED_LONG_LONG: case MPI_UINT64_T: run<unsigned long long>(op, a, b, out, n); break;
-    case MPI_FLOAT: run<float>(op, a, b, out, n); break;
-    case MPI_DOUBLE: run<double>(op, a, b, out, n); break;
+    case MPI_FLOAT: case MPI_REAL: case MPI_REAL4: run<float>(op, a, b, out, n); break;
+    case MPI_DOUBLE: case MPI_DOUBLE_PRECISION: case MPI_REAL8: run<double>(op, a, b, out, n); break;
     case MPI_LONG_DOUBLE: run<long double>(op, a, b, out, n); break;
-    case MPI_C_BOOL: run<bool>(op, a, b, out, n); break;
-    case MPI_C_FLOAT_COMPLEX: run<std::complex<float>>(op, a, b, out, n); break;
-    case MPI_C_DOUBLE_COMPLEX: run<std::complex<double>>(op, a, b, out, n); break;
-    case MPI_C_LONG_DOUBLE_COMPLEX: run<std::complex<long double>>(op, a, b, out, n); break;
+    case MPI_REAL16: run<Quad>(op, a, b, out, n); break;
+    case MPI_C_BOOL: case MPI_CXX_BOOL: run<bool>(op, a, b, out, n); break;
+    case MPI_C_FLOAT_COMPLEX: case MPI_COMPLEX: case MPI_COMPLEX8: case MPI_CXX_FLOAT_COMPLEX:
+      run<std::complex<float>>(op, a, b, out, n);
+      break;
+    case MPI_C_DOUBLE_COMPLEX: case MPI_DOUBLE_COMPLEX: case MPI_COMPLEX16: case MPI_CXX_DOUBLE_COMPLEX:
+      run<std::complex<double>>(op, a, b, out, n);
+      break;
+    case MPI_C_LONG_DOUBLE_COMPLEX: case MPI_CXX_LONG_DOUBLE_COMPLEX:
+      run<std::complex<long double>>(op, a, b, out, n);
+      break;
+    case MPI_COMPLEX32: run<std::complex<Quad>>(op, a, b, out, n); break;
+    case MPI_2REAL: run_twin<float>(op, a, b, out, n); break;
+    case MPI_2DOUBLE_PRECISION: run_twin<double>(op, a, b, out, n); break;
+    case MPI_2INTEGER: run_twin<int>(op, a, b, out, n); break;
     case MPI_FLOAT_INT: run_pair<float>(op, a, b, out, n); break;
     case MPI_DOUBLE_INT: run_pair<double>(op, a, b, out, n); break;
     case MPI_LONG_INT: run_pair<long>(op, a, b, out, n); break;
     case MPI_2INT: run_pair<int>(op, a, b, out, n); break;
     case MPI_SHORT_INT: run_pair<short>(op, a, b, out, n); break;
     case MPI_LONG_DOUBLE_INT: run_pair<long double>(op, a, b, out, n); break;
-    default: break;
+    default:
+      if (const MPI_Datatype sized = sized_type_of(t); sized != MPI_DATATYPE_NULL) {
+        apply_predefined(op, a, b, out, n, sized);
+      }
+      break;
   }
 }
 

@@ -45,7 +45,8 @@ void start_pending(const std::shared_ptr<PendingCollective>& pending, bool indep
   advance_pending();
 }
 
-int launch(const char* call, MPI_Comm comm, int root, mpf::coll::Task op, MPI_Request* request, bool independent) {
+int launch(const char* call, MPI_Comm comm, int root, mpf::coll::Task op, MPI_Request* request, bool independent,
+           std::shared_ptr<const CollectiveError> error) {
   if (request == nullptr) {
     run(std::move(op), comm_of(comm), call, root);
     return MPI_SUCCESS;
@@ -53,6 +54,7 @@ int launch(const char* call, MPI_Comm comm, int root, mpf::coll::Task op, MPI_Re
   auto pending = std::make_shared<PendingCollective>();
   pending->task = std::move(op);
   pending->comm = share_comm(comm);
+  pending->error = std::move(error);
   MPI_Request handle = MPI_REQUEST_NULL;
   MpiRequest& r = requests().add(&handle);
   r.call = call;

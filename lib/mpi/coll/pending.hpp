@@ -8,22 +8,36 @@
 // rank's collective slot. Programs that start nonblocking collectives on
 // two communicators in opposite orders on ranks they share may therefore
 // wait for ever (MPI allows such orders; this library does not yet).
-// Operations that use no slot (MPI_Comm_idup's agreement, over messages of
-// its own) are independent: they move whenever they can, in any order.
+// Operations that use no slot (MPI_Comm_idup's agreement and the
+// neighbourhood collectives, over messages of their own) are independent:
+// they move whenever they can, in any order.
 #pragma once
 
 #include <cstdint>
 #include <memory>
+#include <string>
 
 #include "coll/task.hpp"
 #include "mpi/comm.hpp"
 
 namespace mpf::mpi::coll {
 
+// An error an operation found while it ran (a neighbourhood collective's
+// truncated block): reported not wherever its task happened to be advanced
+// (inside any call of the program) but by the call that completes its
+// request (MPI_Wait, MPI_Test...), as a receive's truncation is.
+struct CollectiveError {
+  int error_class = MPI_SUCCESS;
+  std::string detail;
+};
+
 struct PendingCollective {
   mpf::coll::Task task;
   std::shared_ptr<const Communicator> comm;  // kept alive even if the program frees the handle
+  std::shared_ptr<const CollectiveError> error;  // null: the operation finds no errors of its own
   bool done = false;
+
+  bool failed() const { return done && error != nullptr && error->error_class != MPI_SUCCESS; }
 
   void advance() {
     if (!done) done = task.advance();
@@ -44,9 +58,10 @@ void finish_pending(const char* call, std::int32_t context);
 
 // Runs `op` to its end (request == nullptr: the blocking call, shown as
 // `call` with its root) or starts it as the nonblocking request *request
-// (`independent`: beside the queue, for operations that use no slot).
+// (`independent`: beside the queue, for operations that use no slot;
+// `error`: where the operation leaves an error for the request's completion).
 int launch(const char* call, MPI_Comm comm, int root, mpf::coll::Task op, MPI_Request* request,
-           bool independent = false);
+           bool independent = false, std::shared_ptr<const CollectiveError> error = nullptr);
 
 // co_await finished(sub): waits until another task has run to its end.
 inline auto finished(mpf::coll::Task& sub) {

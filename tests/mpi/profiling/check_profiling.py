@@ -13,7 +13,9 @@ import re
 import subprocess
 import sys
 
-DECL = re.compile(r"^(?:int|double|MPI_Aint) (P?MPI_[A-Za-z0-9_]+)\(([^;]*?)\);", re.M)
+# Functions return int, double, or an MPI type (MPI_Aint, MPI_Fint, and the
+# handles the f2c conversions return).
+DECL = re.compile(r"^(?:int|double|MPI_[A-Z][A-Za-z]*) (P?MPI_[A-Za-z0-9_]+)\(([^;]*?)\);", re.M)
 
 
 def main():
