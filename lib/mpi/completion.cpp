@@ -72,6 +72,7 @@ bool done(MPI_Request handle) {
 progress::BlockedCall blocked_on(const char* call, MPI_Request handle) {
   const MpiRequest* r = requests().get(handle);
   if (r == nullptr || r->proc_null || r->grequest) return {call};
+  if (r->persistent_coll) return blocked_on(call, r->persistent_coll->operation);
   if (r->coll) return {call, r->coll->task.waiting_for(), -1, r->coll->comm->context};
   return {call, r->peer == MPI_ANY_SOURCE ? progress::kAnySource : to_world(r->comm, r->peer), r->tag,
           comm_context(r->comm)};
@@ -93,6 +94,10 @@ int finish_all(const char* call, int count, MPI_Request handles[], MPI_Status st
 
 bool request_done(const MpiRequest& r) {
   if (r.grequest) return r.grequest->complete.load(std::memory_order_acquire);
+  if (r.persistent_coll) {
+    const MpiRequest* op = requests().get(r.persistent_coll->operation);
+    return op == nullptr || request_done(*op);
+  }
   if (r.coll) {
     coll::advance_pending();
     return r.coll->done;
@@ -117,6 +122,12 @@ void proc_null_status(MPI_Status* status) {
 
 int finish_operation(MpiRequest& r, MPI_Status* status, const char* call, bool set_error_field) {
   if (r.grequest) return finish_grequest(r, status, call, set_error_field);
+  if (r.persistent_coll) {
+    // Its operation's request completes and goes; it stays, inactive.
+    r.active = false;
+    MPI_Request op = std::exchange(r.persistent_coll->operation, MPI_REQUEST_NULL);
+    return finish_request(&op, status, call, set_error_field);
+  }
   if (r.send_half != nullptr) engine().free_request(std::exchange(r.send_half, nullptr));
   if (r.proc_null && r.active) {
     proc_null_status(status);

@@ -610,6 +610,7 @@ int PMPI_Start(MPI_Request* request) {
   if (r->active) {
     return comm_error("MPI_Start", r->comm, MPI_ERR_REQUEST, "persistent request is already active");
   }
+  if (r->persistent_coll) return mpf::mpi::start_persistent_collective(*request);
   if (r->buffered && !r->proc_null) {
     std::vector<std::byte> packed;
     const std::byte* data = r->layout ? contiguous_source(*r->layout, r->buffer, static_cast<std::uint64_t>(r->count), packed)
@@ -633,7 +634,7 @@ int PMPI_Cancel(MPI_Request* request) {
   require_initialized("MPI_Cancel");
   MpiRequest* r = request != nullptr ? mpf::mpi::requests().get(*request) : nullptr;
   if (r == nullptr) return comm_error("MPI_Cancel", MPI_COMM_WORLD, MPI_ERR_REQUEST, "invalid request");
-  if (r->coll) {
+  if (r->coll || r->persistent_coll) {
     return comm_error("MPI_Cancel", r->comm, MPI_ERR_REQUEST,
                       std::string("the request of ") + r->call + " is a nonblocking collective, which cannot be cancelled");
   }
@@ -662,7 +663,7 @@ int PMPI_Request_free(MPI_Request* request) {
   require_initialized("MPI_Request_free");
   MpiRequest* r = request != nullptr ? mpf::mpi::requests().get(*request) : nullptr;
   if (r == nullptr) return comm_error("MPI_Request_free", MPI_COMM_WORLD, MPI_ERR_REQUEST, "invalid request");
-  if (r->coll && r->active) {
+  if ((r->coll || r->persistent_coll) && r->active) {
     return comm_error("MPI_Request_free", r->comm, MPI_ERR_REQUEST,
                       std::string("the request of ") + r->call +
                           " is a nonblocking collective in flight: complete it with MPI_Wait or MPI_Test");

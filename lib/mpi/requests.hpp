@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -55,6 +56,13 @@ struct Grequest {
   std::atomic<bool> complete{false};
 };
 
+// A persistent collective (MPI_Bcast_init, ...): how to start its
+// operation, and the operation's own (nonblocking) request while active.
+struct PersistentCollective {
+  std::function<int(MPI_Request*)> start;
+  MPI_Request operation = MPI_REQUEST_NULL;
+};
+
 struct MpiRequest : RequestFields {
   // A non-contiguous datatype's layout: the data moves packed, through
   // `staging` (packed at start for sends, unpacked at completion for receives).
@@ -69,6 +77,8 @@ struct MpiRequest : RequestFields {
   std::shared_ptr<coll::PendingCollective> coll;
   // A generalized request, instead of an engine request.
   std::shared_ptr<Grequest> grequest;
+  // A persistent collective, instead of an engine request.
+  std::shared_ptr<PersistentCollective> persistent_coll;
 };
 
 class RequestTable {
@@ -104,6 +114,7 @@ class RequestTable {
     r.layout.reset();  // a freed datatype or communicator is not kept alive by a free slot
     r.coll.reset();
     r.grequest.reset();
+    r.persistent_coll.reset();
     r.send_half = nullptr;
     free_.push_back(static_cast<std::size_t>(handle) - 1);
     const Communicator* c = any_comm(r.comm);
@@ -155,5 +166,7 @@ void reap_orphans();
 int finish_grequest(MpiRequest& r, MPI_Status* status, const char* call, bool set_error_field);
 // Its free callback alone (MPI_Request_free on a done one).
 int free_grequest(MpiRequest& r, const char* call);
+// MPI_Start of a persistent collective (persistent_coll.cpp).
+int start_persistent_collective(MPI_Request handle);
 
 }  // namespace mpf::mpi
