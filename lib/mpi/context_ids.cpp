@@ -7,6 +7,7 @@
 
 #include "core/runtime.hpp"
 #include "mpi/coll/pending.hpp"
+#include "mpi/internal_p2p.hpp"
 
 namespace mpf::mpi {
 namespace {
@@ -90,27 +91,9 @@ std::int32_t message_tag(std::uint32_t parent_seq, unsigned round, bool down) {
   return static_cast<std::int32_t>(((parent_seq & 0xffffffu) << 6) | ((round & 31u) << 1) | (down ? 1u : 0u));
 }
 
-progress::Request* start(bool is_send, std::uint32_t peer, std::uint32_t context, std::int32_t tag, Offer* data) {
-  progress::Engine& engine = core::Runtime::instance().engine();
-  progress::Request* r = engine.new_request();
-  r->peer = static_cast<std::int32_t>(peer);
-  r->tag = tag;
-  r->context = context;
-  r->buffer = reinterpret_cast<std::byte*>(data);
-  r->bytes = sizeof(Offer);
-  r->signature = 0;
-  r->mode = progress::SendMode::standard;
-  if (is_send) {
-    engine.start_send(r);
-  } else {
-    engine.start_recv(r);
-  }
-  return r;
-}
-
 // co_await transfer(...): sends or receives one offer and waits for it.
 mpf::coll::Task transfer(bool is_send, std::uint32_t peer, std::uint32_t context, std::int32_t tag, Offer* data) {
-  progress::Request* r = start(is_send, peer, context, tag, data);
+  progress::Request* r = start_internal(is_send, static_cast<std::int32_t>(peer), context, tag, data, sizeof(Offer));
   co_await mpf::coll::until(static_cast<std::int32_t>(peer), [r] { return r->done(); });
   core::Runtime::instance().engine().free_request(r);
 }

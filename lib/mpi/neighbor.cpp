@@ -30,6 +30,7 @@
 #include "mpi/context_ids.hpp"
 #include "mpi/datatype.hpp"
 #include "mpi/errors.hpp"
+#include "mpi/internal_p2p.hpp"
 #include "mpi/topology.hpp"
 
 namespace mpf::mpi {
@@ -90,21 +91,7 @@ struct Exchange {
 };
 
 progress::Request* start(bool is_send, const Transfer& t, std::uint32_t context) {
-  progress::Engine& engine = core::Runtime::instance().engine();
-  progress::Request* r = engine.new_request();
-  r->peer = t.peer;
-  r->tag = t.tag;
-  r->context = context;
-  r->buffer = t.data;
-  r->bytes = t.bytes;
-  r->signature = t.signature;
-  r->mode = progress::SendMode::standard;
-  if (is_send) {
-    engine.start_send(r);
-  } else {
-    engine.start_recv(r);
-  }
-  return r;
+  return start_internal(is_send, t.peer, context, t.tag, t.data, t.bytes, t.signature);
 }
 
 // What went wrong with a received block, in the words point-to-point uses;

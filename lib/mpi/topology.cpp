@@ -65,20 +65,20 @@ NeighborLists neighbor_lists(const Topology& topology, int rank) {
   return out;
 }
 
+int check_topology_comm(const char* call, MPI_Comm comm) {
+  require_initialized(call);
+  if (!comm_is_valid(comm)) return comm_error(call, MPI_COMM_WORLD, MPI_ERR_COMM, describe_bad_comm(comm));
+  return MPI_SUCCESS;
+}
+
 }  // namespace mpf::mpi
 
 using namespace mpf::mpi;
 
 namespace {
 
-int check_comm(const char* call, MPI_Comm comm) {
-  require_initialized(call);
-  if (!comm_is_valid(comm)) return comm_error(call, MPI_COMM_WORLD, MPI_ERR_COMM, describe_bad_comm(comm));
-  return MPI_SUCCESS;
-}
-
 int check_cart(const char* call, MPI_Comm comm) {
-  if (int rc = check_comm(call, comm)) return rc;
+  if (int rc = check_topology_comm(call, comm)) return rc;
   if (!std::holds_alternative<CartTopology>(comm_of(comm).topology)) {
     return comm_error(call, comm, MPI_ERR_TOPOLOGY, "the communicator has no Cartesian topology");
   }
@@ -115,7 +115,7 @@ extern "C" {
 
 int PMPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int periods[], int, MPI_Comm* comm_cart) {
   const char* call = "MPI_Cart_create";
-  if (int rc = check_comm(call, comm_old)) return rc;
+  if (int rc = check_topology_comm(call, comm_old)) return rc;
   if (comm_cart == nullptr) return comm_error(call, comm_old, MPI_ERR_ARG, "comm_cart argument is NULL");
   long cells = 0;
   if (int rc = check_grid(call, comm_old, ndims, dims, periods, &cells)) return rc;
@@ -134,7 +134,7 @@ int PMPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int p
 // its own rank, or MPI_UNDEFINED beyond the grid.
 int PMPI_Cart_map(MPI_Comm comm, int ndims, const int dims[], const int periods[], int* newrank) {
   const char* call = "MPI_Cart_map";
-  if (int rc = check_comm(call, comm)) return rc;
+  if (int rc = check_topology_comm(call, comm)) return rc;
   if (newrank == nullptr) return comm_error(call, comm, MPI_ERR_ARG, "newrank argument is NULL");
   long cells = 0;
   if (int rc = check_grid(call, comm, ndims, dims, periods, &cells)) return rc;
@@ -192,7 +192,7 @@ int PMPI_Dims_create(int nnodes, int ndims, int dims[]) {
 }
 
 int PMPI_Topo_test(MPI_Comm comm, int* status) {
-  if (int rc = check_comm("MPI_Topo_test", comm)) return rc;
+  if (int rc = check_topology_comm("MPI_Topo_test", comm)) return rc;
   if (status == nullptr) return comm_error("MPI_Topo_test", comm, MPI_ERR_ARG, "status argument is NULL");
   constexpr int kinds[] = {MPI_UNDEFINED, MPI_CART, MPI_GRAPH, MPI_DIST_GRAPH};  // in Topology's order
   *status = kinds[comm_of(comm).topology.index()];

@@ -11,6 +11,8 @@
 // their buffers.
 #pragma once
 
+#include <mpi.h>
+
 #include <cstddef>
 #include <variant>
 #include <vector>
@@ -51,6 +53,10 @@ int cart_rank_at(const CartTopology& t, const std::vector<int>& coords);
 
 // Node `rank`'s neighbours in a graph, in the order of its edges.
 std::vector<int> graph_neighbors(const GraphTopology& t, int rank);
+
+// The communicator argument of a topology call: MPI initialised and the
+// communicator valid; MPI_SUCCESS, or the error class after the handler.
+int check_topology_comm(const char* call, MPI_Comm comm);
 
 // Whom a neighbourhood collective at `rank` receives from and sends to, in
 // the order of its buffers' blocks (MPI-3.1 §7.6): for a grid, for each

@@ -39,14 +39,8 @@ using namespace mpf::mpi;
 
 namespace {
 
-int check_comm(const char* call, MPI_Comm comm) {
-  require_initialized(call);
-  if (!comm_is_valid(comm)) return comm_error(call, MPI_COMM_WORLD, MPI_ERR_COMM, describe_bad_comm(comm));
-  return MPI_SUCCESS;
-}
-
 int check_graph(const char* call, MPI_Comm comm) {
-  if (int rc = check_comm(call, comm)) return rc;
+  if (int rc = check_topology_comm(call, comm)) return rc;
   if (!std::holds_alternative<GraphTopology>(comm_of(comm).topology)) {
     return comm_error(call, comm, MPI_ERR_TOPOLOGY, "the communicator has no graph topology (MPI_Graph_create)");
   }
@@ -54,7 +48,7 @@ int check_graph(const char* call, MPI_Comm comm) {
 }
 
 int check_dist_graph(const char* call, MPI_Comm comm) {
-  if (int rc = check_comm(call, comm)) return rc;
+  if (int rc = check_topology_comm(call, comm)) return rc;
   if (!std::holds_alternative<DistGraphTopology>(comm_of(comm).topology)) {
     return comm_error(call, comm, MPI_ERR_TOPOLOGY,
                       "the communicator has no distributed graph topology (MPI_Dist_graph_create)");
@@ -222,7 +216,7 @@ const int mpf_weights_empty_sentinel[1] = {0};
 
 int PMPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const int edges[], int, MPI_Comm* comm_graph) {
   const char* call = "MPI_Graph_create";
-  if (int rc = check_comm(call, comm_old)) return rc;
+  if (int rc = check_topology_comm(call, comm_old)) return rc;
   if (comm_graph == nullptr) return comm_error(call, comm_old, MPI_ERR_ARG, "comm_graph argument is NULL");
   if (int rc = check_graph_args(call, comm_old, nnodes, index, edges)) return rc;
   // Ranks beyond the graph get MPI_COMM_NULL.
@@ -237,7 +231,7 @@ int PMPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const in
 
 int PMPI_Graph_map(MPI_Comm comm, int nnodes, const int index[], const int edges[], int* newrank) {
   const char* call = "MPI_Graph_map";
-  if (int rc = check_comm(call, comm)) return rc;
+  if (int rc = check_topology_comm(call, comm)) return rc;
   if (newrank == nullptr) return comm_error(call, comm, MPI_ERR_ARG, "newrank argument is NULL");
   if (int rc = check_graph_args(call, comm, nnodes, index, edges)) return rc;
   const int rank = comm_rank(comm);
@@ -293,7 +287,7 @@ int PMPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int s
                                     int outdegree, const int destinations[], const int destweights[], MPI_Info, int,
                                     MPI_Comm* comm_dist_graph) {
   const char* call = "MPI_Dist_graph_create_adjacent";
-  if (int rc = check_comm(call, comm_old)) return rc;
+  if (int rc = check_topology_comm(call, comm_old)) return rc;
   const int size = comm_size(comm_old);
   Problem mine = check_neighbors("sources", "sourceweights", indegree, sources, sourceweights, size);
   if (mine.error_class == MPI_SUCCESS) {
@@ -327,7 +321,7 @@ int PMPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int s
 int PMPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const int degrees[],
                            const int destinations[], const int weights[], MPI_Info, int, MPI_Comm* comm_dist_graph) {
   const char* call = "MPI_Dist_graph_create";
-  if (int rc = check_comm(call, comm_old)) return rc;
+  if (int rc = check_topology_comm(call, comm_old)) return rc;
   const int size = comm_size(comm_old);
   // This rank's edges, checked, as records for each end.
   std::vector<std::vector<int>> records(static_cast<std::size_t>(size));

@@ -116,11 +116,13 @@ void combine(MPI_Op op, const T* a, const T* b_or_out, T* out, int n) {
 
 // MINLOC/MAXLOC on (value, index) pairs: the better value, and on a tie the
 // smaller index (MPI 3.1 §5.9.4). Reductions combine data as it travels,
-// packed: each pair is its value then its int, with no gap (MPI_DOUBLE_INT
-// is 12 bytes there, 16 in a C struct), at any alignment.
-template <class V>
-void run_pair(MPI_Op op, const void* a, const void* b, void* out, int n) {
-  constexpr std::size_t kElement = sizeof(V) + sizeof(int);
+// packed: each pair is its value then its index, with no gap (MPI_DOUBLE_INT
+// is 12 bytes there, 16 in a C struct), at any alignment. The C pairs'
+// index is an int; the Fortran pairs' (MPI_2REAL, MPI_2DOUBLE_PRECISION,
+// MPI_2INTEGER) is a second value of the value's type.
+template <class V, class I>
+void run_loc(MPI_Op op, const void* a, const void* b, void* out, int n) {
+  constexpr std::size_t kElement = sizeof(V) + sizeof(I);
   if (op != MPI_MAXLOC && op != MPI_MINLOC && op != MPI_REPLACE) {  // MPI_NO_OP
     if (out != b) std::memmove(out, b, static_cast<std::size_t>(n) * kElement);
     return;
@@ -130,38 +132,23 @@ void run_pair(MPI_Op op, const void* a, const void* b, void* out, int n) {
   auto* z = static_cast<std::byte*>(out);
   for (std::size_t at = 0; at < static_cast<std::size_t>(n) * kElement; at += kElement) {
     V xv, yv;
-    int xi, yi;
+    I xi, yi;
     std::memcpy(&xv, x + at, sizeof(V));
-    std::memcpy(&xi, x + at + sizeof(V), sizeof(int));
+    std::memcpy(&xi, x + at + sizeof(V), sizeof(I));
     std::memcpy(&yv, y + at, sizeof(V));
-    std::memcpy(&yi, y + at + sizeof(V), sizeof(int));
+    std::memcpy(&yi, y + at + sizeof(V), sizeof(I));
     const bool better = op == MPI_MAXLOC ? xv > yv : xv < yv;
     const bool take_x = op == MPI_REPLACE || better || (xv == yv && xi < yi);
     std::memmove(z + at, (take_x ? x : y) + at, kElement);
   }
 }
-
-// MINLOC/MAXLOC on the Fortran pairs (MPI_2REAL, MPI_2DOUBLE_PRECISION,
-// MPI_2INTEGER): the index is a second value of the value's type, so an
-// element is two V with no gap, packed or not. Same rule as run_pair.
+template <class V>
+void run_pair(MPI_Op op, const void* a, const void* b, void* out, int n) {
+  run_loc<V, int>(op, a, b, out, n);
+}
 template <class V>
 void run_twin(MPI_Op op, const void* a, const void* b, void* out, int n) {
-  constexpr std::size_t kElement = 2 * sizeof(V);
-  if (op != MPI_MAXLOC && op != MPI_MINLOC && op != MPI_REPLACE) {  // MPI_NO_OP
-    if (out != b) std::memmove(out, b, static_cast<std::size_t>(n) * kElement);
-    return;
-  }
-  const auto* x = static_cast<const std::byte*>(a);
-  const auto* y = static_cast<const std::byte*>(b);
-  auto* z = static_cast<std::byte*>(out);
-  for (std::size_t at = 0; at < static_cast<std::size_t>(n) * kElement; at += kElement) {
-    V xv[2], yv[2];
-    std::memcpy(xv, x + at, kElement);
-    std::memcpy(yv, y + at, kElement);
-    const bool better = op == MPI_MAXLOC ? xv[0] > yv[0] : xv[0] < yv[0];
-    const bool take_x = op == MPI_REPLACE || better || (xv[0] == yv[0] && xv[1] < yv[1]);
-    std::memmove(z + at, (take_x ? x : y) + at, kElement);
-  }
+  run_loc<V, V>(op, a, b, out, n);
 }
 
 // Calls f(a, b, out, n) on the buffers as arrays of T, which needs them
