@@ -119,9 +119,28 @@ int create_keyval(const char* call, Kind kind, MPI_Comm_copy_attr_function* copy
   return MPI_SUCCESS;
 }
 
+// True when some object still holds a value set with `keyval`.
+bool still_set(int keyval) {
+  for (const auto& c : comm_table()) {
+    if (c != nullptr && c->attributes.find(keyval) != nullptr) return true;
+  }
+  for (const auto& [type, set] : type_attributes()) {
+    if (set.find(keyval) != nullptr) return true;
+  }
+  return false;
+}
+
 int free_keyval(const char* call, Kind kind, int* keyval) {
   require_initialized(call);
   if (keyval == nullptr) return comm_error(call, MPI_COMM_WORLD, MPI_ERR_ARG, "keyval is NULL");
+  // A keyval freed already while values set with it remain is still there
+  // to free again (MPICH counts references the same way; a delete callback
+  // that frees its keyval is a common idiom): nothing more to do.
+  if (in_table(*keyval) && keyvals()[static_cast<std::size_t>(*keyval)].kind == kind &&
+      !keyvals()[static_cast<std::size_t>(*keyval)].live && still_set(*keyval)) {
+    *keyval = MPI_KEYVAL_INVALID;
+    return MPI_SUCCESS;
+  }
   if (live_keyval(*keyval, kind) == nullptr) return bad_keyval(call, Object{kind, MPI_COMM_WORLD}, *keyval);
   // Attributes still set keep working until deleted (MPI 3.1 §6.7.2): the
   // entry stays, only the keyval is closed to new uses.

@@ -2,6 +2,7 @@
 // Get_count and Get_elements.
 #include <mpi.h>
 
+#include <climits>
 #include <utility>
 #include <vector>
 
@@ -107,9 +108,10 @@ bool request_done(const MpiRequest& r) {
 
 void empty_status(MPI_Status* status) {
   if (status == MPI_STATUS_IGNORE) return;
+  // MPI_ERROR is left alone: calls that return one status never set it
+  // (MPI 3.1 §3.2.5); the calls that return several set it themselves.
   status->MPI_SOURCE = MPI_ANY_SOURCE;
   status->MPI_TAG = MPI_ANY_TAG;
-  status->MPI_ERROR = MPI_SUCCESS;
   status->mpf_bytes = 0;
   status->mpf_cancelled = 0;
 }
@@ -174,6 +176,7 @@ int finish_request(MPI_Request* handle, MPI_Status* status, const char* call, bo
   MpiRequest* r = requests().get(*handle);
   if (r == nullptr) {
     empty_status(status);
+    if (status != MPI_STATUS_IGNORE && set_error_field) status->MPI_ERROR = MPI_SUCCESS;
     return MPI_SUCCESS;
   }
   if (!r->persistent) {
@@ -193,6 +196,7 @@ int finish_request(MPI_Request* handle, MPI_Status* status, const char* call, bo
   }
   if (!r->active) {
     empty_status(status);
+    if (status != MPI_STATUS_IGNORE && set_error_field) status->MPI_ERROR = MPI_SUCCESS;
     return MPI_SUCCESS;
   }
   return finish_operation(*r, status, call, set_error_field);
@@ -398,14 +402,17 @@ int PMPI_Get_count(const MPI_Status* status, MPI_Datatype datatype, int* count) 
     return MPI_SUCCESS;
   }
   const auto bytes = static_cast<std::uint64_t>(status->mpf_bytes);
-  *count = bytes % *size == 0 ? static_cast<int>(bytes / *size) : MPI_UNDEFINED;
+  *count = bytes % *size == 0 && bytes / *size <= static_cast<std::uint64_t>(INT_MAX) ? static_cast<int>(bytes / *size)
+                                                                                       : MPI_UNDEFINED;
   return MPI_SUCCESS;
 }
 
 int PMPI_Get_elements(const MPI_Status* status, MPI_Datatype datatype, int* count) {
   const std::string problem = datatype_problem(datatype);
   if (!problem.empty()) return comm_error("MPI_Get_elements", MPI_COMM_WORLD, MPI_ERR_TYPE, problem);
-  *count = static_cast<int>(basic_elements(*find_type(datatype), static_cast<std::uint64_t>(status->mpf_bytes)));
+  const std::uint64_t elements = basic_elements(*find_type(datatype), static_cast<std::uint64_t>(status->mpf_bytes));
+  // More than an int holds: MPI_UNDEFINED (MPI_Get_elements_x has the number).
+  *count = elements > static_cast<std::uint64_t>(INT_MAX) ? MPI_UNDEFINED : static_cast<int>(elements);
   return MPI_SUCCESS;
 }
 

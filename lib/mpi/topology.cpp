@@ -111,6 +111,31 @@ int check_grid(const char* call, MPI_Comm comm, int ndims, const int dims[], con
 
 }  // namespace
 
+namespace {
+
+// Appends to `out` the lexicographically smallest non-increasing sequence
+// of `d` factors of `n`, none above `largest`; false when there is none.
+// The first factor is tried from the smallest that can lead (f^d >= n).
+bool balanced_factors(int n, int d, int largest, std::vector<int>& out) {
+  if (d == 1) {
+    if (n > largest) return false;
+    out.push_back(n);
+    return true;
+  }
+  for (int f = 1; f <= std::min(n, largest); ++f) {
+    if (n % f != 0) continue;
+    long long power = 1;
+    for (int k = 0; k < d && power < n; ++k) power *= f;
+    if (power < n) continue;
+    out.push_back(f);
+    if (balanced_factors(n / f, d - 1, f, out)) return true;
+    out.pop_back();
+  }
+  return false;
+}
+
+}  // namespace
+
 extern "C" {
 
 int PMPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int periods[], int, MPI_Comm* comm_cart) {
@@ -168,22 +193,11 @@ int PMPI_Dims_create(int nnodes, int ndims, int dims[]) {
     if (fixed != nnodes) return comm_error(call, MPI_COMM_WORLD, MPI_ERR_DIMS, "the fixed dimensions do not multiply to nnodes");
     return MPI_SUCCESS;
   }
-  // Spread the prime factors, largest first, onto the smallest free
-  // dimension: dimensions as close to each other as possible, in
-  // non-increasing order (MPI 3.1 §7.5.2).
-  int rest = nnodes / fixed;
-  std::vector<int> factors;
-  for (int p = 2; p * p <= rest; ++p) {
-    while (rest % p == 0) {
-      factors.push_back(p);
-      rest /= p;
-    }
-  }
-  if (rest > 1) factors.push_back(rest);
-  std::vector<int> free_sizes(static_cast<std::size_t>(free_dims), 1);
-  std::sort(factors.begin(), factors.end(), std::greater<>());
-  for (int f : factors) *std::min_element(free_sizes.begin(), free_sizes.end()) *= f;
-  std::sort(free_sizes.begin(), free_sizes.end(), std::greater<>());
+  // Dimensions as close to each other as possible, in non-increasing
+  // order (MPI 3.1 §7.5.2): the smallest such sequence in lexicographic
+  // order (72 in 2: 9 x 8, not 12 x 6; 72 in 3: 6 x 4 x 3).
+  std::vector<int> free_sizes;
+  balanced_factors(nnodes / fixed, free_dims, nnodes / fixed, free_sizes);
   std::size_t next = 0;
   for (int i = 0; i < ndims; ++i) {
     if (dims[i] == 0) dims[i] = free_sizes[next++];

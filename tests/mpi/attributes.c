@@ -87,6 +87,17 @@ static void mpi1_keyvals(void) {
   MPI_Comm_set_errhandler(dup, MPI_ERRORS_RETURN);
   CHECK_CLASS(MPI_Attr_put(dup, kept, NULL), MPI_ERR_KEYVAL);
   CHECK_RC(MPI_Comm_free(&dup));
+  /* A keyval freed while values remain may be freed again (its delete
+   * callback often does it): no error until no value is left. */
+  int twice, copy;
+  MPI_Comm other;
+  CHECK_RC(MPI_Comm_dup(MPI_COMM_WORLD, &other));
+  CHECK_RC(MPI_Keyval_create(MPI_NULL_COPY_FN, MPI_NULL_DELETE_FN, &twice, NULL));
+  copy = twice;
+  CHECK_RC(MPI_Attr_put(other, twice, NULL));
+  CHECK_RC(MPI_Keyval_free(&twice));
+  CHECK_RC(MPI_Keyval_free(&copy));
+  CHECK_RC(MPI_Comm_free(&other));
 }
 
 static void error_classes(void) {

@@ -248,6 +248,16 @@ static void test_cart(void) {
   int d12[2] = {0, 0};
   MPI_Dims_create(12, 2, d12);
   CHECK(d12[0] == 4 && d12[1] == 3, "dims_create(12, 2) = %d x %d", d12[0], d12[1]);
+  /* As close to each other as possible: 72 in 2 is 9 x 8, not 12 x 6. */
+  const int balanced[][5] = {{72, 2, 9, 8, 0}, {240, 2, 16, 15, 0}, {72, 3, 6, 4, 3}, {64, 3, 4, 4, 4}, {7, 2, 7, 1, 0}};
+  for (int k = 0; k < 5; ++k) {
+    int d[3] = {0, 0, 0};
+    CHECK_RC(MPI_Dims_create(balanced[k][0], balanced[k][1], d));
+    for (int i = 0; i < balanced[k][1]; ++i) {
+      CHECK(d[i] == balanced[k][2 + i], "dims_create(%d, %d): dimension %d is %d, expected %d", balanced[k][0],
+            balanced[k][1], i, d[i], balanced[k][2 + i]);
+    }
+  }
   int periods[2] = {1, 0};
   MPI_Comm cart;
   CHECK_RC(MPI_Cart_create(MPI_COMM_WORLD, 2, dims, periods, 0, &cart));

@@ -80,6 +80,10 @@ static void generalized(void) {
   CHECK_RC(MPI_Status_set_elements_x(&st, MPI_DOUBLE, (MPI_Count)3 << 31));
   CHECK_RC(MPI_Get_elements_x(&st, MPI_DOUBLE, &big));
   CHECK(big == (MPI_Count)3 << 31, "set_elements_x: %lld", (long long)big);
+  CHECK_RC(MPI_Get_elements(&st, MPI_DOUBLE, &elements));
+  CHECK_RC(MPI_Get_count(&st, MPI_DOUBLE, &count));
+  CHECK(elements == MPI_UNDEFINED && count == MPI_UNDEFINED, "more elements than an int holds: %d, %d", elements,
+        count);
   CHECK_RC(MPI_Status_set_cancelled(&st, 1));
   CHECK_RC(MPI_Test_cancelled(&st, &cancelled));
   CHECK(cancelled == 1, "MPI_Status_set_cancelled(1) then MPI_Test_cancelled gave %d", cancelled);
@@ -120,6 +124,17 @@ static void sendrecv_ring(void) {
   CHECK_RC(MPI_Isendrecv_replace(out, N, MPI_INT, right, 3, left, 3, MPI_COMM_WORLD, &req[0]));
   CHECK_RC(MPI_Wait(&req[0], &st[0]));
   for (int i = 0; i < N; i++) CHECK(out[i] == left * 7 + i, "Isendrecv_replace: int %d is %d", i, out[i]);
+  /* A call that returns one status leaves its MPI_ERROR alone. */
+  st[0].MPI_ERROR = MPI_ERR_DIMS;
+  CHECK_RC(MPI_Recv(in, 1, MPI_INT, MPI_PROC_NULL, 5, MPI_COMM_WORLD, &st[0]));
+  CHECK(st[0].MPI_ERROR == MPI_ERR_DIMS, "MPI_Recv from MPI_PROC_NULL set MPI_ERROR to %d", st[0].MPI_ERROR);
+  MPI_Message message;
+  st[0].MPI_ERROR = MPI_ERR_TOPOLOGY;
+  CHECK_RC(MPI_Mprobe(MPI_PROC_NULL, 5, MPI_COMM_WORLD, &message, &st[0]));
+  CHECK(st[0].MPI_ERROR == MPI_ERR_TOPOLOGY && message == MPI_MESSAGE_NO_PROC, "MPI_Mprobe from MPI_PROC_NULL: %d",
+        st[0].MPI_ERROR);
+  CHECK_RC(MPI_Mrecv(in, 1, MPI_INT, &message, &st[0]));
+  CHECK(st[0].MPI_ERROR == MPI_ERR_TOPOLOGY, "MPI_Mrecv of MPI_MESSAGE_NO_PROC set MPI_ERROR to %d", st[0].MPI_ERROR);
   /* MPI_PROC_NULL on either side. */
   CHECK_RC(MPI_Isendrecv(out, 1, MPI_INT, MPI_PROC_NULL, 4, in, 1, MPI_INT, MPI_PROC_NULL, 4, MPI_COMM_WORLD, &req[0]));
   CHECK_RC(MPI_Wait(&req[0], &st[0]));
