@@ -98,6 +98,7 @@ class RequestTable {
     MpiRequest& r = requests_[slot];
     static_cast<RequestFields&>(r) = RequestFields{};  // layout and coll were reset by remove()
     r.staging.clear();
+    r.outgoing.clear();
     r.in_use = true;
     *handle = static_cast<MPI_Request>(slot + 1);
     return r;
