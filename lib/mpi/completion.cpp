@@ -108,18 +108,22 @@ bool request_done(const MpiRequest& r) {
 
 void empty_status(MPI_Status* status) {
   if (status == MPI_STATUS_IGNORE) return;
-  // MPI_ERROR is left alone: calls that return one status never set it
-  // (MPI 3.1 §3.2.5); the calls that return several set it themselves.
   status->MPI_SOURCE = MPI_ANY_SOURCE;
   status->MPI_TAG = MPI_ANY_TAG;
+  status->MPI_ERROR = MPI_SUCCESS;  // part of an empty status (MPI 3.1 §3.7.3)
   status->mpf_bytes = 0;
   status->mpf_cancelled = 0;
 }
 
 void proc_null_status(MPI_Status* status) {
-  empty_status(status);
   if (status == MPI_STATUS_IGNORE) return;
+  // MPI_ERROR is left alone: a call that returns one status never sets it
+  // (MPI 3.1 §3.2.5), and this one completed (MPI_Recv, MPI_Mprobe ... from
+  // MPI_PROC_NULL); the calls that return several set it themselves.
   status->MPI_SOURCE = MPI_PROC_NULL;
+  status->MPI_TAG = MPI_ANY_TAG;
+  status->mpf_bytes = 0;
+  status->mpf_cancelled = 0;
 }
 
 int finish_operation(MpiRequest& r, MPI_Status* status, const char* call, bool set_error_field) {
@@ -176,7 +180,6 @@ int finish_request(MPI_Request* handle, MPI_Status* status, const char* call, bo
   MpiRequest* r = requests().get(*handle);
   if (r == nullptr) {
     empty_status(status);
-    if (status != MPI_STATUS_IGNORE && set_error_field) status->MPI_ERROR = MPI_SUCCESS;
     return MPI_SUCCESS;
   }
   if (!r->persistent) {
@@ -196,7 +199,6 @@ int finish_request(MPI_Request* handle, MPI_Status* status, const char* call, bo
   }
   if (!r->active) {
     empty_status(status);
-    if (status != MPI_STATUS_IGNORE && set_error_field) status->MPI_ERROR = MPI_SUCCESS;
     return MPI_SUCCESS;
   }
   return finish_operation(*r, status, call, set_error_field);

@@ -148,9 +148,8 @@ static inline void mt_empty_status_at(const char *file, int line, const MPI_Stat
   int count = -1, cancelled = -1;
   MPI_Get_count(st, MPI_BYTE, &count);
   MPI_Test_cancelled(st, &cancelled);
-  /* MPI_ERROR is not part of it: a call that returns one status never sets
-     it (MPI 3.1 §3.2.5), and the calls that return several check it apart. */
-  if (st->MPI_SOURCE != MPI_ANY_SOURCE || st->MPI_TAG != MPI_ANY_TAG || count != 0 || cancelled != 0) {
+  if (st->MPI_SOURCE != MPI_ANY_SOURCE || st->MPI_TAG != MPI_ANY_TAG || st->MPI_ERROR != MPI_SUCCESS ||
+      count != 0 || cancelled != 0) {
     mt_fail(file, line, "%s: not an empty status: source %d tag %d error %d count %d cancelled %d", what,
             st->MPI_SOURCE, st->MPI_TAG, st->MPI_ERROR, count, cancelled);
   }

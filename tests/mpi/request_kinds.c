@@ -124,6 +124,12 @@ static void sendrecv_ring(void) {
   CHECK_RC(MPI_Isendrecv_replace(out, N, MPI_INT, right, 3, left, 3, MPI_COMM_WORLD, &req[0]));
   CHECK_RC(MPI_Wait(&req[0], &st[0]));
   for (int i = 0; i < N; i++) CHECK(out[i] == left * 7 + i, "Isendrecv_replace: int %d is %d", i, out[i]);
+  /* The status of MPI_REQUEST_NULL is empty, MPI_ERROR included. */
+  int done = 0;
+  mt_scribble_status(&st[0]);
+  CHECK_RC(MPI_Request_get_status(MPI_REQUEST_NULL, &done, &st[0]));
+  CHECK(done == 1, "MPI_Request_get_status(MPI_REQUEST_NULL): flag %d", done);
+  mt_empty_status(&st[0], "MPI_Request_get_status(MPI_REQUEST_NULL)");
   /* A call that returns one status leaves its MPI_ERROR alone. */
   st[0].MPI_ERROR = MPI_ERR_DIMS;
   CHECK_RC(MPI_Recv(in, 1, MPI_INT, MPI_PROC_NULL, 5, MPI_COMM_WORLD, &st[0]));
