@@ -71,6 +71,14 @@ int check_topology_comm(const char* call, MPI_Comm comm) {
   return MPI_SUCCESS;
 }
 
+int check_topology_kind(const char* call, MPI_Comm comm, std::size_t kind, const char* what) {
+  if (int rc = check_topology_comm(call, comm)) return rc;
+  if (comm_of(comm).topology.index() != kind) {
+    return comm_error(call, comm, MPI_ERR_TOPOLOGY, std::string("the communicator has no ") + what);
+  }
+  return MPI_SUCCESS;
+}
+
 }  // namespace mpf::mpi
 
 using namespace mpf::mpi;
@@ -78,11 +86,7 @@ using namespace mpf::mpi;
 namespace {
 
 int check_cart(const char* call, MPI_Comm comm) {
-  if (int rc = check_topology_comm(call, comm)) return rc;
-  if (!std::holds_alternative<CartTopology>(comm_of(comm).topology)) {
-    return comm_error(call, comm, MPI_ERR_TOPOLOGY, "the communicator has no Cartesian topology");
-  }
-  return MPI_SUCCESS;
+  return check_topology_kind<CartTopology>(call, comm, "Cartesian topology");
 }
 
 const CartTopology& cart_of(MPI_Comm comm) { return std::get<CartTopology>(comm_of(comm).topology); }

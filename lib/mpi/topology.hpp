@@ -57,6 +57,13 @@ std::vector<int> graph_neighbors(const GraphTopology& t, int rank);
 // The communicator argument of a topology call: MPI initialised and the
 // communicator valid; MPI_SUCCESS, or the error class after the handler.
 int check_topology_comm(const char* call, MPI_Comm comm);
+// The same, and the communicator has the topology of variant index `kind`
+// (Topology); else MPI_ERR_TOPOLOGY saying it has no `what`.
+int check_topology_kind(const char* call, MPI_Comm comm, std::size_t kind, const char* what);
+template <class T>
+int check_topology_kind(const char* call, MPI_Comm comm, const char* what) {
+  return check_topology_kind(call, comm, Topology(T{}).index(), what);
+}
 
 // Whom a neighbourhood collective at `rank` receives from and sends to, in
 // the order of its buffers' blocks (MPI-3.1 §7.6): for a grid, for each

@@ -40,20 +40,11 @@ using namespace mpf::mpi;
 namespace {
 
 int check_graph(const char* call, MPI_Comm comm) {
-  if (int rc = check_topology_comm(call, comm)) return rc;
-  if (!std::holds_alternative<GraphTopology>(comm_of(comm).topology)) {
-    return comm_error(call, comm, MPI_ERR_TOPOLOGY, "the communicator has no graph topology (MPI_Graph_create)");
-  }
-  return MPI_SUCCESS;
+  return check_topology_kind<GraphTopology>(call, comm, "graph topology (MPI_Graph_create)");
 }
 
 int check_dist_graph(const char* call, MPI_Comm comm) {
-  if (int rc = check_topology_comm(call, comm)) return rc;
-  if (!std::holds_alternative<DistGraphTopology>(comm_of(comm).topology)) {
-    return comm_error(call, comm, MPI_ERR_TOPOLOGY,
-                      "the communicator has no distributed graph topology (MPI_Dist_graph_create)");
-  }
-  return MPI_SUCCESS;
+  return check_topology_kind<DistGraphTopology>(call, comm, "distributed graph topology (MPI_Dist_graph_create)");
 }
 
 const GraphTopology& graph_of(MPI_Comm comm) { return std::get<GraphTopology>(comm_of(comm).topology); }
