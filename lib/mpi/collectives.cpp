@@ -17,6 +17,7 @@
 #include "mpi/comm.hpp"
 #include "mpi/datatype.hpp"
 #include "mpi/errors.hpp"
+#include "mpi/intercomm.hpp"
 #include "mpi/requests.hpp"
 
 namespace mpf::mpi {
@@ -184,33 +185,11 @@ std::vector<std::int64_t> scaled(const int displs[], int n, MPI_Datatype type) {
   return out;
 }
 
-// A reduction's operation and element type: predefined operations work on
-// the basic type a derived type is made of; user operations get the
-// program's own type (a non-contiguous one is unpacked around each call of
-// the function: coll/ops.cpp).
-int check_op(const char* call, MPI_Comm comm, MPI_Op op, MPI_Datatype type, int count, MPI_Datatype* element,
-             int* elements) {
-  if (int rc = check_type(call, comm, "", type)) return rc;
-  const TypeInfo& t = *find_type(type);
-  *element = type;
-  *elements = count;
-  const bool predefined_op = op >= MPI_MAX && op <= MPI_NO_OP;
-  if (!t.predefined && predefined_op) {
-    if (t.basic == MPI_DATATYPE_NULL) {
-      return comm_error(call, comm, MPI_ERR_TYPE,
-                        datatype_name(type) + " mixes several predefined types; a predefined operation needs one");
-    }
-    *element = t.basic;
-    *elements = static_cast<int>(static_cast<std::uint64_t>(count) * t.basic_count);
-  }
-  const std::string problem = coll::op_problem(op, *element);
-  return problem.empty() ? MPI_SUCCESS : comm_error(call, comm, MPI_ERR_OP, problem);
-}
-
 int in_place_error(const char* call, MPI_Comm comm, const char* detail) {
   return comm_error(call, comm, MPI_ERR_BUFFER, std::string("MPI_IN_PLACE ") + detail);
 }
 
+using coll::check_op;
 using mpf::coll::Key;
 using mpf::coll::Task;
 using coll::finished;
@@ -297,6 +276,7 @@ Task alltoallw_op(const Communicator& c, Key key, const void* sendbuf, Blocks se
 
 int barrier_impl(const char* call, MPI_Comm comm, MPI_Request* request) {
   if (int rc = check_comm(call, comm)) return rc;
+  if (comm_of(comm).inter) return inter::barrier(call, comm, request);
   Communicator& c = comm_of(comm);
   const Key key = c.next_collective(coll::kBarrier, -1);
   if (request == nullptr && coll::barrier_by_steps(c, key, call)) return MPI_SUCCESS;
@@ -307,6 +287,7 @@ int bcast_impl(const char* call, void* buffer, int count, MPI_Datatype datatype,
                MPI_Request* request) {
   std::uint64_t bytes = 0;
   if (int rc = check_comm(call, comm)) return rc;
+  if (comm_of(comm).inter) return inter::bcast(call, buffer, count, datatype, root, comm, request);
   if (int rc = check_root(call, comm, root)) return rc;
   if (int rc = check_buffer(call, comm, "", buffer, count, datatype, &bytes)) return rc;
   Communicator& c = comm_of(comm);
@@ -323,6 +304,7 @@ int reduce_impl(const char* call, const void* sendbuf, void* recvbuf, int count,
                 int root, MPI_Comm comm, MPI_Request* request) {
   std::uint64_t bytes = 0;
   if (int rc = check_comm(call, comm)) return rc;
+  if (comm_of(comm).inter) return inter::reduce(call, sendbuf, recvbuf, count, datatype, op, root, comm, request);
   if (int rc = check_root(call, comm, root)) return rc;
   MPI_Datatype element = datatype;
   int elements = count;
@@ -357,6 +339,10 @@ int all_reduction(const char* call, const void* sendbuf, void* recvbuf, int coun
                   MPI_Comm comm, int kind, MPI_Request* request) {
   std::uint64_t bytes = 0;
   if (int rc = check_comm(call, comm)) return rc;
+  if (comm_of(comm).inter) {
+    if (kind == 0) return inter::allreduce(call, sendbuf, recvbuf, count, datatype, op, comm, request);
+    return comm_error(call, comm, MPI_ERR_COMM, "scans are not defined on intercommunicators (MPI 3.1 §5.11)");
+  }
   MPI_Datatype element = datatype;
   int elements = count;
   if (int rc = check_op(call, comm, op, datatype, count, &element, &elements)) return rc;
@@ -574,6 +560,10 @@ int gather_entry(const char* call, const void* sendbuf, int sendcount, MPI_Datat
                  int recvcount, const int* recvcounts, const int* displs, MPI_Datatype recvtype, int root,
                  MPI_Comm comm, MPI_Request* request) {
   if (int rc = check_comm(call, comm)) return rc;
+  if (comm_of(comm).inter) {
+    return inter::gather(call, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvcounts, displs, recvtype, root,
+                         comm, request);
+  }
   const int n = comm_size(comm);
   std::vector<int> counts;
   std::vector<std::int64_t> bytes_displs;
@@ -591,6 +581,10 @@ int scatter_entry(const char* call, const void* sendbuf, int sendcount, const in
                   MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
                   MPI_Request* request) {
   if (int rc = check_comm(call, comm)) return rc;
+  if (comm_of(comm).inter) {
+    return inter::scatter(call, sendbuf, sendcount, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root,
+                          comm, request);
+  }
   const int n = comm_size(comm);
   std::vector<int> counts;
   std::vector<std::int64_t> bytes_displs;
@@ -608,6 +602,10 @@ int allgather_entry(const char* call, const void* sendbuf, int sendcount, MPI_Da
                     int recvcount, const int* recvcounts, const int* displs, MPI_Datatype recvtype, MPI_Comm comm,
                     MPI_Request* request) {
   if (int rc = check_comm(call, comm)) return rc;
+  if (comm_of(comm).inter) {
+    return inter::allgather(call, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvcounts, displs, recvtype, comm,
+                            request);
+  }
   if (int rc = check_type(call, comm, "receive", recvtype)) return rc;
   const int n = comm_size(comm);
   const bool in_place = sendbuf == MPI_IN_PLACE;
@@ -647,6 +645,10 @@ int alltoall_entry(const char* call, const void* sendbuf, int sendcount, const i
                    MPI_Datatype sendtype, void* recvbuf, int recvcount, const int* recvcounts, const int* rdispls,
                    MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
   if (int rc = check_comm(call, comm)) return rc;
+  if (comm_of(comm).inter) {
+    return inter::alltoall(call, sendbuf, sendcount, sendcounts, sdispls, sendtype, recvbuf, recvcount, recvcounts,
+                           rdispls, recvtype, comm, request);
+  }
   const int n = comm_size(comm);
   const bool in_place = sendbuf == MPI_IN_PLACE;
   const bool equal = recvcounts == nullptr;
@@ -694,6 +696,10 @@ int alltoallw_entry(const char* call, const void* sendbuf, const int sendcounts[
                     const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[], const int rdispls[],
                     const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request* request) {
   if (int rc = check_comm(call, comm)) return rc;
+  if (comm_of(comm).inter) {
+    return inter::alltoallw(call, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes,
+                            comm, request);
+  }
   const auto n = static_cast<std::size_t>(comm_size(comm));
   const bool in_place = sendbuf == MPI_IN_PLACE;
   if (recvcounts == nullptr || rdispls == nullptr || recvtypes == nullptr ||
@@ -713,6 +719,9 @@ int alltoallw_entry(const char* call, const void* sendbuf, const int sendcounts[
 int reduce_scatter_entry(const char* call, const void* sendbuf, void* recvbuf, int recvcount, const int* recvcounts,
                          MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request) {
   if (int rc = check_comm(call, comm)) return rc;
+  if (comm_of(comm).inter) {
+    return inter::reduce_scatter(call, sendbuf, recvbuf, recvcount, recvcounts, datatype, op, comm, request);
+  }
   std::vector<int> counts;
   if (recvcounts == nullptr) {
     counts.assign(static_cast<std::size_t>(comm_size(comm)), recvcount);

@@ -18,6 +18,7 @@
 #include "mpi/coll/pending.hpp"
 #include "mpi/errors.hpp"
 #include "mpi/group.hpp"
+#include "mpi/intercomm.hpp"
 #include "mpi/requests.hpp"
 
 namespace mpf::mpi {
@@ -32,14 +33,15 @@ namespace {
 
 std::uint32_t g_world_size = 0;
 
+}  // namespace
+
 // Agrees on the context of a communicator made from `parent` (blocking).
 // The agreement is not a collective on the parent's slots: it does not
 // wait for the nonblocking collectives this rank started before.
 NewContext agree_context(Communicator& parent, const char* call) {
   NewContext made;
   const mpf::coll::Key key = parent.next_collective(coll::kAllreduce, -1);
-  mpf::coll::Task agree =
-      agree_context_task(parent.world, static_cast<std::size_t>(parent.rank), key.context, key.seq, true, &made);
+  mpf::coll::Task agree = agree_context_task(parent.members(), parent.member_index(), key.context, key.seq, true, &made);
   const progress::BlockedCall blocked{call, -1, -1, parent.context};
   agree.run(core::Runtime::instance().engine(), blocked);
   return made;
@@ -50,6 +52,8 @@ int out_of_contexts(const char* call, MPI_Comm comm) {
                     "no communicator context id is free at every member (" + std::to_string(kContextIds) +
                         " per rank, the upper half of them for MPI_Comm_idup; free communicators you no longer use)");
 }
+
+namespace {
 
 int check_comm(const char* call, MPI_Comm comm) {
   require_initialized(call);
@@ -79,8 +83,7 @@ int create_from(const char* call, MPI_Comm parent, const std::vector<std::uint32
 mpf::coll::Task idup_op(const Communicator& parent, mpf::coll::Key key, MPI_Comm parent_handle,
                         std::shared_ptr<Communicator> made, MPI_Comm handle) {
   NewContext agreed;
-  mpf::coll::Task agree =
-      agree_context_task(parent.world, static_cast<std::size_t>(parent.rank), key.context, key.seq, false, &agreed);
+  mpf::coll::Task agree = agree_context_task(parent.members(), parent.member_index(), key.context, key.seq, false, &agreed);
   co_await coll::finished(agree);
   if (!agreed.agreed) {
     out_of_contexts("MPI_Comm_idup", parent_handle);
@@ -97,6 +100,27 @@ mpf::coll::Task idup_op(const Communicator& parent, mpf::coll::Key key, MPI_Comm
 }
 
 }  // namespace
+
+std::vector<std::uint32_t> Communicator::members() const {
+  if (!inter) return world;
+  std::vector<std::uint32_t> all = low_group ? world : remote;
+  const std::vector<std::uint32_t>& second = low_group ? remote : world;
+  all.insert(all.end(), second.begin(), second.end());
+  return all;
+}
+
+std::size_t Communicator::member_index() const {
+  const auto me = static_cast<std::size_t>(rank);
+  return inter && !low_group ? remote.size() + me : me;
+}
+
+void make_inter(Communicator& comm, std::vector<std::uint32_t> remote, bool low_group) {
+  comm.inter = true;
+  comm.low_group = low_group;
+  comm.remote_rank_of.assign(g_world_size, -1);
+  for (std::size_t i = 0; i < remote.size(); ++i) comm.remote_rank_of[remote[i]] = static_cast<std::int32_t>(i);
+  comm.remote = std::move(remote);
+}
 
 void init_communicators(std::uint32_t world_rank, std::uint32_t world_size) {
   g_world_size = world_size;
@@ -160,7 +184,8 @@ int PMPI_Comm_size(MPI_Comm comm, int* size) {
 
 int PMPI_Comm_test_inter(MPI_Comm comm, int* flag) {
   if (int rc = check_comm("MPI_Comm_test_inter", comm)) return rc;
-  *flag = 0;  // intercommunicators are not provided
+  if (flag == nullptr) return comm_error("MPI_Comm_test_inter", comm, MPI_ERR_ARG, "flag argument is NULL");
+  *flag = comm_of(comm).inter ? 1 : 0;
   return MPI_SUCCESS;
 }
 
@@ -169,7 +194,9 @@ int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm) {
   if (int rc = check_comm(call, comm)) return rc;
   if (newcomm == nullptr) return comm_error(call, comm, MPI_ERR_ARG, "newcomm argument is NULL");
   const Communicator& old = comm_of(comm);
-  if (int rc = create_from(call, comm, old.world, newcomm)) return rc;
+  const int rc = old.inter ? create_inter_from(call, comm, old.world, old.remote, newcomm)
+                           : create_from(call, comm, old.world, newcomm);
+  if (rc != MPI_SUCCESS) return rc;
   Communicator& c = comm_of(*newcomm);
   c.topology = comm_of(comm).topology;
   if (int rc = copy_attributes(comm, *newcomm)) {
@@ -191,6 +218,7 @@ int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm* newcomm, MPI_Request* request) {
   Communicator& parent = comm_of(comm);
   const MPI_Comm handle = add_communicator(parent.world, kNoContext);
   Communicator& made = comm_of(handle);
+  if (parent.inter) make_inter(made, parent.remote, parent.low_group);
   made.errhandler = parent.errhandler;
   made.topology = parent.topology;
   const mpf::coll::Key key = parent.next_collective(coll::kAllreduce, -1);
@@ -214,6 +242,7 @@ int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newcomm) {
                                                    " (colors are >= 0, or MPI_UNDEFINED)");
   }
   Communicator& parent = comm_of(comm);
+  if (parent.inter) return split_inter(call, comm, color, key, newcomm);
   const int n = parent.size();
   // Everyone's (color, key), at every member.
   std::vector<int> mine{color, key};
@@ -253,6 +282,7 @@ int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* newcomm) {
   if (g == nullptr) return comm_error(call, comm, MPI_ERR_GROUP, "invalid group " + std::to_string(group));
   if (newcomm == nullptr) return comm_error(call, comm, MPI_ERR_ARG, "newcomm argument is NULL");
   const Communicator& parent = comm_of(comm);
+  if (parent.inter) return create_inter_subset(call, comm, *g, newcomm);
   for (std::uint32_t w : *g) {
     if (parent.rank_of[w] < 0) {
       return comm_error(call, comm, MPI_ERR_GROUP,
@@ -269,6 +299,9 @@ int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm* ne
   if (g == nullptr) return comm_error(call, comm, MPI_ERR_GROUP, "invalid group " + std::to_string(group));
   if (newcomm == nullptr) return comm_error(call, comm, MPI_ERR_ARG, "newcomm argument is NULL");
   if (tag < 0) return comm_error(call, comm, MPI_ERR_TAG, "invalid tag " + std::to_string(tag));
+  if (comm_of(comm).inter) {
+    return comm_error(call, comm, MPI_ERR_COMM, "MPI_Comm_create_group takes an intracommunicator; this is an intercommunicator");
+  }
   const std::uint32_t me = mpf::core::Runtime::instance().job().rank;
   if (std::find(g->begin(), g->end(), me) == g->end()) {
     return comm_error(call, comm, MPI_ERR_GROUP, "the calling rank is not in the group");
@@ -330,12 +363,18 @@ int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int* result) {
   if (int rc = check_comm(call, comm2)) return rc;
   const Communicator& a = comm_of(comm1);
   const Communicator& b = comm_of(comm2);
+  if (result == nullptr) return comm_error(call, comm1, MPI_ERR_ARG, "result argument is NULL");
+  // Intercommunicators compare both groups (MPI 3.1 §6.4.1).
+  auto same_set = [](const std::vector<std::uint32_t>& x, const std::vector<std::uint32_t>& y) {
+    return std::set<std::uint32_t>(x.begin(), x.end()) == std::set<std::uint32_t>(y.begin(), y.end());
+  };
   if (comm1 == comm2) {
     *result = MPI_IDENT;
-  } else if (a.world == b.world) {
+  } else if (a.inter != b.inter) {
+    *result = MPI_UNEQUAL;
+  } else if (a.world == b.world && a.remote == b.remote) {
     *result = MPI_CONGRUENT;
-  } else if (std::set<std::uint32_t>(a.world.begin(), a.world.end()) ==
-             std::set<std::uint32_t>(b.world.begin(), b.world.end())) {
+  } else if (same_set(a.world, b.world) && same_set(a.remote, b.remote)) {
     *result = MPI_SIMILAR;
   } else {
     *result = MPI_UNEQUAL;

@@ -29,11 +29,26 @@ struct Communicator {
   std::string name;
   AttributeSet attributes;
   Topology topology;                 // MPI_Cart_create, MPI_Graph_create, MPI_Dist_graph_create...
-  std::uint32_t neighbor_seq = 0;    // neighbourhood collectives run on this communicator (their tags)
+  std::uint32_t exchange_seq = 0;    // point-to-point collectives run on it (block_exchange.hpp: their tags)
   MPI_Info info = 0;                 // hints (MPI_Comm_set_info), MPI_INFO_NULL when none
   bool freed = false;                // MPI_Comm_free'd, kept for the requests still using it
+  // An intercommunicator (MPI 3.1 §6.6): `world` and `rank` are the local
+  // group, and point-to-point and collectives address the remote group.
+  // Both groups share `context`. `low_group`: this side's group comes first
+  // in the order both sides agree on (context agreements, MPI_Intercomm_merge).
+  bool inter = false;
+  std::vector<std::uint32_t> remote;         // remote rank -> world rank
+  std::vector<std::int32_t> remote_rank_of;  // world rank -> remote rank, -1 if not in the remote group
+  bool low_group = false;
 
   int size() const { return static_cast<int>(world.size()); }
+  // The ranks point-to-point names: the remote group of an intercommunicator.
+  int peer_count() const { return static_cast<int>(inter ? remote.size() : world.size()); }
+  const std::vector<std::uint32_t>& peers() const { return inter ? remote : world; }
+  // Both groups of an intercommunicator in their agreed order (the local
+  // group alone for an intracommunicator), and this rank's place in it.
+  std::vector<std::uint32_t> members() const;
+  std::size_t member_index() const;
   // The key of the next collective on this communicator (every member runs
   // the same collectives in the same order, so they agree on it).
   coll::Key next_collective(std::uint32_t kind, int root) {
@@ -79,14 +94,16 @@ inline int comm_rank(MPI_Comm comm) { return comm_of(comm).rank; }
 inline std::uint32_t comm_context(MPI_Comm comm) { return comm_of(comm).context; }
 
 // A rank of `comm` (or MPI_ANY_SOURCE) as a world rank, and back.
+// On an intercommunicator these are ranks of the remote group.
 inline std::int32_t to_world(MPI_Comm comm, int rank) {
   if (rank == MPI_ANY_SOURCE) return -1;
-  return static_cast<std::int32_t>(comm_of(comm).world[static_cast<std::size_t>(rank)]);
+  return static_cast<std::int32_t>(comm_of(comm).peers()[static_cast<std::size_t>(rank)]);
 }
 inline int from_world(MPI_Comm comm, std::int32_t world) {
   const Communicator* c = any_comm(comm);
-  if (c == nullptr || world < 0 || static_cast<std::size_t>(world) >= c->rank_of.size()) return world;
-  return c->rank_of[static_cast<std::size_t>(world)];
+  const std::vector<std::int32_t>* ranks = c == nullptr ? nullptr : c->inter ? &c->remote_rank_of : &c->rank_of;
+  if (ranks == nullptr || world < 0 || static_cast<std::size_t>(world) >= ranks->size()) return world;
+  return (*ranks)[static_cast<std::size_t>(world)];
 }
 
 // The context of a communicator whose id is not agreed yet (MPI_Comm_idup).
@@ -98,5 +115,16 @@ void init_communicators(std::uint32_t world_rank, std::uint32_t world_size);
 // agreed context id and the agreed count its collectives start after;
 // returns its handle.
 MPI_Comm add_communicator(std::vector<std::uint32_t> world, std::uint32_t context, std::uint32_t first_seq = 0);
+// Agrees on the context of a communicator made from `parent` (blocking),
+// among all its members (both groups of an intercommunicator). The
+// agreement is not a collective on the parent's slots: it does not wait
+// for the nonblocking collectives this rank started before.
+struct NewContext;
+NewContext agree_context(Communicator& parent, const char* call);
+// The error when no context id is free at every member.
+int out_of_contexts(const char* call, MPI_Comm comm);
+// Makes communicator `comm` an intercommunicator whose remote group is
+// `remote` (world ranks, disjoint from its own group).
+void make_inter(Communicator& comm, std::vector<std::uint32_t> remote, bool low_group);
 
 }  // namespace mpf::mpi

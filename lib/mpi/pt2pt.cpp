@@ -46,11 +46,13 @@ int check_data(const char* call, MPI_Comm comm, const void* buf, int count, MPI_
 
 int check_peer(const char* call, MPI_Comm comm, int rank, bool is_source) {
   if (rank == MPI_PROC_NULL || (is_source && rank == MPI_ANY_SOURCE)) return MPI_SUCCESS;
-  const int size = comm_size(comm);
+  const Communicator& c = comm_of(comm);
+  const int size = c.peer_count();
   if (rank < 0 || rank >= size) {
     return comm_error(call, comm, MPI_ERR_RANK,
                       std::string("invalid ") + (is_source ? "source" : "destination") + " rank " +
-                          std::to_string(rank) + " in a communicator of size " + std::to_string(size));
+                          std::to_string(rank) + (c.inter ? " in a remote group of size " : " in a communicator of size ") +
+                          std::to_string(size));
   }
   return MPI_SUCCESS;
 }
@@ -105,8 +107,9 @@ bool direct_route(bool is_send, const void* buf, int count, MPI_Datatype datatyp
   const TypeInfo* t = usable_type(datatype);
   if (!rt.initialized() || rt.finalized() || c == nullptr || t == nullptr || !t->contiguous || count < 0) return false;
   if (tag < 0 && (is_send || tag != MPI_ANY_TAG)) return false;
-  if (peer >= 0 && peer < c->size()) {
-    route.world = static_cast<std::int32_t>(c->world[static_cast<std::size_t>(peer)]);
+  const std::vector<std::uint32_t>& peers = c->peers();
+  if (peer >= 0 && static_cast<std::size_t>(peer) < peers.size()) {
+    route.world = static_cast<std::int32_t>(peers[static_cast<std::size_t>(peer)]);
   } else if (!is_send && peer == MPI_ANY_SOURCE) {
     route.world = -1;
   } else {

@@ -68,6 +68,9 @@ NeighborLists neighbor_lists(const Topology& topology, int rank) {
 int check_topology_comm(const char* call, MPI_Comm comm) {
   require_initialized(call);
   if (!comm_is_valid(comm)) return comm_error(call, MPI_COMM_WORLD, MPI_ERR_COMM, describe_bad_comm(comm));
+  if (comm_of(comm).inter) {
+    return comm_error(call, comm, MPI_ERR_COMM, "process topologies are for intracommunicators; this is an intercommunicator");
+  }
   return MPI_SUCCESS;
 }
 
@@ -210,7 +213,9 @@ int PMPI_Dims_create(int nnodes, int ndims, int dims[]) {
 }
 
 int PMPI_Topo_test(MPI_Comm comm, int* status) {
-  if (int rc = check_topology_comm("MPI_Topo_test", comm)) return rc;
+  require_initialized("MPI_Topo_test");
+  // An intercommunicator is a valid argument: it has no topology.
+  if (!comm_is_valid(comm)) return comm_error("MPI_Topo_test", MPI_COMM_WORLD, MPI_ERR_COMM, describe_bad_comm(comm));
   if (status == nullptr) return comm_error("MPI_Topo_test", comm, MPI_ERR_ARG, "status argument is NULL");
   constexpr int kinds[] = {MPI_UNDEFINED, MPI_CART, MPI_GRAPH, MPI_DIST_GRAPH};  // in Topology's order
   *status = kinds[comm_of(comm).topology.index()];

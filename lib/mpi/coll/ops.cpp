@@ -277,6 +277,29 @@ bool op_is_commutative(MPI_Op op) {
   return u == nullptr || u->commutative;
 }
 
+// A reduction's operation and element type: predefined operations work on
+// the basic type a derived type is made of; user operations get the
+// program's own type (a non-contiguous one is unpacked around each call of
+// the function: coll/ops.cpp).
+int check_op(const char* call, MPI_Comm comm, MPI_Op op, MPI_Datatype type, int count, MPI_Datatype* element,
+             int* elements) {
+  if (usable_type(type) == nullptr) return comm_error(call, comm, MPI_ERR_TYPE, datatype_problem(type));
+  const TypeInfo& t = *find_type(type);
+  *element = type;
+  *elements = count;
+  const bool predefined_op = op >= MPI_MAX && op <= MPI_NO_OP;
+  if (!t.predefined && predefined_op) {
+    if (t.basic == MPI_DATATYPE_NULL) {
+      return comm_error(call, comm, MPI_ERR_TYPE,
+                        datatype_name(type) + " mixes several predefined types; a predefined operation needs one");
+    }
+    *element = t.basic;
+    *elements = static_cast<int>(static_cast<std::uint64_t>(count) * t.basic_count);
+  }
+  const std::string problem = op_problem(op, *element);
+  return problem.empty() ? MPI_SUCCESS : comm_error(call, comm, MPI_ERR_OP, problem);
+}
+
 void apply_op(MPI_Op op, const void* in, void* inout, int count, MPI_Datatype datatype) {
   apply_op_into(op, in, inout, inout, count, datatype);
 }

@@ -13,6 +13,12 @@ namespace mpf::mpi::coll {
 // defined for MPI_BYTE", "invalid operation 99").
 std::string op_problem(MPI_Op op, MPI_Datatype datatype);
 bool op_is_commutative(MPI_Op op);
+// A reduction's arguments: `op` may combine `count` elements of `type`.
+// Predefined operations work on the basic type a derived type is made of
+// (*element, *elements of it); user operations get the program's own type.
+// MPI_SUCCESS, or the error class after the handler returned.
+int check_op(const char* call, MPI_Comm comm, MPI_Op op, MPI_Datatype type, int count, MPI_Datatype* element,
+             int* elements);
 // True when combining `datatype` with `op` gives the same bits in any
 // order and grouping (a predefined operation on integers, logicals or
 // bytes): a reduction may then be rooted anywhere and still give every
