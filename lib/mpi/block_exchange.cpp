@@ -71,6 +71,15 @@ Blocks varying_blocks(const void* buf, std::size_t n, const int counts[], const 
   return b;
 }
 
+int check_type(const char* call, MPI_Comm comm, const char* what, MPI_Datatype type) {
+  if (usable_type(type) != nullptr) return MPI_SUCCESS;
+  return comm_error(call, comm, MPI_ERR_TYPE, std::string(what) + " datatype: " + datatype_problem(type));
+}
+
+int null_array(const char* call, MPI_Comm comm, const char* what) {
+  return comm_error(call, comm, MPI_ERR_ARG, std::string(what) + " array is NULL");
+}
+
 int check_blocks(const char* call, MPI_Comm comm, const char* what, const Blocks& b, const std::vector<int>& ranks) {
   if (b.buf == MPI_IN_PLACE && !ranks.empty()) {
     return comm_error(call, comm, MPI_ERR_BUFFER,

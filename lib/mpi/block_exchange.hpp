@@ -61,6 +61,11 @@ Blocks equal_blocks(const void* buf, std::size_t n, int count, MPI_Datatype type
 // Blocks of counts[k] elements of `type` at displs[k] elements from buf.
 Blocks varying_blocks(const void* buf, std::size_t n, const int counts[], const int displs[], MPI_Datatype type);
 
+// `type` is usable; else MPI_ERR_TYPE naming `what` ("send", "receive").
+int check_type(const char* call, MPI_Comm comm, const char* what, MPI_Datatype type);
+// The error of a NULL array argument named `what`.
+int null_array(const char* call, MPI_Comm comm, const char* what);
+
 // Checks one side's blocks (`ranks[k]` is block k's peer, for messages;
 // MPI_PROC_NULL's blocks are not touched but must still be valid).
 // MPI_IN_PLACE is refused: these collectives have no in-place form.

@@ -41,7 +41,8 @@ std::uint32_t g_world_size = 0;
 NewContext agree_context(Communicator& parent, const char* call) {
   NewContext made;
   const mpf::coll::Key key = parent.next_collective(coll::kAllreduce, -1);
-  mpf::coll::Task agree = agree_context_task(parent.members(), parent.member_index(), key.context, key.seq, true, &made);
+  mpf::coll::Task agree =
+      agree_context_task(parent.members(), parent.member_index(), key.context, key.seq, true, &made);
   const progress::BlockedCall blocked{call, -1, -1, parent.context};
   agree.run(core::Runtime::instance().engine(), blocked);
   return made;
@@ -83,7 +84,8 @@ int create_from(const char* call, MPI_Comm parent, const std::vector<std::uint32
 mpf::coll::Task idup_op(const Communicator& parent, mpf::coll::Key key, MPI_Comm parent_handle,
                         std::shared_ptr<Communicator> made, MPI_Comm handle) {
   NewContext agreed;
-  mpf::coll::Task agree = agree_context_task(parent.members(), parent.member_index(), key.context, key.seq, false, &agreed);
+  mpf::coll::Task agree =
+      agree_context_task(parent.members(), parent.member_index(), key.context, key.seq, false, &agreed);
   co_await coll::finished(agree);
   if (!agreed.agreed) {
     out_of_contexts("MPI_Comm_idup", parent_handle);
@@ -300,7 +302,8 @@ int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm* ne
   if (newcomm == nullptr) return comm_error(call, comm, MPI_ERR_ARG, "newcomm argument is NULL");
   if (tag < 0) return comm_error(call, comm, MPI_ERR_TAG, "invalid tag " + std::to_string(tag));
   if (comm_of(comm).inter) {
-    return comm_error(call, comm, MPI_ERR_COMM, "MPI_Comm_create_group takes an intracommunicator; this is an intercommunicator");
+    return comm_error(call, comm, MPI_ERR_COMM,
+                      "MPI_Comm_create_group takes an intracommunicator; this is an intercommunicator");
   }
   const std::uint32_t me = mpf::core::Runtime::instance().job().rank;
   if (std::find(g->begin(), g->end(), me) == g->end()) {

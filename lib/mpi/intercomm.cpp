@@ -38,7 +38,8 @@ int check_inter(const char* call, MPI_Comm comm) {
   require_initialized(call);
   if (!comm_is_valid(comm)) return comm_error(call, MPI_COMM_WORLD, MPI_ERR_COMM, describe_bad_comm(comm));
   if (!comm_of(comm).inter) {
-    return comm_error(call, comm, MPI_ERR_COMM, "the communicator is an intracommunicator; this call takes an intercommunicator");
+    return comm_error(call, comm, MPI_ERR_COMM,
+                      "the communicator is an intracommunicator; this call takes an intercommunicator");
   }
   return MPI_SUCCESS;
 }
@@ -148,7 +149,8 @@ int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_c
   }
   Communicator& local = comm_of(local_comm);
   if (local.inter) {
-    return comm_error(call, local_comm, MPI_ERR_COMM, "local_comm is an intercommunicator; it must be an intracommunicator");
+    return comm_error(call, local_comm, MPI_ERR_COMM,
+                      "local_comm is an intercommunicator; it must be an intracommunicator");
   }
   if (newintercomm == nullptr) return comm_error(call, local_comm, MPI_ERR_ARG, "newintercomm argument is NULL");
   if (local_leader < 0 || local_leader >= local.size()) {

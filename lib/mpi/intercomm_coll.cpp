@@ -27,6 +27,8 @@ namespace mpf::mpi::inter {
 namespace {
 
 using exchange::Blocks;
+using exchange::check_type;
+using exchange::null_array;
 using exchange::equal_blocks;
 using exchange::varying_blocks;
 
@@ -48,15 +50,6 @@ int check_root(const char* call, MPI_Comm comm, int root, Role* role) {
                           std::to_string(n - 1) + ")");
   }
   return MPI_SUCCESS;
-}
-
-int check_type(const char* call, MPI_Comm comm, const char* what, MPI_Datatype type) {
-  if (usable_type(type) != nullptr) return MPI_SUCCESS;
-  return comm_error(call, comm, MPI_ERR_TYPE, std::string(what) + " datatype: " + datatype_problem(type));
-}
-
-int null_array(const char* call, MPI_Comm comm, const char* what) {
-  return comm_error(call, comm, MPI_ERR_ARG, std::string(what) + " array is NULL");
 }
 
 // Ranks 0..n-1 of the remote group, or just `rank`.
@@ -123,6 +116,35 @@ int refuse_in_place(const char* call, MPI_Comm comm) {
   return comm_error(call, comm, MPI_ERR_BUFFER, "MPI_IN_PLACE is not allowed on an intercommunicator");
 }
 
+// Gather(v) (`to_root`) and Scatter(v): a member's one block (`mine`) goes
+// to (comes from) the root, which has a block per remote rank (`theirs`,
+// varying when counts or displs are given).
+int rooted(const char* call, MPI_Comm comm, MPI_Request* request, int root, bool to_root, const void* mine, int count,
+           MPI_Datatype type, const void* theirs, int their_count, const int* their_counts, const int* displs,
+           MPI_Datatype their_type) {
+  Role role;
+  if (int rc = check_root(call, comm, root, &role)) return rc;
+  const Communicator& c = comm_of(comm);
+  if (role == Role::idle) return run(call, comm, request, {}, {}, {}, {});
+  if (role == Role::member) {
+    if (mine == MPI_IN_PLACE) return refuse_in_place(call, comm);
+    if (int rc = check_type(call, comm, to_root ? "send" : "receive", type)) return rc;
+    const Blocks one = equal_blocks(mine, 1, count, type, false);
+    return to_root ? run(call, comm, request, one, {root}, {}, {}) : run(call, comm, request, {}, {}, one, {root});
+  }
+  if (int rc = check_type(call, comm, to_root ? "receive" : "send", their_type)) return rc;
+  const auto n = static_cast<std::size_t>(c.peer_count());
+  Blocks all = equal_blocks(theirs, n, their_count, their_type, false);
+  if (their_counts != nullptr || displs != nullptr) {
+    if (their_counts == nullptr || displs == nullptr) {
+      return null_array(call, comm, to_root ? "recvcounts or displs" : "sendcounts or displs");
+    }
+    all = varying_blocks(theirs, n, their_counts, displs, their_type);
+  }
+  const std::vector<int> every = every_rank(c);
+  return to_root ? run(call, comm, request, {}, {}, all, every) : run(call, comm, request, all, every, {}, {});
+}
+
 }  // namespace
 
 int barrier(const char* call, MPI_Comm comm, MPI_Request* request) {
@@ -144,8 +166,8 @@ int bcast(const char* call, void* buffer, int count, MPI_Datatype datatype, int 
   if (role == Role::idle) return run(call, comm, request, {}, {}, {}, {});
   if (int rc = check_type(call, comm, "the", datatype)) return rc;
   if (role == Role::root) {
-    return run(call, comm, request, equal_blocks(buffer, static_cast<std::size_t>(c.peer_count()), count, datatype, true),
-               every_rank(c), {}, {});
+    const auto n = static_cast<std::size_t>(c.peer_count());
+    return run(call, comm, request, equal_blocks(buffer, n, count, datatype, true), every_rank(c), {}, {});
   }
   return run(call, comm, request, {}, {}, equal_blocks(buffer, 1, count, datatype, false), {root});
 }
@@ -153,45 +175,15 @@ int bcast(const char* call, void* buffer, int count, MPI_Datatype datatype, int 
 int gather(const char* call, const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
            const int* recvcounts, const int* displs, MPI_Datatype recvtype, int root, MPI_Comm comm,
            MPI_Request* request) {
-  Role role;
-  if (int rc = check_root(call, comm, root, &role)) return rc;
-  const Communicator& c = comm_of(comm);
-  if (role == Role::idle) return run(call, comm, request, {}, {}, {}, {});
-  if (role == Role::member) {
-    if (sendbuf == MPI_IN_PLACE) return refuse_in_place(call, comm);
-    if (int rc = check_type(call, comm, "send", sendtype)) return rc;
-    return run(call, comm, request, equal_blocks(sendbuf, 1, sendcount, sendtype, false), {root}, {}, {});
-  }
-  if (int rc = check_type(call, comm, "receive", recvtype)) return rc;
-  const auto n = static_cast<std::size_t>(c.peer_count());
-  Blocks recv = equal_blocks(recvbuf, n, recvcount, recvtype, false);
-  if (recvcounts != nullptr || displs != nullptr) {
-    if (recvcounts == nullptr || displs == nullptr) return null_array(call, comm, "recvcounts or displs");
-    recv = varying_blocks(recvbuf, n, recvcounts, displs, recvtype);
-  }
-  return run(call, comm, request, {}, {}, recv, every_rank(c));
+  return rooted(call, comm, request, root, true, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvcounts, displs,
+                recvtype);
 }
 
 int scatter(const char* call, const void* sendbuf, int sendcount, const int* sendcounts, const int* displs,
             MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
             MPI_Request* request) {
-  Role role;
-  if (int rc = check_root(call, comm, root, &role)) return rc;
-  const Communicator& c = comm_of(comm);
-  if (role == Role::idle) return run(call, comm, request, {}, {}, {}, {});
-  if (role == Role::member) {
-    if (recvbuf == MPI_IN_PLACE) return refuse_in_place(call, comm);
-    if (int rc = check_type(call, comm, "receive", recvtype)) return rc;
-    return run(call, comm, request, {}, {}, equal_blocks(recvbuf, 1, recvcount, recvtype, false), {root});
-  }
-  if (int rc = check_type(call, comm, "send", sendtype)) return rc;
-  const auto n = static_cast<std::size_t>(c.peer_count());
-  Blocks send = equal_blocks(sendbuf, n, sendcount, sendtype, false);
-  if (sendcounts != nullptr || displs != nullptr) {
-    if (sendcounts == nullptr || displs == nullptr) return null_array(call, comm, "sendcounts or displs");
-    send = varying_blocks(sendbuf, n, sendcounts, displs, sendtype);
-  }
-  return run(call, comm, request, send, every_rank(c), {}, {});
+  return rooted(call, comm, request, root, false, recvbuf, recvcount, recvtype, sendbuf, sendcount, sendcounts, displs,
+                sendtype);
 }
 
 int allgather(const char* call, const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,

@@ -23,6 +23,8 @@ namespace mpf::mpi {
 namespace {
 
 using exchange::Blocks;
+using exchange::check_type;
+using exchange::null_array;
 using exchange::equal_blocks;
 using exchange::varying_blocks;
 
@@ -52,15 +54,6 @@ int check_comm(const char* call, MPI_Comm comm) {
                       "or MPI_Dist_graph_create)");
   }
   return MPI_SUCCESS;
-}
-
-int check_type(const char* call, MPI_Comm comm, const char* what, MPI_Datatype type) {
-  if (usable_type(type) != nullptr) return MPI_SUCCESS;
-  return comm_error(call, comm, MPI_ERR_TYPE, std::string(what) + " datatype: " + datatype_problem(type));
-}
-
-int null_array(const char* call, MPI_Comm comm, const char* what) {
-  return comm_error(call, comm, MPI_ERR_ARG, std::string(what) + " array is NULL");
 }
 
 int neighbor_exchange(const char* call, MPI_Comm comm, const NeighborLists& lists, const Blocks& send, const Blocks& recv,

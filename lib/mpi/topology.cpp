@@ -69,7 +69,8 @@ int check_topology_comm(const char* call, MPI_Comm comm) {
   require_initialized(call);
   if (!comm_is_valid(comm)) return comm_error(call, MPI_COMM_WORLD, MPI_ERR_COMM, describe_bad_comm(comm));
   if (comm_of(comm).inter) {
-    return comm_error(call, comm, MPI_ERR_COMM, "process topologies are for intracommunicators; this is an intercommunicator");
+    return comm_error(call, comm, MPI_ERR_COMM,
+                      "process topologies are for intracommunicators; this is an intercommunicator");
   }
   return MPI_SUCCESS;
 }
