@@ -173,6 +173,50 @@ int PMPI_Alltoallw_init(const void* sendbuf, const int sendcounts[], const int s
   });
 }
 
+// The neighbourhood collectives (MPI-4.0 §8.8).
+int PMPI_Neighbor_allgather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                 int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                                 MPI_Request* request) {
+  return bind("MPI_Neighbor_allgather_init", comm, info, request, [=](MPI_Request* r) {
+    return PMPI_Ineighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, r);
+  });
+}
+
+int PMPI_Neighbor_allgatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                  const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm,
+                                  MPI_Info info, MPI_Request* request) {
+  return bind("MPI_Neighbor_allgatherv_init", comm, info, request, [=](MPI_Request* r) {
+    return PMPI_Ineighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, r);
+  });
+}
+
+int PMPI_Neighbor_alltoall_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                                MPI_Request* request) {
+  return bind("MPI_Neighbor_alltoall_init", comm, info, request, [=](MPI_Request* r) {
+    return PMPI_Ineighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, r);
+  });
+}
+
+int PMPI_Neighbor_alltoallv_init(const void* sendbuf, const int sendcounts[], const int sdispls[],
+                                 MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[],
+                                 MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  return bind("MPI_Neighbor_alltoallv_init", comm, info, request, [=](MPI_Request* r) {
+    return PMPI_Ineighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype,
+                                    comm, r);
+  });
+}
+
+int PMPI_Neighbor_alltoallw_init(const void* sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
+                                 const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[],
+                                 const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
+                                 MPI_Info info, MPI_Request* request) {
+  return bind("MPI_Neighbor_alltoallw_init", comm, info, request, [=](MPI_Request* r) {
+    return PMPI_Ineighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes,
+                                    comm, r);
+  });
+}
+
 // The MPI_ names: weak aliases of the definitions above, which a profiling
 // library may replace (MPI-3.1 §14.2).
 #pragma weak MPI_Barrier_init = PMPI_Barrier_init
@@ -192,5 +236,10 @@ int PMPI_Alltoallw_init(const void* sendbuf, const int sendcounts[], const int s
 #pragma weak MPI_Alltoall_init = PMPI_Alltoall_init
 #pragma weak MPI_Alltoallv_init = PMPI_Alltoallv_init
 #pragma weak MPI_Alltoallw_init = PMPI_Alltoallw_init
+#pragma weak MPI_Neighbor_allgather_init = PMPI_Neighbor_allgather_init
+#pragma weak MPI_Neighbor_allgatherv_init = PMPI_Neighbor_allgatherv_init
+#pragma weak MPI_Neighbor_alltoall_init = PMPI_Neighbor_alltoall_init
+#pragma weak MPI_Neighbor_alltoallv_init = PMPI_Neighbor_alltoallv_init
+#pragma weak MPI_Neighbor_alltoallw_init = PMPI_Neighbor_alltoallw_init
 
 }  // extern "C"

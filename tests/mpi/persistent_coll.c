@@ -3,7 +3,8 @@
  * collective is bound once and started three times, its buffers refilled
  * between starts (the request reads them at each start), every element of
  * every result checked; several started together with MPI_Startall; the
- * request's errors (started twice, freed while active).
+ * request's errors (started twice, freed while active); the persistent
+ * neighbourhood collectives on a ring.
  *
  *   persistent_coll   (any number of ranks)
  */
@@ -13,6 +14,48 @@ enum { N = 1000, kKinds = 8, kRounds = 3 };
 
 static int rank, size;
 static int value(int round, int r, int i) { return round * 1000003 + r * 1009 + i; }
+
+/* The persistent neighbourhood collectives on a periodic ring: a rank's
+   neighbours are rank - 1 (block 0) and rank + 1 (block 1). */
+static void check_neighbor(void) {
+  MPI_Comm ring;
+  int dims[1] = {size}, periods[1] = {1};
+  CHECK_RC(MPI_Cart_create(MPI_COMM_WORLD, 1, dims, periods, 0, &ring));
+  const int left = (rank + size - 1) % size, right = (rank + 1) % size;
+  int mine[2], gathered[2], gatherv_out[4], a2a_in[2], a2a_out[2], v_out[2], w_out[2];
+  const int ones[2] = {1, 1}, at[2] = {0, 1}, gaps[2] = {0, 2};
+  const MPI_Aint bytes_at[2] = {0, sizeof(int)};
+  const MPI_Datatype ints[2] = {MPI_INT, MPI_INT};
+  MPI_Request req[5];
+  CHECK_RC(MPI_Neighbor_allgather_init(mine, 1, MPI_INT, gathered, 1, MPI_INT, ring, MPI_INFO_NULL, &req[0]));
+  CHECK_RC(MPI_Neighbor_allgatherv_init(mine, 1, MPI_INT, gatherv_out, ones, gaps, MPI_INT, ring, MPI_INFO_NULL,
+                                        &req[1]));
+  CHECK_RC(MPI_Neighbor_alltoall_init(a2a_in, 1, MPI_INT, a2a_out, 1, MPI_INT, ring, MPI_INFO_NULL, &req[2]));
+  CHECK_RC(MPI_Neighbor_alltoallv_init(a2a_in, ones, at, MPI_INT, v_out, ones, at, MPI_INT, ring, MPI_INFO_NULL,
+                                       &req[3]));
+  CHECK_RC(MPI_Neighbor_alltoallw_init(a2a_in, ones, bytes_at, ints, w_out, ones, bytes_at, ints, ring, MPI_INFO_NULL,
+                                       &req[4]));
+  for (int round = 0; round < kRounds; round++) {
+    mine[0] = value(round, rank, 0);
+    a2a_in[0] = value(round, rank, 1); /* to the left neighbour */
+    a2a_in[1] = value(round, rank, 2); /* to the right one */
+    gatherv_out[1] = gatherv_out[3] = -1;
+    CHECK_RC(MPI_Startall(5, req));
+    CHECK_RC(MPI_Waitall(5, req, MPI_STATUSES_IGNORE));
+    CHECK(gathered[0] == value(round, left, 0) && gathered[1] == value(round, right, 0),
+          "round %d: Neighbor_allgather_init gave %d %d", round, gathered[0], gathered[1]);
+    CHECK(gatherv_out[0] == value(round, left, 0) && gatherv_out[2] == value(round, right, 0) &&
+              gatherv_out[1] == -1 && gatherv_out[3] == -1,
+          "round %d: Neighbor_allgatherv_init", round);
+    /* From the left neighbour its block for the right, and back. */
+    CHECK(a2a_out[0] == value(round, left, 2) && a2a_out[1] == value(round, right, 1),
+          "round %d: Neighbor_alltoall_init gave %d %d", round, a2a_out[0], a2a_out[1]);
+    CHECK(v_out[0] == a2a_out[0] && v_out[1] == a2a_out[1], "round %d: Neighbor_alltoallv_init", round);
+    CHECK(w_out[0] == a2a_out[0] && w_out[1] == a2a_out[1], "round %d: Neighbor_alltoallw_init", round);
+  }
+  for (int k = 0; k < 5; k++) CHECK_RC(MPI_Request_free(&req[k]));
+  CHECK_RC(MPI_Comm_free(&ring));
+}
 
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
@@ -105,6 +148,7 @@ int main(int argc, char** argv) {
     CHECK_RC(MPI_Request_free(&req[k]));
     CHECK(req[k] == MPI_REQUEST_NULL, "MPI_Request_free left request %d", k);
   }
+  check_neighbor();
   CHECK_RC(MPI_Barrier(MPI_COMM_WORLD));
   if (rank == 0) printf("persistent_coll ok: %d ranks\n", size);
   free(bcast); free(red_in); free(red_out); free(all_out); free(gather_in); free(gather_out);
