@@ -57,6 +57,13 @@ UnexpectedMessage* UnexpectedQueue::find(std::int32_t source, std::int32_t tag, 
   return nullptr;
 }
 
+UnexpectedMessage* UnexpectedQueue::find_sent(std::uint32_t source, std::uint64_t cookie) const {
+  for (UnexpectedMessage* m = list_.front(); m != nullptr; m = m->next) {
+    if (m->source == source && m->cookie == cookie) return m;
+  }
+  return nullptr;
+}
+
 void UnexpectedQueue::remove(UnexpectedMessage* m) {
   list_.remove(m);
   if (carries_data(m->kind)) --per_sender_[m->source];

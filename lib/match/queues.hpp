@@ -129,6 +129,8 @@ class UnexpectedQueue {
   UnexpectedMessage* add(const shm::Packet& packet, std::uint32_t source, std::uint64_t now_ns);
   // The oldest message a receive for (source, tag, context) matches.
   UnexpectedMessage* find(std::int32_t source, std::int32_t tag, std::uint32_t context) const;
+  // The message the sender's request `cookie` sent, if it waits here.
+  UnexpectedMessage* find_sent(std::uint32_t source, std::uint64_t cookie) const;
   // Takes the message out of the queue (it is still readable until free()).
   void remove(UnexpectedMessage* m);
   void free(UnexpectedMessage* m);

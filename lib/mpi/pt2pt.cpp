@@ -651,9 +651,18 @@ int PMPI_Cancel(MPI_Request* request) {
     }
     return MPI_SUCCESS;
   }
-  // Receives not yet matched are cancelled; a send that has left cannot be
-  // (the standard allows cancellation to fail), and its status says so.
-  if (!r->is_send && r->engine != nullptr) mpf::core::Runtime::instance().engine().cancel_recv(r->engine);
+  // A receive not yet matched is cancelled at once. A send asks its
+  // receiver to drop the message if no receive has matched it; the Wait or
+  // Test that completes the request has the answer (MPI_Test_cancelled).
+  // A buffered send's data is the library's by now: it goes as sent.
+  if (r->engine != nullptr) {
+    mpf::progress::Engine& engine = mpf::core::Runtime::instance().engine();
+    if (r->is_send) {
+      engine.cancel_send(r->engine);
+    } else {
+      engine.cancel_recv(r->engine);
+    }
+  }
   return MPI_SUCCESS;
 }
 

@@ -328,6 +328,42 @@ bool Engine::cancel_recv(Request* r) {
   return true;
 }
 
+void Engine::cancel_send(Request* s) {
+  if (s->cancel_pending || s->status.cancelled) return;
+  s->cancel_pending = true;
+  // Behind the message in the same ring (or backlog): when the receiver
+  // reads it, the message has been matched or waits in its unexpected queue.
+  send_control(static_cast<std::uint32_t>(s->peer),
+               {PacketKind::cancel, 0, 0, 0, 0, transport_->rank(), 0, s->cookie()}, {});
+}
+
+void Engine::on_cancel(std::uint32_t source, const Packet& p) {
+  match::UnexpectedMessage* m = unexpected_->find_sent(source, p.header.cookie);
+  if (m != nullptr) {
+    // Dropped as a match would take it: the sender's eager buffer and its
+    // credit go back.
+    if (m->kind != PacketKind::rts) transport_->count_matched(source);
+    if (m->kind == PacketKind::eager) transport_->release_cell(source, m->cell);
+    unexpected_->remove(m);
+    unexpected_->free(m);
+    transport_->retry_deferred();
+  }
+  send_control(source, {PacketKind::cancel_reply, 0, 0, 0, 0, transport_->rank(), m != nullptr ? 1u : 0u,
+                        p.header.cookie},
+               {});
+}
+
+void Engine::on_cancel_reply(Request* s, bool cancelled) {
+  s->cancel_pending = false;
+  if (!cancelled) return;  // matched: the send completes (or has completed) as usual
+  s->status.cancelled = true;
+  if (s->stage == Stage::complete) {
+    s->status.bytes = 0;
+  } else {
+    complete(s, 0);  // a synchronous or rendezvous send no receive will answer now
+  }
+}
+
 const match::UnexpectedMessage* Engine::probe(std::int32_t source, std::int32_t tag, std::uint32_t context) {
   progress();
   return unexpected_->find(source, tag, context);
@@ -685,6 +721,12 @@ bool Engine::on_packet(std::uint32_t source, const Packet& p) {
       [[fallthrough]];
     case PacketKind::ack:
       if (Request* r = pool_.find(h.cookie)) complete(r, h.kind == PacketKind::fin ? h.bytes : r->bytes);
+      return true;
+    case PacketKind::cancel:
+      on_cancel(source, p);
+      return true;
+    case PacketKind::cancel_reply:
+      if (Request* s = pool_.find(h.cookie)) on_cancel_reply(s, h.bytes != 0);
       return true;
   }
   return true;  // an unknown kind cannot come from this build; consume it

@@ -112,6 +112,12 @@ class Engine {
                     std::uint64_t capacity, std::uint16_t signature, Status& status);
   // Cancels a receive that has not matched yet; false if it already has.
   bool cancel_recv(Request* r);
+  // Starts cancelling send `s` (started, not yet freed): a control packet
+  // behind the message asks the receiver to drop it if no receive has
+  // matched it, and `s` is done() when the answer comes: cancelled
+  // (status.cancelled, no data delivered) or not (the send completes as
+  // usual). The receiver answers when it next makes progress.
+  void cancel_send(Request* s);
 
   // The oldest unexpected message a receive for (source, tag, context) would
   // match, after one round of progress; null if none has arrived.
@@ -188,6 +194,8 @@ class Engine {
   bool advance_split(Request* x, bool claim);
   void on_split_fin(std::uint32_t source, const shm::Packet& p);
   void on_data(std::uint32_t source, const shm::Packet& p);
+  void on_cancel(std::uint32_t source, const shm::Packet& p);
+  void on_cancel_reply(Request* s, bool cancelled);
   void complete(Request* r, std::uint64_t bytes);
 
   bool try_start_send(Request* r);

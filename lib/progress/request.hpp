@@ -66,6 +66,10 @@ struct Request {
   std::uint32_t peer_rank = 0;       // receive: the matched sender
   std::uint64_t posted_ns = 0;       // receive: posted at or before this time (introspection; 0: not yet shown)
 
+  // send: MPI_Cancel asked the receiver to drop the message; done() waits
+  // for its answer (status.cancelled says which).
+  bool cancel_pending = false;
+
   Status status;
   Request* next = nullptr;  // intrusive links: posted queue
   Request* prev = nullptr;
@@ -79,7 +83,7 @@ struct Request {
     index = keep_index;
     generation = next_generation;
   }
-  bool done() const { return stage == Stage::complete; }
+  bool done() const { return stage == Stage::complete && !cancel_pending; }
 };
 
 // Requests by index, allocated in blocks that never move.

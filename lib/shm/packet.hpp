@@ -25,7 +25,10 @@ namespace mpf::shm {
 inline constexpr std::size_t kSlotBytes = 128;
 using PacketRing = common::SpscRing<kSlotBytes>;
 
-enum class PacketKind : std::uint8_t { short_msg = 1, eager, rts, cts, data, fin, ack };
+// cancel asks the receiver to drop an unmatched message of the sender's
+// (MPI_Cancel of a send; cookie: the send), cancel_reply answers (bytes: 1
+// dropped, 0 matched already).
+enum class PacketKind : std::uint8_t { short_msg = 1, eager, rts, cts, data, fin, ack, cancel, cancel_reply };
 
 enum PacketFlags : std::uint8_t {
   kSynchronous = 1,  // the sender's request completes only when the receive matches

@@ -5,8 +5,10 @@
  *             is true, the buffer is untouched, and a later message is not
  *             taken by it; a persistent receive cancels and starts again; an
  *             Irecv already matched (short, eager, rendezvous) does not
- *             cancel and receives its message; a send is either cancelled
- *             (and never arrives) or delivered whole
+ *             cancel and receives its message; a send no receive has
+ *             matched (short, eager, rendezvous; standard, synchronous,
+ *             persistent) cancels and never arrives, one already received
+ *             does not cancel
  *   probe     Probe / Iprobe report source, tag and count without receiving,
  *             Iprobe says no before the message is sent and after it is taken
  *   mprobe    Mprobe / Improbe + Mrecv / Imrecv take exactly the probed
@@ -106,16 +108,39 @@ static void cancel_part(void) {
       free(big);
     }
 
-    /* Cancelling a send: either it is cancelled and never arrives, or the
-       cancel fails (as the standard allows) and it arrives whole. Rank 1 is
-       told which, after the fact. */
+    /* Sends no receive has matched (rank 1 waits for TAG_AFTER meanwhile):
+       each is cancelled, whatever its protocol and mode, and never
+       arrives. Then a send rank 1 has received: its cancel fails and the
+       request completes as sent. */
+    for (int s = 0; s < NSIZES; ++s) {
+      char *data = mt_alloc((size_t)kSizes[s]);
+      mt_fill(data, (size_t)kSizes[s], seed_of(3, s));
+      for (int mode = 0; mode < 3; ++mode) {
+        const int tag = 10 + 3 * s + mode;
+        if (mode == 0) CHECK_RC(MPI_Isend(data, kSizes[s], MPI_BYTE, 1, tag, MPI_COMM_WORLD, &req));
+        if (mode == 1) CHECK_RC(MPI_Issend(data, kSizes[s], MPI_BYTE, 1, tag, MPI_COMM_WORLD, &req));
+        if (mode == 2) {
+          CHECK_RC(MPI_Send_init(data, kSizes[s], MPI_BYTE, 1, tag, MPI_COMM_WORLD, &req));
+          CHECK_RC(MPI_Start(&req));
+        }
+        CHECK_RC(MPI_Cancel(&req));
+        mt_scribble_status(&st);
+        CHECK_RC(MPI_Wait(&req, &st));
+        CHECK_RC(MPI_Test_cancelled(&st, &flag));
+        CHECK(flag == 1, "an unmatched send of %d bytes (mode %d) was not cancelled", kSizes[s], mode);
+        if (mode == 2) CHECK_RC(MPI_Request_free(&req));
+      }
+      free(data);
+    }
+    CHECK_RC(MPI_Send(NULL, 0, MPI_BYTE, 1, TAG_AFTER, MPI_COMM_WORLD));
     char out[48];
-    mt_fill(out, sizeof out, seed_of(3, 0));
-    CHECK_RC(MPI_Isend(out, (int)sizeof out, MPI_BYTE, 1, 10, MPI_COMM_WORLD, &req));
+    mt_fill(out, sizeof out, seed_of(4, 0));
+    CHECK_RC(MPI_Isend(out, (int)sizeof out, MPI_BYTE, 1, 40, MPI_COMM_WORLD, &req));
+    wait_go(1);  /* rank 1 has received it */
     CHECK_RC(MPI_Cancel(&req));
     CHECK_RC(MPI_Wait(&req, &st));
     CHECK_RC(MPI_Test_cancelled(&st, &flag));
-    CHECK_RC(MPI_Send(&flag, 1, MPI_INT, 1, TAG_AFTER, MPI_COMM_WORLD));
+    CHECK(flag == 0, "a send its receiver had matched was cancelled");
   } else {
     wait_go(0);
     send_pattern(0, 7, 32, seed_of(1, 0));
@@ -126,14 +151,14 @@ static void cancel_part(void) {
       send_pattern(0, 9, kSizes[s], seed_of(2, s));
       CHECK_RC(MPI_Send(NULL, 0, MPI_BYTE, 0, TAG_AFTER, MPI_COMM_WORLD));
     }
-    int cancelled = -1, flag = -1;
-    CHECK_RC(MPI_Recv(&cancelled, 1, MPI_INT, 0, TAG_AFTER, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
-    if (cancelled) {
-      CHECK_RC(MPI_Iprobe(0, 10, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE));
-      CHECK(flag == 0, "a send rank 0 cancelled arrived");
-    } else {
-      recv_pattern(0, 10, 48, seed_of(3, 0), "the send rank 0 failed to cancel");
+    CHECK_RC(MPI_Recv(NULL, 0, MPI_BYTE, 0, TAG_AFTER, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+    for (int tag = 10; tag < 10 + 3 * NSIZES; ++tag) {
+      int flag = -1;
+      CHECK_RC(MPI_Iprobe(0, tag, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE));
+      CHECK(flag == 0, "a send rank 0 cancelled arrived (tag %d)", tag);
     }
+    recv_pattern(0, 40, 48, seed_of(4, 0), "the send rank 0 cancels after it arrived");
+    go(0);
   }
 }
 
