@@ -28,7 +28,7 @@ struct Predefined {
   const char* name;
   std::uint32_t size;
   std::uint32_t alignment;
-  std::uint32_t swap;  // external32: the scalar size to byte-swap, 0 when it has no external32 form here
+  std::uint32_t swap;  // external32: the scalar size to byte-swap, or a kExternal* code (datatype.hpp)
   // (value, index) pairs: the value's size and where the int is; their
   // size is the two parts', their extent the C struct's (MPI-3.1 §5.9.4).
   std::uint32_t pair_value = 0;
@@ -38,9 +38,15 @@ struct Predefined {
   std::uint32_t element = 0;
 };
 
+// The external32 code of a scalar: its size, when only byte order differs.
+constexpr std::uint32_t kLongSwap = sizeof(long) == 4 ? 4 : kExternalLong;
+constexpr std::uint32_t kUnsignedLongSwap = sizeof(unsigned long) == 4 ? 4 : kExternalUnsignedLong;
+constexpr std::uint32_t kLongDoubleSwap = __LDBL_MANT_DIG__ == 64 ? kExternalLongDouble : sizeof(long double);
+static_assert(__LDBL_MANT_DIG__ == 64 || __LDBL_MANT_DIG__ == 113, "long double is x87 extended or IEEE quad");
+
 template <class Pair>
-constexpr Predefined pair_type(const char* name) {
-  return {name, sizeof(Pair), alignof(Pair), 0, sizeof(Pair::v), offsetof(Pair, i)};
+constexpr Predefined pair_type(const char* name, std::uint32_t value_swap) {
+  return {name, sizeof(Pair), alignof(Pair), value_swap, sizeof(Pair::v), offsetof(Pair, i)};
 }
 
 // The Fortran pairs (MPI_2REAL, ...): two values of one type, index second,
@@ -62,14 +68,14 @@ constexpr Predefined kPredefined[] = {
     {"MPI_UNSIGNED_SHORT", sizeof(unsigned short), alignof(unsigned short), sizeof(unsigned short)},
     {"MPI_INT", sizeof(int), alignof(int), sizeof(int)},
     {"MPI_UNSIGNED", sizeof(unsigned), alignof(unsigned), sizeof(unsigned)},
-    // external32 longs are 4 bytes, these are 8: no byte-swap-only form.
-    {"MPI_LONG", sizeof(long), alignof(long), sizeof(long) == 4 ? 4 : 0},
-    {"MPI_UNSIGNED_LONG", sizeof(unsigned long), alignof(unsigned long), sizeof(unsigned long) == 4 ? 4 : 0},
+    // external32 longs are 4 bytes.
+    {"MPI_LONG", sizeof(long), alignof(long), kLongSwap},
+    {"MPI_UNSIGNED_LONG", sizeof(unsigned long), alignof(unsigned long), kUnsignedLongSwap},
     {"MPI_LONG_LONG_INT", sizeof(long long), alignof(long long), sizeof(long long)},
     {"MPI_UNSIGNED_LONG_LONG", sizeof(unsigned long long), alignof(unsigned long long), sizeof(unsigned long long)},
     {"MPI_FLOAT", sizeof(float), alignof(float), sizeof(float)},
     {"MPI_DOUBLE", sizeof(double), alignof(double), sizeof(double)},
-    {"MPI_LONG_DOUBLE", sizeof(long double), alignof(long double), 0},
+    {"MPI_LONG_DOUBLE", sizeof(long double), alignof(long double), kLongDoubleSwap},
     {"MPI_INT8_T", 1, 1, 1},
     {"MPI_INT16_T", 2, 2, 2},
     {"MPI_INT32_T", 4, 4, 4},
@@ -81,17 +87,17 @@ constexpr Predefined kPredefined[] = {
     {"MPI_C_BOOL", sizeof(bool), alignof(bool), 1},
     {"MPI_C_FLOAT_COMPLEX", 2 * sizeof(float), alignof(float), sizeof(float)},
     {"MPI_C_DOUBLE_COMPLEX", 2 * sizeof(double), alignof(double), sizeof(double)},
-    {"MPI_C_LONG_DOUBLE_COMPLEX", 2 * sizeof(long double), alignof(long double), 0},
+    {"MPI_C_LONG_DOUBLE_COMPLEX", 2 * sizeof(long double), alignof(long double), kLongDoubleSwap},
     {"MPI_AINT", sizeof(MPI_Aint), alignof(MPI_Aint), sizeof(MPI_Aint)},
     {"MPI_OFFSET", sizeof(MPI_Offset), alignof(MPI_Offset), sizeof(MPI_Offset)},
     {"MPI_COUNT", sizeof(MPI_Count), alignof(MPI_Count), sizeof(MPI_Count)},
     {"MPI_PACKED", 1, 1, 1},
-    pair_type<FloatInt>("MPI_FLOAT_INT"),
-    pair_type<DoubleInt>("MPI_DOUBLE_INT"),
-    pair_type<LongInt>("MPI_LONG_INT"),
-    pair_type<TwoInt>("MPI_2INT"),
-    pair_type<ShortInt>("MPI_SHORT_INT"),
-    pair_type<LongDoubleInt>("MPI_LONG_DOUBLE_INT"),
+    pair_type<FloatInt>("MPI_FLOAT_INT", sizeof(float)),
+    pair_type<DoubleInt>("MPI_DOUBLE_INT", sizeof(double)),
+    pair_type<LongInt>("MPI_LONG_INT", kLongSwap),
+    pair_type<TwoInt>("MPI_2INT", sizeof(int)),
+    pair_type<ShortInt>("MPI_SHORT_INT", sizeof(short)),
+    pair_type<LongDoubleInt>("MPI_LONG_DOUBLE_INT", kLongDoubleSwap),
     // Fortran: INTEGER and LOGICAL are C ints, REAL float, DOUBLE PRECISION
     // double, as gfortran has them.
     {"MPI_INTEGER", sizeof(int), alignof(int), sizeof(int)},
@@ -118,7 +124,7 @@ constexpr Predefined kPredefined[] = {
     {"MPI_CXX_BOOL", sizeof(bool), alignof(bool), 1},
     {"MPI_CXX_FLOAT_COMPLEX", 2 * sizeof(float), alignof(float), sizeof(float)},
     {"MPI_CXX_DOUBLE_COMPLEX", 2 * sizeof(double), alignof(double), sizeof(double)},
-    {"MPI_CXX_LONG_DOUBLE_COMPLEX", 2 * sizeof(long double), alignof(long double), 0},
+    {"MPI_CXX_LONG_DOUBLE_COMPLEX", 2 * sizeof(long double), alignof(long double), kLongDoubleSwap},
 };
 constexpr MPI_Datatype kLastPredefined = MPI_CXX_LONG_DOUBLE_COMPLEX;
 static_assert(sizeof(kPredefined) / sizeof(kPredefined[0]) == kLastPredefined + 1,
@@ -146,8 +152,8 @@ void fill_predefined(std::vector<std::shared_ptr<TypeInfo>>& t) {
       if (p.pair_value == scalar) {  // float or int values: 4-byte scalars, external32 too
         info->blocks = {{0, info->size, 1, static_cast<std::int64_t>(info->size), scalar, scalar}};
       } else {
-        info->blocks = {{0, p.pair_value, 1, p.pair_value, p.pair_value, 0},
-                        {p.pair_index_at, scalar, 1, scalar, scalar, 0}};
+        info->blocks = {{0, p.pair_value, 1, p.pair_value, p.pair_value, p.swap},
+                        {p.pair_index_at, scalar, 1, scalar, scalar, scalar}};
       }
     }
     info->basic = h;

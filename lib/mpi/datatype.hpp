@@ -34,8 +34,14 @@ struct Block {
   std::uint64_t count;       // pieces
   std::int64_t stride;       // between pieces
   std::uint32_t basic_size;  // size of the basic elements the piece holds (for MPI_Get_elements)
-  std::uint32_t swap;        // external32: size of the scalars to byte-swap; 0: no external32 form
+  std::uint32_t swap;        // external32: size of the scalars to byte-swap, or a kExternal* code
 };
+
+// Block::swap codes for scalars whose external32 form (MPI 3.1 §13.5.2)
+// differs from the native one in more than byte order (pack.cpp converts).
+inline constexpr std::uint32_t kExternalLong = 0x100;          // 8-byte long <-> 4-byte two's complement
+inline constexpr std::uint32_t kExternalUnsignedLong = 0x101;  // 8-byte unsigned long <-> 4 bytes
+inline constexpr std::uint32_t kExternalLongDouble = 0x102;    // x87 extended (16 bytes) <-> IEEE binary128
 
 struct TypeInfo;
 

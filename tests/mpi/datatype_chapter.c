@@ -19,6 +19,7 @@
  *
  *   datatype_chapter   (any number of ranks)
  */
+#include <float.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -888,10 +889,79 @@ static void external32(void) {
   CHECK_RC(MPI_Pack_external("external32", cplx, 1, MPI_COMPLEX, buf, sizeof buf, &position));
   const unsigned char want_cplx[] = {0x3f, 0x80, 0, 0, 0xc0, 0, 0, 0};
   expect_bytes(buf, want_cplx, 8, "MPI_COMPLEX external32");
-  long double ld[2] = {1, 2};
+
+  /* Longs are 4 bytes in external32; one that does not fit is refused. */
+  long longs[2] = {0x01020304L, -2L}, lback[2] = {0, 0};
+  MPI_Aint size = 0;
+  CHECK_RC(MPI_Pack_external_size("external32", 2, MPI_LONG, &size));
+  CHECK(size == 8, "MPI_Pack_external_size of 2 MPI_LONG is %ld", (long)size);
   position = 0;
-  CHECK_CLASS(MPI_Pack_external("external32", ld, 1, MPI_CXX_LONG_DOUBLE_COMPLEX, buf, sizeof buf, &position),
-              MPI_ERR_TYPE);
+  CHECK_RC(MPI_Pack_external("external32", longs, 2, MPI_LONG, buf, sizeof buf, &position));
+  const unsigned char want_long[] = {1, 2, 3, 4, 0xff, 0xff, 0xff, 0xfe};
+  CHECK(position == 8, "MPI_Pack_external of 2 MPI_LONG moved the position to %ld", (long)position);
+  expect_bytes(buf, want_long, 8, "MPI_LONG external32");
+  position = 0;
+  CHECK_RC(MPI_Unpack_external("external32", buf, 8, &position, lback, 2, MPI_LONG));
+  CHECK(lback[0] == longs[0] && lback[1] == -2L, "MPI_LONG external32 round trip gave %ld %ld", lback[0], lback[1]);
+  unsigned long big = 0xffffffffUL;
+  position = 0;
+  CHECK_RC(MPI_Pack_external("external32", &big, 1, MPI_UNSIGNED_LONG, buf, sizeof buf, &position));
+  if (sizeof(long) == 8) {
+    long huge = 1L << 40;
+    position = 0;
+    CHECK_CLASS(MPI_Pack_external("external32", &huge, 1, MPI_LONG, buf, sizeof buf, &position), MPI_ERR_CONVERSION);
+  }
+
+  /* Pairs: the value's external32 form, then a 4-byte int, no padding. */
+  struct { long v; int i; } li = {-5, 7}, liback = {0, 0};
+  CHECK_RC(MPI_Pack_external_size("external32", 1, MPI_LONG_INT, &size));
+  CHECK(size == 8, "MPI_Pack_external_size of MPI_LONG_INT is %ld", (long)size);
+  position = 0;
+  CHECK_RC(MPI_Pack_external("external32", &li, 1, MPI_LONG_INT, buf, sizeof buf, &position));
+  const unsigned char want_li[] = {0xff, 0xff, 0xff, 0xfb, 0, 0, 0, 7};
+  expect_bytes(buf, want_li, 8, "MPI_LONG_INT external32");
+  position = 0;
+  CHECK_RC(MPI_Unpack_external("external32", buf, 8, &position, &liback, 1, MPI_LONG_INT));
+  CHECK(liback.v == -5 && liback.i == 7, "MPI_LONG_INT external32 round trip gave %ld %d", liback.v, liback.i);
+  struct { double v; int i; } di = {2.0, 3};
+  position = 0;
+  CHECK_RC(MPI_Pack_external("external32", &di, 1, MPI_DOUBLE_INT, buf, sizeof buf, &position));
+  const unsigned char want_di[] = {0x40, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 3};
+  CHECK(position == 12, "MPI_DOUBLE_INT external32 is %ld bytes", (long)position);
+  expect_bytes(buf, want_di, 12, "MPI_DOUBLE_INT external32");
+
+  /* Long doubles are IEEE binary128 in external32. */
+  long double ld[2] = {1.5L, -2.0L}, ldback[2] = {0, 0};
+  position = 0;
+  CHECK_RC(MPI_Pack_external("external32", ld, 1, MPI_C_LONG_DOUBLE_COMPLEX, buf, sizeof buf, &position));
+  CHECK(position == 32, "MPI_C_LONG_DOUBLE_COMPLEX external32 is %ld bytes", (long)position);
+  unsigned char want_ld[32] = {0x3f, 0xff, 0x80};
+  want_ld[16] = 0xc0;
+  expect_bytes(buf, want_ld, 32, "MPI_C_LONG_DOUBLE_COMPLEX external32");
+  position = 0;
+  CHECK_RC(MPI_Unpack_external("external32", buf, 32, &position, ldback, 1, MPI_C_LONG_DOUBLE_COMPLEX));
+  CHECK(ldback[0] == 1.5L && ldback[1] == -2.0L, "long double external32 round trip gave %Lg %Lg", ldback[0],
+        ldback[1]);
+  const long double tricky[3] = {0.1L, LDBL_MIN / 4, -LDBL_MAX};
+  long double tback[3] = {0, 0, 0};
+  position = 0;
+  CHECK_RC(MPI_Pack_external("external32", tricky, 3, MPI_LONG_DOUBLE, buf, sizeof buf, &position));
+  position = 0;
+  CHECK_RC(MPI_Unpack_external("external32", buf, 48, &position, tback, 3, MPI_LONG_DOUBLE));
+  for (int i = 0; i < 3; ++i) CHECK(tback[i] == tricky[i], "long double %d external32 round trip gave %Lg", i, tback[i]);
+  if (LDBL_MANT_DIG == 64) {
+    /* binary128 has 49 more fraction bits: rounded to nearest, ties to even. */
+    unsigned char q128[16] = {0x3f, 0xff};
+    q128[9] = 0x01; /* 1 + 2^-64: a tie, rounds to 1 */
+    long double r = 0;
+    position = 0;
+    CHECK_RC(MPI_Unpack_external("external32", q128, 16, &position, &r, 1, MPI_LONG_DOUBLE));
+    CHECK(r == 1.0L, "1 + 2^-64 from binary128 gave 1 + %Lg", r - 1.0L);
+    q128[15] = 0x01; /* a little more: rounds up to 1 + 2^-63 */
+    position = 0;
+    CHECK_RC(MPI_Unpack_external("external32", q128, 16, &position, &r, 1, MPI_LONG_DOUBLE));
+    CHECK(r == 1.0L + LDBL_EPSILON, "1 + 2^-64 + tiny from binary128 gave 1 + %Lg", r - 1.0L);
+  }
 }
 
 /* ------------------------------------------------------ handle conversion */
