@@ -196,6 +196,13 @@ using coll::finished;
 using coll::launch;
 
 // The nonblocking forms' request argument.
+// This rank is the root of a rooted collective on a valid `comm` (on an
+// intercommunicator: it passed MPI_ROOT).
+bool rank_is_root(MPI_Comm comm, int root) {
+  if (!comm_is_valid(comm)) return false;
+  return comm_of(comm).inter ? root == MPI_ROOT : comm_rank(comm) == root;
+}
+
 int null_request(const char* call, MPI_Comm comm) {
   require_initialized(call);
   return comm_error(call, comm_is_valid(comm) ? comm : MPI_COMM_WORLD, MPI_ERR_REQUEST, "request argument is NULL");
@@ -772,7 +779,7 @@ int PMPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void*
 }
 int PMPI_Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
                  const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm) {
-  if (recvcounts == nullptr && comm_is_valid(comm) && comm_rank(comm) == root) {
+  if (recvcounts == nullptr && rank_is_root(comm, root)) {
     return comm_error("MPI_Gatherv", comm, MPI_ERR_ARG, "receive counts array is NULL");
   }
   return gather_entry("MPI_Gatherv", sendbuf, sendcount, sendtype, recvbuf, 0, recvcounts, displs, recvtype, root,
@@ -785,7 +792,7 @@ int PMPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void
 }
 int PMPI_Scatterv(const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
                   void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
-  if (sendcounts == nullptr && comm_is_valid(comm) && comm_rank(comm) == root) {
+  if (sendcounts == nullptr && rank_is_root(comm, root)) {
     return comm_error("MPI_Scatterv", comm, MPI_ERR_ARG, "send counts array is NULL");
   }
   return scatter_entry("MPI_Scatterv", sendbuf, 0, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root,
@@ -870,7 +877,7 @@ int PMPI_Igather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void
 int PMPI_Igatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
                   const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request) {
   if (request == nullptr) return null_request("MPI_Igatherv", comm);
-  if (recvcounts == nullptr && comm_is_valid(comm) && comm_rank(comm) == root) {
+  if (recvcounts == nullptr && rank_is_root(comm, root)) {
     return comm_error("MPI_Igatherv", comm, MPI_ERR_ARG, "receive counts array is NULL");
   }
   return gather_entry("MPI_Igatherv", sendbuf, sendcount, sendtype, recvbuf, 0, recvcounts, displs, recvtype, root,
@@ -885,7 +892,7 @@ int PMPI_Iscatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, voi
 int PMPI_Iscatterv(const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
                    void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request) {
   if (request == nullptr) return null_request("MPI_Iscatterv", comm);
-  if (sendcounts == nullptr && comm_is_valid(comm) && comm_rank(comm) == root) {
+  if (sendcounts == nullptr && rank_is_root(comm, root)) {
     return comm_error("MPI_Iscatterv", comm, MPI_ERR_ARG, "send counts array is NULL");
   }
   return scatter_entry("MPI_Iscatterv", sendbuf, 0, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root,

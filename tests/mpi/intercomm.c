@@ -150,7 +150,10 @@ static void check_rooted(MPI_Comm inter) {
   int many[64];
   for (int i = 0; i < 64; ++i) many[i] = value(group, lrank) * 100 + i;
   for (int i = 0; i < 2 * nb * nb; ++i) gathered[i] = -7;
-  CHECK_RC(MPI_Gatherv(many, group == 1 ? lrank + 1 : 0, MPI_INT, gathered, counts, displs, MPI_INT, a_root, inter));
+  /* Only the root's counts and displacements are significant: the others pass NULL. */
+  const int a_is_root = a_root == MPI_ROOT, b_is_root = b_root == MPI_ROOT;
+  CHECK_RC(MPI_Gatherv(many, group == 1 ? lrank + 1 : 0, MPI_INT, gathered, a_is_root ? counts : NULL,
+                       a_is_root ? displs : NULL, MPI_INT, a_root, inter));
   if (a_root == MPI_ROOT) {
     for (int j = 0; j < nb; ++j) {
       for (int k = 0; k <= j; ++k) {
@@ -173,7 +176,8 @@ static void check_rooted(MPI_Comm inter) {
   CHECK_RC(MPI_Scatter(table, 2, MPI_INT, got, 2, MPI_INT, b_root, inter));
   if (group == 0) CHECK(got[0] == 5000 + 2 * lrank && got[1] == 5001 + 2 * lrank, "scatter gave %d %d", got[0], got[1]);
   got[0] = got[1] = got[2] = -1;
-  CHECK_RC(MPI_Scatterv(table, acounts, adispls, MPI_INT, got, group == 0 ? acounts[lrank] : 0, MPI_INT, b_root, inter));
+  CHECK_RC(MPI_Scatterv(table, b_is_root ? acounts : NULL, b_is_root ? adispls : NULL, MPI_INT, got,
+                        group == 0 ? acounts[lrank] : 0, MPI_INT, b_root, inter));
   if (group == 0) {
     for (int k = 0; k < acounts[lrank]; ++k) {
       CHECK(got[k] == 5000 + adispls[lrank] + k, "scatterv element %d: %d", k, got[k]);
