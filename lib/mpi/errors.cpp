@@ -84,6 +84,23 @@ const char* class_text(int error_class) {
     case MPI_ERR_UNSUPPORTED_DATAREP: return "unsupported data representation";
     case MPI_ERR_UNSUPPORTED_OPERATION: return "unsupported operation";
     case MPI_ERR_WIN: return "invalid window";
+    case MPI_T_ERR_MEMORY: return "out of memory in the tool interface";
+    case MPI_T_ERR_NOT_INITIALIZED: return "the tool interface is not initialized (call MPI_T_init_thread first)";
+    case MPI_T_ERR_CANNOT_INIT: return "the tool interface cannot be initialized";
+    case MPI_T_ERR_INVALID_INDEX: return "invalid variable or category index";
+    case MPI_T_ERR_INVALID_ITEM: return "invalid enumeration item";
+    case MPI_T_ERR_INVALID_HANDLE: return "invalid handle, or a handle of another session";
+    case MPI_T_ERR_OUT_OF_HANDLES: return "no more handles";
+    case MPI_T_ERR_OUT_OF_SESSIONS: return "no more performance variable sessions";
+    case MPI_T_ERR_INVALID_SESSION: return "invalid performance variable session";
+    case MPI_T_ERR_CVAR_SET_NOT_NOW: return "the control variable cannot be set now";
+    case MPI_T_ERR_CVAR_SET_NEVER: return "the control variable cannot be set (tunables are fixed when the job starts)";
+    case MPI_T_ERR_PVAR_NO_STARTSTOP: return "the performance variable is continuous: it cannot be started or stopped";
+    case MPI_T_ERR_PVAR_NO_WRITE: return "the performance variable is read-only: it cannot be written or reset";
+    case MPI_T_ERR_PVAR_NO_ATOMIC: return "the performance variable cannot be read and reset at once";
+    case MPI_T_ERR_INVALID_NAME: return "no variable or category of that name";
+    case MPI_T_ERR_INVALID:
+      return "invalid use of the tool interface (a NULL or bad argument, or performance variables before MPI_Init)";
     default: return nullptr;
   }
 }
@@ -228,7 +245,10 @@ int PMPI_Error_string(int errorcode, char* string, int* resultlen) {
     return comm_error("MPI_Error_string", MPI_COMM_WORLD, MPI_ERR_ARG,
                       "invalid error code " + std::to_string(errorcode));
   }
-  const std::string full = std::string("MPI_") + (errorcode == 0 ? "SUCCESS" : "ERR") + ": " + text;
+  const char* prefix = errorcode == MPI_SUCCESS                                       ? "MPI_SUCCESS"
+                       : errorcode >= MPI_T_ERR_MEMORY && errorcode <= MPI_T_ERR_INVALID ? "MPI_T_ERR"
+                                                                                         : "MPI_ERR";
+  const std::string full = std::string(prefix) + ": " + text;
   std::snprintf(string, MPI_MAX_ERROR_STRING, "%s", full.c_str());
   *resultlen = static_cast<int>(std::strlen(string));
   return MPI_SUCCESS;

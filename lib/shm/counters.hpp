@@ -1,5 +1,7 @@
 // Every counter of RankCounters, named once, so that the launcher's report,
-// mpfinspect and any other reader list them all without repeating the list.
+// mpfinspect, MPI_T (lib/mpi/tool_interface.cpp: the docs are its descriptions,
+// so each stands alone) and any other reader list them all without repeating
+// the list.
 #pragma once
 
 #include <array>
@@ -24,20 +26,20 @@ inline constexpr std::array<CounterField, 20> kCounterFields{{
     {"init_ns", &RankCounters::init_ns, "nanoseconds spent initialising"},
     {"finalize_ns", &RankCounters::finalize_ns, "nanoseconds spent finalizing"},
     {"short_sent", &RankCounters::short_sent, "messages sent inside their packet"},
-    {"short_bytes", &RankCounters::short_bytes, "bytes of those"},
+    {"short_bytes", &RankCounters::short_bytes, "payload bytes of the messages sent inside their packet"},
     {"eager_sent", &RankCounters::eager_sent, "messages sent through an eager buffer"},
-    {"eager_bytes", &RankCounters::eager_bytes, "bytes of those"},
+    {"eager_bytes", &RankCounters::eager_bytes, "payload bytes of the messages sent through an eager buffer"},
     {"rndv_sent", &RankCounters::rndv_sent, "messages sent by rendezvous"},
-    {"rndv_bytes", &RankCounters::rndv_bytes, "bytes of those"},
+    {"rndv_bytes", &RankCounters::rndv_bytes, "payload bytes of the messages sent by rendezvous"},
     {"received", &RankCounters::received, "messages received"},
-    {"received_bytes", &RankCounters::received_bytes, "bytes of those"},
+    {"received_bytes", &RankCounters::received_bytes, "payload bytes of the messages received"},
     {"unexpected", &RankCounters::unexpected, "messages that arrived before their receive"},
     {"unexpected_hwm_bytes", &RankCounters::unexpected_hwm_bytes, "most unexpected-pool bytes in use at once"},
     {"flow_stalls", &RankCounters::flow_stalls, "sends held back for ring space or an eager buffer"},
     {"sleeps", &RankCounters::sleeps, "times the rank slept on its futex"},
     {"wakeups_sent", &RankCounters::wakeups_sent, "futex wakes issued to sleeping peers"},
     {"turn_sleeps", &RankCounters::turn_sleeps, "sleeps until a Bcast of rotating roots came near this rank's turn"},
-    {"turn_timeouts", &RankCounters::turn_timeouts, "of those, sleeps that nobody woke (ended by their time limit)"},
+    {"turn_timeouts", &RankCounters::turn_timeouts, "turn sleeps that nobody woke (ended by their time limit)"},
 }};
 static_assert(kCounterFields.size() * sizeof(std::atomic<std::uint64_t>) == sizeof(RankCounters),
               "every counter of RankCounters is listed once");
