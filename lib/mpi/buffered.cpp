@@ -1,5 +1,6 @@
 #include "mpi/buffered.hpp"
 
+#include <climits>
 #include <cstring>
 #include <vector>
 
@@ -62,6 +63,40 @@ std::size_t free_bytes() {
 
 }  // namespace
 
+int attach_buffer(const char* call, void* buffer, MPI_Count size) {
+  require_initialized(call);
+  if (g_buffer.base != nullptr) {
+    return comm_error(call, MPI_COMM_WORLD, MPI_ERR_BUFFER, "a buffer is already attached (detach it first)");
+  }
+  if (size < 0) return comm_error(call, MPI_COMM_WORLD, MPI_ERR_ARG, "negative size " + std::to_string(size));
+  if (buffer == nullptr && size > 0) return comm_error(call, MPI_COMM_WORLD, MPI_ERR_BUFFER, "buffer is NULL");
+  g_buffer.base = static_cast<std::byte*>(buffer);
+  g_buffer.size = static_cast<std::size_t>(size);
+  return MPI_SUCCESS;
+}
+
+int detach_buffer(const char* call, void* buffer_addr, MPI_Count* size, MPI_Count largest) {
+  require_initialized(call);
+  if (g_buffer.base == nullptr) return comm_error(call, MPI_COMM_WORLD, MPI_ERR_BUFFER, "no buffer is attached");
+  if (g_buffer.size > static_cast<std::uint64_t>(largest)) {
+    return comm_error(call, MPI_COMM_WORLD, MPI_ERR_COUNT,
+                      "the attached buffer has " + std::to_string(g_buffer.size) +
+                          " bytes, more than an int holds (INT_MAX " + std::to_string(INT_MAX) +
+                          "): it was attached with MPI_Buffer_attach_c, detach it with MPI_Buffer_detach_c");
+  }
+  // Detach blocks until every buffered message has been delivered.
+  engine().wait_until(
+      [] {
+        reclaim();
+        return g_buffer.uses.empty();
+      },
+      {call});
+  *static_cast<void**>(buffer_addr) = g_buffer.base;
+  *size = static_cast<MPI_Count>(g_buffer.size);
+  g_buffer = Attached{};
+  return MPI_SUCCESS;
+}
+
 int buffered_send(const char* call, const void* buf, std::uint64_t bytes, std::int32_t dest_world, int tag,
                   MPI_Comm comm) {
   engine().progress();
@@ -96,37 +131,13 @@ using namespace mpf::mpi;
 
 extern "C" {
 
-int PMPI_Buffer_attach(void* buffer, int size) {
-  require_initialized("MPI_Buffer_attach");
-  if (g_buffer.base != nullptr) {
-    return comm_error("MPI_Buffer_attach", MPI_COMM_WORLD, MPI_ERR_BUFFER,
-                      "a buffer is already attached (detach it first)");
-  }
-  if (size < 0) return comm_error("MPI_Buffer_attach", MPI_COMM_WORLD, MPI_ERR_ARG, "negative size " + std::to_string(size));
-  if (buffer == nullptr && size > 0) {
-    return comm_error("MPI_Buffer_attach", MPI_COMM_WORLD, MPI_ERR_BUFFER, "buffer is NULL");
-  }
-  g_buffer.base = static_cast<std::byte*>(buffer);
-  g_buffer.size = static_cast<std::size_t>(size);
-  return MPI_SUCCESS;
-}
+int PMPI_Buffer_attach(void* buffer, int size) { return attach_buffer("MPI_Buffer_attach", buffer, size); }
 
 int PMPI_Buffer_detach(void* buffer_addr, int* size) {
-  require_initialized("MPI_Buffer_detach");
-  if (g_buffer.base == nullptr) {
-    return comm_error("MPI_Buffer_detach", MPI_COMM_WORLD, MPI_ERR_BUFFER, "no buffer is attached");
-  }
-  // Detach blocks until every buffered message has been delivered.
-  engine().wait_until(
-      [] {
-        reclaim();
-        return g_buffer.uses.empty();
-      },
-      {"MPI_Buffer_detach"});
-  *static_cast<void**>(buffer_addr) = g_buffer.base;
-  *size = static_cast<int>(g_buffer.size);
-  g_buffer = Attached{};
-  return MPI_SUCCESS;
+  MPI_Count bytes = 0;
+  const int rc = detach_buffer("MPI_Buffer_detach", buffer_addr, &bytes, INT_MAX);
+  if (rc == MPI_SUCCESS) *size = static_cast<int>(bytes);
+  return rc;
 }
 
 // The MPI_ names: weak aliases of the definitions above, which a profiling

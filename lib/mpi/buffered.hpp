@@ -15,4 +15,11 @@ namespace mpf::mpi {
 int buffered_send(const char* call, const void* buf, std::uint64_t bytes, std::int32_t dest_world, int tag,
                   MPI_Comm comm);
 
+// MPI_Buffer_attach and MPI_Buffer_detach, and their large-count forms
+// (large_count.cpp). Detach waits until the buffered messages have been
+// delivered; it refuses (MPI_ERR_COUNT, the buffer still attached) a buffer
+// of more than `largest` bytes, which the caller's size could not hold.
+int attach_buffer(const char* call, void* buffer, MPI_Count size);
+int detach_buffer(const char* call, void* buffer_addr, MPI_Count* size, MPI_Count largest);
+
 }  // namespace mpf::mpi

@@ -56,13 +56,18 @@ struct TypeArgument {
 
 // How a type was built, for MPI_Type_get_envelope and MPI_Type_get_contents:
 // the constructor's combiner and its arguments in the order those calls
-// return them (integers, addresses, datatypes). Written once, by the
-// constructor; the named predefined types keep the default.
+// return them (integers, addresses, large counts, datatypes). Written once,
+// by the constructor; the named predefined types keep the default.
+// `large_counts` is filled only by a large-count constructor (MPI_Type_*_c,
+// large_count.cpp) given a count above INT_MAX: it then holds every count,
+// block length, stride and displacement of the call, in the MPI-4.0 order,
+// and only the _c decoding calls can return the recipe.
 struct Recipe {
   int combiner = MPI_COMBINER_NAMED;
   std::vector<int> integers;
   std::vector<MPI_Aint> addresses;
   std::vector<TypeArgument> types;
+  std::vector<MPI_Count> large_counts = {};  // last: the constructors' {combiner, ints, addresses, types} stay valid
 };
 
 struct TypeInfo {

@@ -9,6 +9,7 @@
 #include <mpi.h>
 
 #include <algorithm>
+#include <climits>
 #include <cstring>
 #include <numeric>
 #include <string>
@@ -109,6 +110,54 @@ void set_bounds(TypeInfo& t, std::int64_t lb, std::int64_t extent) {
   t.ub = lb + extent;
   t.contiguous = t.size == 0 || (t.blocks.size() == 1 && t.blocks[0].count == 1 && t.blocks[0].offset == 0 &&
                                  t.blocks[0].bytes == t.size && extent == static_cast<std::int64_t>(t.size));
+}
+
+int subarray_layout(const char* call, int ndims, const MPI_Count sizes[], const MPI_Count subsizes[],
+                    const MPI_Count starts[], int order, const TypeInfo& old, TypeInfo* out) {
+  if (order != MPI_ORDER_C && order != MPI_ORDER_FORTRAN) {
+    return type_error(call, MPI_ERR_ARG, "order must be MPI_ORDER_C or MPI_ORDER_FORTRAN, not " + std::to_string(order));
+  }
+  for (int d = 0; d < ndims; ++d) {
+    if (sizes[d] <= 0 || subsizes[d] <= 0 || subsizes[d] > sizes[d] || starts[d] < 0 || starts[d] > sizes[d] - subsizes[d]) {
+      return type_error(call, MPI_ERR_ARG,
+                        "dimension " + std::to_string(d) + ": size " + std::to_string(sizes[d]) + ", subsize " +
+                            std::to_string(subsizes[d]) + ", start " + std::to_string(starts[d]) +
+                            " (need 0 < subsize <= size and 0 <= start <= size - subsize)");
+    }
+  }
+  // From the fastest-varying dimension outwards: each level is `subsize`
+  // copies of the level inside it, a whole row of that dimension apart.
+  std::vector<int> dims(static_cast<std::size_t>(ndims));
+  std::iota(dims.begin(), dims.end(), 0);
+  if (order == MPI_ORDER_C) std::reverse(dims.begin(), dims.end());
+  TypeInfo level = old;
+  std::int64_t stride = old.extent();
+  std::int64_t offset = 0;
+  for (int d : dims) {
+    const Entry e{0, static_cast<std::uint64_t>(subsizes[d]), &level, stride};
+    if (int rc = check_large_entry(call, e, ("array_of_subsizes[" + std::to_string(d) + "]").c_str())) return rc;
+    level = build({e}, false);
+    offset += starts[d] * stride;
+    stride *= sizes[d];
+  }
+  *out = build({{offset, 1, &level, 0}}, false);
+  // The whole array's extent from 0, where the standard's Subarray() puts
+  // its bounds whatever the old type's: a subarray type steps over whole
+  // arrays.
+  set_bounds(*out, 0, stride);
+  return MPI_SUCCESS;
+}
+
+int check_large_entry(const char* call, const Entry& e, const char* what) {
+  const TypeInfo& t = *e.type;
+  const bool one_block = t.blocks.size() == 1 && t.blocks[0].count == 1;
+  if (e.count <= static_cast<std::uint64_t>(INT_MAX) || one_block) return MPI_SUCCESS;
+  return type_error(call, MPI_ERR_COUNT,
+                    std::string(what) + " = " + std::to_string(e.count) + " is above INT_MAX (" +
+                        std::to_string(INT_MAX) + ") and its elements are not one contiguous piece each (" +
+                        std::to_string(t.blocks.size()) +
+                        " blocks): such a count is taken only of a type whose data is one block, which it "
+                        "repeats in place; build the type in two levels, each count at most INT_MAX");
 }
 
 namespace {
@@ -328,35 +377,13 @@ int PMPI_Type_create_subarray(int ndims, const int sizes[], const int subsizes[]
   if (ndims <= 0 || sizes == nullptr || subsizes == nullptr || starts == nullptr) {
     return type_error(call, MPI_ERR_ARG, "ndims " + std::to_string(ndims) + " must be positive, with non-NULL arrays");
   }
-  if (order != MPI_ORDER_C && order != MPI_ORDER_FORTRAN) {
-    return type_error(call, MPI_ERR_ARG, "order must be MPI_ORDER_C or MPI_ORDER_FORTRAN, not " + std::to_string(order));
+  const std::vector<MPI_Count> wide_sizes(sizes, sizes + ndims), wide_subsizes(subsizes, subsizes + ndims),
+      wide_starts(starts, starts + ndims);
+  TypeInfo t;
+  if (int rc = subarray_layout(call, ndims, wide_sizes.data(), wide_subsizes.data(), wide_starts.data(), order, *old,
+                               &t)) {
+    return rc;
   }
-  for (int d = 0; d < ndims; ++d) {
-    if (sizes[d] <= 0 || subsizes[d] <= 0 || subsizes[d] > sizes[d] || starts[d] < 0 || starts[d] > sizes[d] - subsizes[d]) {
-      return type_error(call, MPI_ERR_ARG,
-                        "dimension " + std::to_string(d) + ": size " + std::to_string(sizes[d]) + ", subsize " +
-                            std::to_string(subsizes[d]) + ", start " + std::to_string(starts[d]) +
-                            " (need 0 < subsize <= size and 0 <= start <= size - subsize)");
-    }
-  }
-  // From the fastest-varying dimension outwards: each level is `subsize`
-  // copies of the level inside it, a whole row of that dimension apart.
-  std::vector<int> dims(static_cast<std::size_t>(ndims));
-  std::iota(dims.begin(), dims.end(), 0);
-  if (order == MPI_ORDER_C) std::reverse(dims.begin(), dims.end());
-  TypeInfo level = *old;
-  std::int64_t stride = old->extent();
-  std::int64_t offset = 0;
-  for (int d : dims) {
-    level = build({{0, static_cast<std::uint64_t>(subsizes[d]), &level, stride}}, false);
-    offset += starts[d] * stride;
-    stride *= sizes[d];
-  }
-  TypeInfo t = build({{offset, 1, &level, 0}}, false);
-  // The whole array's extent from 0, where the standard's Subarray() puts
-  // its bounds whatever the old type's: a subarray type steps over whole
-  // arrays.
-  set_bounds(t, 0, stride);
   t.recipe = {MPI_COMBINER_SUBARRAY, {ndims}, {}, {type_argument(oldtype)}};
   for (const int* a : {sizes, subsizes, starts}) t.recipe.integers.insert(t.recipe.integers.end(), a, a + ndims);
   t.recipe.integers.push_back(order);

@@ -24,16 +24,14 @@ using namespace mpf::mpi;
 
 namespace {
 
-const char* const kCall = "MPI_Type_create_darray";
-
 std::string dimension(int d) { return "dimension " + std::to_string(d) + ": "; }
 
 // The block length of dimension `d` in the cyclic form, or the error.
-int cyclic_block(int d, int gsize, int distrib, int darg, int psize, std::int64_t* block) {
+int cyclic_block(const char* call, int d, std::int64_t gsize, int distrib, int darg, int psize, std::int64_t* block) {
   switch (distrib) {
     case MPI_DISTRIBUTE_NONE:
       if (psize != 1) {
-        return type_error(kCall, MPI_ERR_ARG,
+        return type_error(call, MPI_ERR_ARG,
                           dimension(d) + "MPI_DISTRIBUTE_NONE needs 1 process in that dimension of the grid, not " +
                               std::to_string(psize));
       }
@@ -41,11 +39,11 @@ int cyclic_block(int d, int gsize, int distrib, int darg, int psize, std::int64_
       return MPI_SUCCESS;
     case MPI_DISTRIBUTE_BLOCK:
       if (darg == MPI_DISTRIBUTE_DFLT_DARG) {
-        *block = (static_cast<std::int64_t>(gsize) + psize - 1) / psize;
+        *block = (gsize + psize - 1) / psize;
         return MPI_SUCCESS;
       }
       if (darg <= 0 || static_cast<std::int64_t>(darg) * psize < gsize) {
-        return type_error(kCall, MPI_ERR_ARG,
+        return type_error(call, MPI_ERR_ARG,
                           dimension(d) + "MPI_DISTRIBUTE_BLOCK with darg " + std::to_string(darg) + " on " +
                               std::to_string(psize) + " processes cannot hold " + std::to_string(gsize) +
                               " elements (need darg * psize >= gsize, or MPI_DISTRIBUTE_DFLT_DARG)");
@@ -58,14 +56,14 @@ int cyclic_block(int d, int gsize, int distrib, int darg, int psize, std::int64_
         return MPI_SUCCESS;
       }
       if (darg <= 0) {
-        return type_error(kCall, MPI_ERR_ARG,
+        return type_error(call, MPI_ERR_ARG,
                           dimension(d) + "MPI_DISTRIBUTE_CYCLIC needs a positive darg or MPI_DISTRIBUTE_DFLT_DARG, not " +
                               std::to_string(darg));
       }
       *block = darg;
       return MPI_SUCCESS;
     default:
-      return type_error(kCall, MPI_ERR_ARG,
+      return type_error(call, MPI_ERR_ARG,
                         dimension(d) + "distribution " + std::to_string(distrib) +
                             " is not MPI_DISTRIBUTE_BLOCK, MPI_DISTRIBUTE_CYCLIC or MPI_DISTRIBUTE_NONE");
   }
@@ -90,42 +88,33 @@ TypeInfo owned(const TypeInfo& level, std::int64_t stride, std::int64_t gsize, s
 
 }  // namespace
 
-extern "C" {
+namespace mpf::mpi {
 
-int PMPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gsizes[], const int array_of_distribs[],
-                            const int array_of_dargs[], const int array_of_psizes[], int order, MPI_Datatype oldtype,
-                            MPI_Datatype* newtype) {
-  require_initialized(kCall);
-  const TypeInfo* old = nullptr;
-  if (int rc = old_type(kCall, oldtype, &old)) return rc;
-  if (int rc = check_out(kCall, newtype)) return rc;
+// The layout: each dimension's owned elements, nested from the
+// fastest-varying dimension out.
+int darray_layout(const char* call, int size, int rank, int ndims, const MPI_Count gsizes[], const int distribs[],
+                  const int dargs[], const int psizes[], int order, const TypeInfo& old, TypeInfo* out) {
   if (size <= 0 || rank < 0 || rank >= size) {
-    return type_error(kCall, MPI_ERR_ARG,
+    return type_error(call, MPI_ERR_ARG,
                       "rank " + std::to_string(rank) + " is not in a process grid of size " + std::to_string(size));
   }
-  if (ndims <= 0 || array_of_gsizes == nullptr || array_of_distribs == nullptr || array_of_dargs == nullptr ||
-      array_of_psizes == nullptr) {
-    return type_error(kCall, MPI_ERR_ARG, "ndims " + std::to_string(ndims) + " must be positive, with non-NULL arrays");
-  }
   if (order != MPI_ORDER_C && order != MPI_ORDER_FORTRAN) {
-    return type_error(kCall, MPI_ERR_ARG, "order must be MPI_ORDER_C or MPI_ORDER_FORTRAN, not " + std::to_string(order));
+    return type_error(call, MPI_ERR_ARG, "order must be MPI_ORDER_C or MPI_ORDER_FORTRAN, not " + std::to_string(order));
   }
   std::vector<std::int64_t> blocks(static_cast<std::size_t>(ndims));
   std::int64_t grid = 1;
   for (int d = 0; d < ndims; ++d) {
-    if (array_of_gsizes[d] <= 0 || array_of_psizes[d] <= 0) {
-      return type_error(kCall, MPI_ERR_ARG,
-                        dimension(d) + "gsize " + std::to_string(array_of_gsizes[d]) + " and psize " +
-                            std::to_string(array_of_psizes[d]) + " must be positive");
+    if (gsizes[d] <= 0 || psizes[d] <= 0) {
+      return type_error(call, MPI_ERR_ARG,
+                        dimension(d) + "gsize " + std::to_string(gsizes[d]) + " and psize " +
+                            std::to_string(psizes[d]) + " must be positive");
     }
-    if (int rc = cyclic_block(d, array_of_gsizes[d], array_of_distribs[d], array_of_dargs[d], array_of_psizes[d],
-                              &blocks[static_cast<std::size_t>(d)])) {
-      return rc;
-    }
-    grid *= array_of_psizes[d];
+    std::int64_t& block = blocks[static_cast<std::size_t>(d)];
+    if (int rc = cyclic_block(call, d, gsizes[d], distribs[d], dargs[d], psizes[d], &block)) return rc;
+    grid *= psizes[d];
   }
   if (grid != size) {
-    return type_error(kCall, MPI_ERR_ARG,
+    return type_error(call, MPI_ERR_ARG,
                       "the process grid has " + std::to_string(grid) + " positions (the product of array_of_psizes) "
                       "but size is " + std::to_string(size));
   }
@@ -133,28 +122,60 @@ int PMPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gs
   // topologies are: the last dimension varies fastest with the rank.
   std::vector<std::int64_t> coords(static_cast<std::size_t>(ndims));
   for (int d = ndims - 1, rest = rank; d >= 0; --d) {
-    coords[static_cast<std::size_t>(d)] = rest % array_of_psizes[d];
-    rest /= array_of_psizes[d];
+    coords[static_cast<std::size_t>(d)] = rest % psizes[d];
+    rest /= psizes[d];
   }
   std::vector<int> dims(static_cast<std::size_t>(ndims));
   std::iota(dims.begin(), dims.end(), 0);
   if (order == MPI_ORDER_C) std::reverse(dims.begin(), dims.end());
-  TypeInfo level = *old;
-  std::int64_t stride = old->extent();
+  TypeInfo level = old;
+  std::int64_t stride = old.extent();
   for (int d : dims) {
     const auto i = static_cast<std::size_t>(d);
-    level = owned(level, stride, array_of_gsizes[d], blocks[i], coords[i], array_of_psizes[d]);
-    stride *= array_of_gsizes[d];
+    // A dimension's elements are runs of the level inside it: counts above
+    // INT_MAX need that level to be one block.
+    if (int rc = check_large_entry(call, {0, static_cast<std::uint64_t>(gsizes[d]), &level, stride},
+                                   ("array_of_gsizes[" + std::to_string(d) + "]").c_str())) {
+      return rc;
+    }
+    level = owned(level, stride, gsizes[d], blocks[i], coords[i], psizes[d]);
+    stride *= gsizes[d];
   }
   // The whole global array's extent from 0, as the standard's cyclic()
   // places its bounds: darray types of consecutive arrays step over them.
   set_bounds(level, 0, stride);
-  level.recipe = {MPI_COMBINER_DARRAY, {size, rank, ndims}, {}, {type_argument(oldtype)}};
-  for (const int* a : {array_of_gsizes, array_of_distribs, array_of_dargs, array_of_psizes}) {
-    level.recipe.integers.insert(level.recipe.integers.end(), a, a + ndims);
+  *out = std::move(level);
+  return MPI_SUCCESS;
+}
+
+}  // namespace mpf::mpi
+
+extern "C" {
+
+int PMPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gsizes[], const int array_of_distribs[],
+                            const int array_of_dargs[], const int array_of_psizes[], int order, MPI_Datatype oldtype,
+                            MPI_Datatype* newtype) {
+  const char* call = "MPI_Type_create_darray";
+  require_initialized(call);
+  const TypeInfo* old = nullptr;
+  if (int rc = old_type(call, oldtype, &old)) return rc;
+  if (int rc = check_out(call, newtype)) return rc;
+  if (ndims <= 0 || array_of_gsizes == nullptr || array_of_distribs == nullptr || array_of_dargs == nullptr ||
+      array_of_psizes == nullptr) {
+    return type_error(call, MPI_ERR_ARG, "ndims " + std::to_string(ndims) + " must be positive, with non-NULL arrays");
   }
-  level.recipe.integers.push_back(order);
-  *newtype = add_type(std::move(level));
+  const std::vector<MPI_Count> gsizes(array_of_gsizes, array_of_gsizes + ndims);
+  TypeInfo t;
+  if (int rc = darray_layout(call, size, rank, ndims, gsizes.data(), array_of_distribs, array_of_dargs, array_of_psizes,
+                             order, *old, &t)) {
+    return rc;
+  }
+  t.recipe = {MPI_COMBINER_DARRAY, {size, rank, ndims}, {}, {type_argument(oldtype)}};
+  for (const int* a : {array_of_gsizes, array_of_distribs, array_of_dargs, array_of_psizes}) {
+    t.recipe.integers.insert(t.recipe.integers.end(), a, a + ndims);
+  }
+  t.recipe.integers.push_back(order);
+  *newtype = add_type(std::move(t));
   return MPI_SUCCESS;
 }
 

@@ -42,6 +42,21 @@ MPI_Datatype add_type(TypeInfo t);
 // `handle` as a constructor's datatype argument (a valid type).
 TypeArgument type_argument(MPI_Datatype handle);
 
+// A count above INT_MAX (which only the large-count constructors and calls
+// give, large_count.cpp) of a type that is not one plain block would
+// flatten into more blocks than memory holds: MPI_ERR_COUNT naming `what`
+// ("count", "array_of_blocklengths[2]"). MPI_SUCCESS for any other entry.
+int check_large_entry(const char* call, const Entry& e, const char* what);
+
+// The layouts of MPI_Type_create_subarray and MPI_Type_create_darray
+// (datatype_darray.cpp), with sizes as large counts: both forms of each
+// call check their arguments and build through these, then record their
+// own recipe. `old` is the old type; ndims > 0 and the arrays are there.
+int subarray_layout(const char* call, int ndims, const MPI_Count sizes[], const MPI_Count subsizes[],
+                    const MPI_Count starts[], int order, const TypeInfo& old, TypeInfo* out);
+int darray_layout(const char* call, int size, int rank, int ndims, const MPI_Count gsizes[], const int distribs[],
+                  const int dargs[], const int psizes[], int order, const TypeInfo& old, TypeInfo* out);
+
 // Error reporting and argument checks shared by the constructors: each
 // returns MPI_SUCCESS or the error class after the handler returned.
 int type_error(const char* call, int error_class, const std::string& detail);

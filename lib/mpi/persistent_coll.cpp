@@ -17,11 +17,9 @@
 #include "mpi/requests.hpp"
 
 namespace mpf::mpi {
-namespace {
 
-// A persistent collective request: how to start its operation.
-int bind(const char* call, MPI_Comm comm, MPI_Info info, MPI_Request* request,
-         std::function<int(MPI_Request*)> start) {
+int bind_persistent_collective(const char* call, MPI_Comm comm, MPI_Info info, MPI_Request* request,
+                               std::function<int(MPI_Request*)> start) {
   require_initialized(call);
   if (!comm_is_valid(comm)) return comm_error(call, MPI_COMM_WORLD, MPI_ERR_COMM, describe_bad_comm(comm));
   if (!info_argument_is_valid(info)) {
@@ -39,8 +37,6 @@ int bind(const char* call, MPI_Comm comm, MPI_Info info, MPI_Request* request,
   return MPI_SUCCESS;
 }
 
-}  // namespace
-
 int start_persistent_collective(MPI_Request handle) {
   // The start adds the operation's own request to the table, which may
   // move this one: hold the record, not the request.
@@ -50,6 +46,14 @@ int start_persistent_collective(MPI_Request handle) {
   return MPI_SUCCESS;
 }
 
+namespace {
+
+// The calls below: MPI_*_init binds the nonblocking call to a request.
+int bind(const char* call, MPI_Comm comm, MPI_Info info, MPI_Request* request, std::function<int(MPI_Request*)> start) {
+  return bind_persistent_collective(call, comm, info, request, std::move(start));
+}
+
+}  // namespace
 }  // namespace mpf::mpi
 
 using namespace mpf::mpi;

@@ -169,5 +169,10 @@ int finish_grequest(MpiRequest& r, MPI_Status* status, const char* call, bool se
 int free_grequest(MpiRequest& r, const char* call);
 // MPI_Start of a persistent collective (persistent_coll.cpp).
 int start_persistent_collective(MPI_Request handle);
+// A persistent collective request (MPI_Bcast_init, ...) whose MPI_Start
+// runs `start` (the nonblocking call with the bound arguments); checks what
+// MPI_Start cannot (the communicator, the info, the request pointer).
+int bind_persistent_collective(const char* call, MPI_Comm comm, MPI_Info info, MPI_Request* request,
+                               std::function<int(MPI_Request*)> start);
 
 }  // namespace mpf::mpi

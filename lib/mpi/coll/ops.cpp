@@ -15,13 +15,29 @@
 namespace mpf::mpi::coll {
 namespace {
 
-// User operations from MPI_Op_create: handle = kFirstUserOp + index.
-// MPI_Op_free only marks an entry freed: reductions started before it
-// still combine with it (MPI-3.1 §5.9.5), so entries are never reused.
+// User operations from MPI_Op_create (`function`) or MPI_Op_create_c
+// (`function_c`, whose length is an MPI_Count; MPI-4.0 §6.9.5): handle =
+// kFirstUserOp + index. MPI_Op_free only marks an entry freed: reductions
+// started before it still combine with it (MPI-3.1 §5.9.5), so entries are
+// never reused.
 struct UserOp {
   MPI_User_function* function = nullptr;
+  MPI_User_function_c* function_c = nullptr;
   bool commutative = true;
   bool freed = false;
+
+  // inout[i] = in[i] op inout[i] for `count` elements of `datatype`, by
+  // whichever function the program gave.
+  void call(void* in, void* inout, std::uint64_t count, MPI_Datatype datatype) const {
+    MPI_Datatype type = datatype;
+    if (function_c != nullptr) {
+      MPI_Count len = static_cast<MPI_Count>(count);
+      function_c(in, inout, &len, &type);
+    } else {
+      int len = static_cast<int>(count);  // the reductions never pass more than INT_MAX elements
+      function(in, inout, &len, &type);
+    }
+  }
 };
 constexpr MPI_Op kFirstUserOp = 64;
 std::vector<UserOp> g_user_ops;
@@ -331,9 +347,7 @@ void apply_user_unpacked(const UserOp& u, const TypeInfo& t, const void* a, cons
   const std::uint64_t bytes = static_cast<std::uint64_t>(count) * t.size;
   unpack(t, static_cast<const std::byte*>(a), bytes, in_base);
   unpack(t, static_cast<const std::byte*>(b), bytes, inout_base);
-  int len = count;
-  MPI_Datatype type = datatype;
-  u.function(in_base, inout_base, &len, &type);
+  u.call(in_base, inout_base, static_cast<std::uint64_t>(count), datatype);
   pack(t, inout_base, static_cast<std::uint64_t>(count), static_cast<std::byte*>(out));
 }
 
@@ -349,9 +363,7 @@ void apply_op_into(MPI_Op op, const void* a, const void* b, void* out, int count
     }
     // A user function combines in place only: b's values go to out first.
     if (out != b) std::memmove(out, b, static_cast<std::size_t>(count) * *datatype_size(datatype));
-    int len = count;
-    MPI_Datatype type = datatype;
-    u->function(const_cast<void*>(a), out, &len, &type);
+    u->call(const_cast<void*>(a), out, static_cast<std::uint64_t>(count), datatype);
     return;
   }
   apply_predefined(op, a, b, out, count, datatype);
@@ -367,7 +379,17 @@ int PMPI_Op_create(MPI_User_function* function, int commute, MPI_Op* op) {
   require_initialized("MPI_Op_create");
   if (function == nullptr) return comm_error("MPI_Op_create", MPI_COMM_WORLD, MPI_ERR_ARG, "function is NULL");
   if (op == nullptr) return comm_error("MPI_Op_create", MPI_COMM_WORLD, MPI_ERR_ARG, "op argument is NULL");
-  coll::g_user_ops.push_back({function, commute != 0});
+  coll::g_user_ops.push_back({function, nullptr, commute != 0});
+  *op = coll::kFirstUserOp + static_cast<MPI_Op>(coll::g_user_ops.size() - 1);
+  return MPI_SUCCESS;
+}
+
+int PMPI_Op_create_c(MPI_User_function_c* function, int commute, MPI_Op* op) {
+  const char* call = "MPI_Op_create_c";
+  require_initialized(call);
+  if (function == nullptr) return comm_error(call, MPI_COMM_WORLD, MPI_ERR_ARG, "function is NULL");
+  if (op == nullptr) return comm_error(call, MPI_COMM_WORLD, MPI_ERR_ARG, "op argument is NULL");
+  coll::g_user_ops.push_back({nullptr, function, commute != 0});
   *op = coll::kFirstUserOp + static_cast<MPI_Op>(coll::g_user_ops.size() - 1);
   return MPI_SUCCESS;
 }
@@ -402,9 +424,7 @@ int PMPI_Reduce_local(const void* inbuf, void* inoutbuf, int count, MPI_Datatype
   if (t == nullptr) return comm_error(call, MPI_COMM_WORLD, MPI_ERR_TYPE, datatype_problem(datatype));
   if (const coll::UserOp* u = coll::user_op(op)) {
     // The program's function on the program's buffers, as they are.
-    int len = count;
-    MPI_Datatype type = datatype;
-    if (count > 0) u->function(const_cast<void*>(inbuf), inoutbuf, &len, &type);
+    if (count > 0) u->call(const_cast<void*>(inbuf), inoutbuf, static_cast<std::uint64_t>(count), datatype);
     return MPI_SUCCESS;
   }
   // A predefined operation works on the basic type a derived one is made of.
@@ -439,6 +459,7 @@ int PMPI_Reduce_local(const void* inbuf, void* inoutbuf, int count, MPI_Datatype
 // The MPI_ names: weak aliases of the definitions above, which a profiling
 // library may replace (MPI-3.1 §14.2).
 #pragma weak MPI_Op_create = PMPI_Op_create
+#pragma weak MPI_Op_create_c = PMPI_Op_create_c
 #pragma weak MPI_Op_free = PMPI_Op_free
 #pragma weak MPI_Op_commutative = PMPI_Op_commutative
 #pragma weak MPI_Reduce_local = PMPI_Reduce_local
