@@ -394,6 +394,10 @@ int reduce_scatter(const char* call, const void* sendbuf, void* recvbuf, const i
     }
     total_count += recvcounts[i];
   }
+  if (total_count > INT32_MAX) {
+    return comm_error(call, comm, MPI_ERR_COUNT,
+                      "the receive counts add up to " + std::to_string(total_count) + " elements, more than INT_MAX");
+  }
   MPI_Datatype element = datatype;
   int elements = 0;
   if (int rc = check_op(call, comm, op, datatype, static_cast<int>(total_count), &element, &elements)) return rc;

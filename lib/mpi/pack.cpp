@@ -192,7 +192,12 @@ extern "C" {
 int PMPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int* size) {
   const TypeInfo* type = nullptr;
   if (int rc = check("MPI_Pack_size", comm, incount, datatype, &type)) return rc;
-  *size = static_cast<int>(static_cast<std::uint64_t>(incount) * type->size);
+  const std::uint64_t bytes = static_cast<std::uint64_t>(incount) * type->size;
+  if (bytes > static_cast<std::uint64_t>(INT_MAX)) {
+    return comm_error("MPI_Pack_size", comm, MPI_ERR_COUNT,
+                      std::to_string(bytes) + " bytes do not fit the int size (use MPI_Pack_size_c)");
+  }
+  *size = static_cast<int>(bytes);
   return MPI_SUCCESS;
 }
 

@@ -13,6 +13,7 @@
 #include "mpi/comm.hpp"
 #include "mpi/datatype.hpp"
 #include "mpi/errors.hpp"
+#include "mpi/large_count.hpp"
 #include "mpi/requests.hpp"
 
 namespace mpf::mpi {
@@ -497,7 +498,13 @@ int PMPI_Sendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest,
   // The outgoing message is packed aside so the same buffer can receive.
   std::vector<std::byte> outgoing(bytes);
   pack(*type, buf, static_cast<std::uint64_t>(count), outgoing.data());
-  return PMPI_Sendrecv(outgoing.data(), static_cast<int>(bytes), MPI_BYTE, dest, sendtag, buf, count, datatype, source,
+  // More than INT_MAX packed bytes go as one element of a byte type that long.
+  mpf::mpi::large::Counted packed;
+  if (int rc = packed.describe("MPI_Sendrecv_replace", comm, "", outgoing.data(), static_cast<MPI_Count>(bytes),
+                               MPI_BYTE)) {
+    return rc;
+  }
+  return PMPI_Sendrecv(outgoing.data(), packed.count(), packed.type(), dest, sendtag, buf, count, datatype, source,
                       recvtag, comm, status);
 }
 
@@ -510,10 +517,14 @@ static int isendrecv(const char* call, const void* sendbuf, int sendcount, MPI_D
                      std::vector<std::byte>* outgoing, MPI_Request* request) {
   if (int rc = check_request_ptr(call, comm, request)) return rc;
   MpiRequest send;
+  mpf::mpi::large::Counted packed;  // more than INT_MAX bytes: one element of a byte type that long
   if (outgoing != nullptr) {
+    if (int rc = packed.describe(call, comm, "", outgoing->data(), static_cast<MPI_Count>(outgoing->size()), MPI_BYTE)) {
+      return rc;
+    }
     sendbuf = outgoing->data();
-    sendcount = static_cast<int>(outgoing->size());
-    sendtype = MPI_BYTE;
+    sendcount = packed.count();
+    sendtype = packed.type();
   }
   if (int rc = prepare(call, true, sendbuf, sendcount, sendtype, dest, sendtag, comm, SendMode::standard, false, true,
                        send)) {

@@ -10,10 +10,14 @@
  *   - user operations on non-contiguous derived types: the function sees
  *     the elements in the type's layout, in every reduction;
  *   - MPI_Finalize runs the delete callbacks of MPI_COMM_SELF's attributes
- *     first, the last set first, while MPI still works.
+ *     first, the last set first, while MPI still works;
+ *   - sizes beyond an int are refused, never cut short: a reduction whose
+ *     derived type holds more than INT_MAX basic elements, MPI_Reduce_scatter
+ *     counts that add up past INT_MAX, an MPI_Pack_size past INT_MAX.
  *
  *   type_rules   (any number of ranks)
  */
+#include <limits.h>
 #include <stddef.h>
 
 #include "mpitest.h"
@@ -210,6 +214,26 @@ static void self_attributes(void) {
   CHECK_RC(MPI_Comm_set_attr(MPI_COMM_SELF, keyval[1], &g_values[1]));
 }
 
+static void int_limits(void) {
+  MPI_Datatype mega;  /* 2^20 ints */
+  CHECK_RC(MPI_Type_contiguous(1 << 20, MPI_INT, &mega));
+  CHECK_RC(MPI_Type_commit(&mega));
+  CHECK_RC(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+  int dummy = 0, packed = 0;
+  /* 2^12 of them are 2^32 ints: refused before any buffer is read. */
+  CHECK_CLASS(MPI_Allreduce(&dummy, &dummy, 1 << 12, mega, MPI_SUM, MPI_COMM_WORLD), MPI_ERR_COUNT);
+  CHECK_CLASS(MPI_Reduce_local(&dummy, &dummy, 1 << 12, mega, MPI_SUM), MPI_ERR_COUNT);
+  CHECK_CLASS(MPI_Pack_size(1 << 12, mega, MPI_COMM_WORLD, &packed), MPI_ERR_COUNT);
+  int* counts = malloc(sizeof(int) * (size_t)size);
+  for (int i = 0; i < size; ++i) counts[i] = INT_MAX / 2 + 1;
+  if (size > 1) {
+    CHECK_CLASS(MPI_Reduce_scatter(&dummy, &dummy, counts, MPI_INT, MPI_SUM, MPI_COMM_WORLD), MPI_ERR_COUNT);
+  }
+  free(counts);
+  CHECK_RC(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL));
+  MPI_Type_free(&mega);
+}
+
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -218,6 +242,7 @@ int main(int argc, char** argv) {
   pair_reductions();
   user_op_noncontiguous();
   self_attributes();
+  int_limits();
   CHECK_RC(MPI_Barrier(MPI_COMM_WORLD));
   MPI_Finalize();
   if (g_deleted[1] != 1 || g_deleted[0] != 2 || g_deleted[2] != 3 || !g_mpi_usable) {

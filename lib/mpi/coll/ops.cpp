@@ -310,7 +310,14 @@ int check_op(const char* call, MPI_Comm comm, MPI_Op op, MPI_Datatype type, int 
                         datatype_name(type) + " mixes several predefined types; a predefined operation needs one");
     }
     *element = t.basic;
-    *elements = static_cast<int>(static_cast<std::uint64_t>(count) * t.basic_count);
+    const std::uint64_t basic = static_cast<std::uint64_t>(count) * t.basic_count;
+    if (basic > static_cast<std::uint64_t>(INT32_MAX)) {
+      return comm_error(call, comm, MPI_ERR_COUNT,
+                        std::to_string(count) + " elements of " + datatype_name(type) + " hold " +
+                            std::to_string(basic) + " elements of " + datatype_name(t.basic) +
+                            ", more than a predefined operation takes at once (INT_MAX)");
+    }
+    *elements = static_cast<int>(basic);
   }
   const std::string problem = op_problem(op, *element);
   return problem.empty() ? MPI_SUCCESS : comm_error(call, comm, MPI_ERR_OP, problem);
