@@ -1,5 +1,6 @@
 #include "mpi/attributes.hpp"
 
+#include <algorithm>
 #include <climits>
 #include <string>
 #include <unordered_map>
@@ -130,14 +131,29 @@ bool still_set(int keyval) {
   return false;
 }
 
+// The keyvals whose delete callbacks are running, innermost last.
+std::vector<int> g_deleting;
+
+// Runs `keyval`'s delete callback on one value.
+int run_delete(int handle, int keyval, void* value) {
+  const Keyval k = keyvals()[static_cast<std::size_t>(keyval)];  // a copy: the callback may add keyvals
+  g_deleting.push_back(keyval);
+  const int rc = k.del(handle, keyval, value, k.extra_state);
+  g_deleting.pop_back();
+  return rc;
+}
+
 int free_keyval(const char* call, Kind kind, int* keyval) {
   require_initialized(call);
   if (keyval == nullptr) return comm_error(call, MPI_COMM_WORLD, MPI_ERR_ARG, "keyval is NULL");
   // A keyval freed already while values set with it remain is still there
-  // to free again (MPICH counts references the same way; a delete callback
-  // that frees its keyval is a common idiom): nothing more to do.
+  // to free again (MPICH counts references the same way), and so is one
+  // whose delete callback is running: a callback that frees its keyval is
+  // a common idiom, also when the program freed it before. Nothing more to
+  // do then.
+  const bool deleting = std::find(g_deleting.begin(), g_deleting.end(), *keyval) != g_deleting.end();
   if (in_table(*keyval) && keyvals()[static_cast<std::size_t>(*keyval)].kind == kind &&
-      !keyvals()[static_cast<std::size_t>(*keyval)].live && still_set(*keyval)) {
+      !keyvals()[static_cast<std::size_t>(*keyval)].live && (deleting || still_set(*keyval))) {
     *keyval = MPI_KEYVAL_INVALID;
     return MPI_SUCCESS;
   }
@@ -157,7 +173,7 @@ int set_attr(const char* call, const Object& o, int keyval, void* value) {
   AttributeSet& set = o.attributes();
   const AttributeSet::Entry* old = set.find(keyval);
   if (old != nullptr && k->del != nullptr) {
-    if (int rc = k->del(o.handle, keyval, old->second, k->extra_state)) {
+    if (int rc = run_delete(o.handle, keyval, old->second)) {
       return o.error(call, rc, "the delete callback of the old value failed with error " + std::to_string(rc));
     }
   }
@@ -191,7 +207,7 @@ int delete_attr(const char* call, const Object& o, int keyval) {
   if (e == nullptr) return o.error(call, MPI_ERR_KEYVAL, "keyval " + std::to_string(keyval) + " has no value here");
   const Keyval& k = keyvals()[static_cast<std::size_t>(keyval)];
   if (k.del != nullptr) {
-    if (int rc = k.del(o.handle, keyval, e->second, k.extra_state)) {
+    if (int rc = run_delete(o.handle, keyval, e->second)) {
       return o.error(call, rc, "the delete callback failed with error " + std::to_string(rc));
     }
   }
@@ -222,7 +238,7 @@ int delete_all(int handle, AttributeSet& set) {
     set.erase(keyval);
     const Keyval& k = keyvals()[static_cast<std::size_t>(keyval)];
     if (k.del == nullptr) continue;
-    if (const int rc = k.del(handle, keyval, value, k.extra_state); rc != MPI_SUCCESS) return rc;
+    if (const int rc = run_delete(handle, keyval, value); rc != MPI_SUCCESS) return rc;
   }
   return MPI_SUCCESS;
 }

@@ -63,6 +63,15 @@ static void type_attributes(void) {
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
 }
 
+static int g_own_frees = 0;
+static int free_own_keyval(MPI_Comm comm, int keyval, void* value, void* extra) {
+  (void)comm;
+  (void)value;
+  (void)extra;
+  ++g_own_frees;
+  return MPI_Keyval_free(&keyval);
+}
+
 static void mpi1_keyvals(void) {
   int keyval, flag = 0;
   void* value = NULL;
@@ -98,6 +107,19 @@ static void mpi1_keyvals(void) {
   CHECK_RC(MPI_Keyval_free(&twice));
   CHECK_RC(MPI_Keyval_free(&copy));
   CHECK_RC(MPI_Comm_free(&other));
+  /* A delete callback that frees its keyval, after the program freed it
+   * twice: at the dup's free, and again at MPI_Finalize for the value on
+   * MPI_COMM_SELF (MPICH's keyval_double_free). */
+  int selfish, selfish_copy;
+  CHECK_RC(MPI_Comm_dup(MPI_COMM_SELF, &other));
+  CHECK_RC(MPI_Keyval_create(MPI_NULL_COPY_FN, free_own_keyval, &selfish, NULL));
+  selfish_copy = selfish;
+  CHECK_RC(MPI_Attr_put(MPI_COMM_SELF, selfish, NULL));
+  CHECK_RC(MPI_Attr_put(other, selfish, NULL));
+  CHECK_RC(MPI_Comm_free(&other));
+  CHECK(g_own_frees == 1, "the delete callback ran %d times at the dup's free", g_own_frees);
+  CHECK_RC(MPI_Keyval_free(&selfish));
+  CHECK_RC(MPI_Keyval_free(&selfish_copy));
 }
 
 static void error_classes(void) {
@@ -142,7 +164,11 @@ int main(int argc, char** argv) {
   mpi1_keyvals();
   error_classes();
   CHECK_RC(MPI_Barrier(MPI_COMM_WORLD));
+  CHECK_RC(MPI_Finalize());
+  if (g_own_frees != 2) {
+    fprintf(stderr, "rank %d: FAIL: the keyval-freeing delete callback ran %d times, expected 2\n", rank, g_own_frees);
+    return 1;
+  }
   if (rank == 0) printf("attributes ok\n");
-  MPI_Finalize();
   return 0;
 }
