@@ -12,6 +12,7 @@
 // operations. MPI_IN_PLACE has no meaning here and is refused.
 #include <mpi.h>
 
+#include <cstdint>
 #include <numeric>
 #include <string>
 #include <vector>
@@ -52,7 +53,7 @@ int check_root(const char* call, MPI_Comm comm, int root, Role* role) {
   return MPI_SUCCESS;
 }
 
-// Ranks 0..n-1 of the remote group, or just `rank`.
+// Ranks 0..n-1 of the remote group.
 std::vector<int> every_rank(const Communicator& c) {
   std::vector<int> ranks(static_cast<std::size_t>(c.peer_count()));
   std::iota(ranks.begin(), ranks.end(), 0);
@@ -108,6 +109,11 @@ int check_reduction(const char* call, MPI_Comm comm, MPI_Op op, MPI_Datatype dat
   MPI_Datatype element = datatype;
   int per_count = 1;
   if (int rc = coll::check_op(call, comm, op, datatype, 1, &element, &per_count)) return rc;
+  if (static_cast<std::int64_t>(count) * per_count > INT32_MAX) {
+    return comm_error(call, comm, MPI_ERR_COUNT,
+                      std::to_string(count) + " elements of " + datatype_name(datatype) +
+                          " are more basic elements than a reduction takes at once (INT_MAX)");
+  }
   *combine = Combine{op, element, per_count, share_type(datatype), nullptr, count};
   return MPI_SUCCESS;
 }
