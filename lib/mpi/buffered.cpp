@@ -1,5 +1,6 @@
 #include "mpi/buffered.hpp"
 
+#include <algorithm>
 #include <climits>
 #include <cstring>
 #include <vector>
@@ -22,17 +23,24 @@ struct Attached {
     std::size_t offset;
     std::size_t bytes;  // message plus MPI_BSEND_OVERHEAD
     progress::Request* request;
+    bool held;  // a request of the program's may still cancel it
   };
   std::vector<Use> uses;
 };
 Attached g_buffer;
+// Delivered sends still held, kept apart from the buffer they no longer use.
+std::vector<progress::Request*> g_held;
 
 // Frees the parts of the buffer whose messages have been delivered.
 void reclaim() {
   auto& uses = g_buffer.uses;
   for (std::size_t i = 0; i < uses.size();) {
     if (uses[i].request->done()) {
-      engine().free_request(uses[i].request);
+      if (uses[i].held) {
+        g_held.push_back(uses[i].request);
+      } else {
+        engine().free_request(uses[i].request);
+      }
       uses.erase(uses.begin() + static_cast<std::ptrdiff_t>(i));
     } else {
       ++i;
@@ -98,7 +106,7 @@ int detach_buffer(const char* call, void* buffer_addr, MPI_Count* size, MPI_Coun
 }
 
 int buffered_send(const char* call, const void* buf, std::uint64_t bytes, std::int32_t dest_world, int tag,
-                  MPI_Comm comm) {
+                  MPI_Comm comm, progress::Request** held) {
   engine().progress();
   reclaim();
   const std::size_t need = bytes + MPI_BSEND_OVERHEAD;
@@ -120,9 +128,21 @@ int buffered_send(const char* call, const void* buf, std::uint64_t bytes, std::i
   e->context = comm_context(comm);
   e->buffer = copy;
   e->bytes = bytes;
-  g_buffer.uses.insert(g_buffer.uses.begin() + static_cast<std::ptrdiff_t>(index), {offset, need, e});
+  g_buffer.uses.insert(g_buffer.uses.begin() + static_cast<std::ptrdiff_t>(index), {offset, need, e, held != nullptr});
   engine().start_send(e);
+  if (held != nullptr) *held = e;
   return MPI_SUCCESS;
+}
+
+void release_buffered(progress::Request* held) {
+  if (auto at = std::find(g_held.begin(), g_held.end(), held); at != g_held.end()) {
+    engine().free_request(held);
+    g_held.erase(at);
+    return;
+  }
+  for (auto& use : g_buffer.uses) {
+    if (use.request == held) use.held = false;  // freed when delivered
+  }
 }
 
 }  // namespace mpf::mpi

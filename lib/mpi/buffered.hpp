@@ -7,13 +7,19 @@
 
 #include <cstdint>
 
+#include "progress/request.hpp"
+
 namespace mpf::mpi {
 
 // Copies the message into the attached buffer and starts sending the copy.
 // Returns MPI_SUCCESS, or MPI_ERR_BUFFER (through comm's error handler) when
-// no buffer is attached or it has no room.
+// no buffer is attached or it has no room. With `held`, *held is the copy's
+// send, kept (even once delivered) until release_buffered(): the program's
+// request may still cancel it (MPI_Cancel of an MPI_Ibsend).
 int buffered_send(const char* call, const void* buf, std::uint64_t bytes, std::int32_t dest_world, int tag,
-                  MPI_Comm comm);
+                  MPI_Comm comm, progress::Request** held = nullptr);
+// The program's request is done with a held send (it was waited for or freed).
+void release_buffered(progress::Request* held);
 
 // MPI_Buffer_attach and MPI_Buffer_detach, and their large-count forms
 // (large_count.cpp). Detach waits until the buffered messages have been

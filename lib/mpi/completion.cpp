@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/runtime.hpp"
+#include "mpi/buffered.hpp"
 #include "mpi/comm.hpp"
 #include "mpi/datatype.hpp"
 #include "mpi/errors.hpp"
@@ -41,7 +42,8 @@ void fill_status(const MpiRequest& r, MPI_Status* status) {
   status->MPI_SOURCE = r.peer;
   status->MPI_TAG = r.tag;
   status->mpf_bytes = static_cast<MPI_Count>(r.engine == nullptr ? 0 : st.bytes);
-  status->mpf_cancelled = st.cancelled ? 1 : 0;
+  const bool copy_cancelled = r.buffered_copy != nullptr && r.buffered_copy->status.cancelled;
+  status->mpf_cancelled = st.cancelled || copy_cancelled ? 1 : 0;
 }
 
 // Checks an array of handles; reports the first bad one.
@@ -103,7 +105,14 @@ bool request_done(const MpiRequest& r) {
     coll::advance_pending();
     return r.coll->done;
   }
-  return (r.engine == nullptr || r.engine->done()) && (r.send_half == nullptr || r.send_half->done());
+  // A buffered send is done once copied, unless the program cancels it:
+  // then the answer is awaited.
+  const bool cancelling = r.buffered_copy != nullptr && r.buffered_copy->cancel_pending;
+  return (r.engine == nullptr || r.engine->done()) && (r.send_half == nullptr || r.send_half->done()) && !cancelling;
+}
+
+void release_buffered_copy(MpiRequest& r) {
+  if (r.buffered_copy != nullptr) release_buffered(std::exchange(r.buffered_copy, nullptr));
 }
 
 void empty_status(MPI_Status* status) {
@@ -140,6 +149,7 @@ int finish_operation(MpiRequest& r, MPI_Status* status, const char* call, bool s
   } else {
     fill_status(r, status);
   }
+  release_buffered_copy(r);
   if (r.coll != nullptr && r.coll->failed()) [[unlikely]] {
     r.active = false;
     const coll::CollectiveError error = *r.coll->error;
@@ -211,6 +221,7 @@ void reap_orphans() {
     if (r != nullptr && request_done(*r)) {
       if (r->engine != nullptr) engine().free_request(r->engine);
       if (r->send_half != nullptr) engine().free_request(r->send_half);
+      release_buffered_copy(*r);
       if (r->grequest) free_grequest(*r, "MPI_Request_free");
       requests().remove(orphans[i]);
       orphans[i] = orphans.back();

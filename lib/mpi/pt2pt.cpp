@@ -166,7 +166,7 @@ int prepare(const char* call, bool is_send, const void* buf, int count, MPI_Data
   if (buffered && !persistent && peer != MPI_PROC_NULL) {
     std::vector<std::byte> packed;
     const std::byte* data = contiguous_source(type, buf, static_cast<std::uint64_t>(count), packed);
-    if (int rc = buffered_send(call, data, bytes, to_world(comm, peer), tag, comm)) return rc;
+    if (int rc = buffered_send(call, data, bytes, to_world(comm, peer), tag, comm, &r.buffered_copy)) return rc;
   }
   r.in_use = true;
   r.is_send = is_send;
@@ -629,7 +629,8 @@ int PMPI_Start(MPI_Request* request) {
     std::vector<std::byte> packed;
     const std::byte* data = r->layout ? contiguous_source(*r->layout, r->buffer, static_cast<std::uint64_t>(r->count), packed)
                                       : static_cast<const std::byte*>(r->buffer);
-    if (int rc = buffered_send("MPI_Start", data, r->bytes, to_world(r->comm, r->peer), r->tag, r->comm)) {
+    if (int rc = buffered_send("MPI_Start", data, r->bytes, to_world(r->comm, r->peer), r->tag, r->comm,
+                               &r->buffered_copy)) {
       return rc;
     }
   }
@@ -665,7 +666,8 @@ int PMPI_Cancel(MPI_Request* request) {
   // A receive not yet matched is cancelled at once. A send asks its
   // receiver to drop the message if no receive has matched it; the Wait or
   // Test that completes the request has the answer (MPI_Test_cancelled).
-  // A buffered send's data is the library's by now: it goes as sent.
+  // A buffered send cancels the send of its copy.
+  if (r->buffered_copy != nullptr) mpf::core::Runtime::instance().engine().cancel_send(r->buffered_copy);
   if (r->engine != nullptr) {
     mpf::progress::Engine& engine = mpf::core::Runtime::instance().engine();
     if (r->is_send) {
@@ -711,6 +713,7 @@ int PMPI_Request_free(MPI_Request* request) {
   } else {
     if (r->engine != nullptr) mpf::core::Runtime::instance().engine().free_request(r->engine);
     if (r->send_half != nullptr) mpf::core::Runtime::instance().engine().free_request(r->send_half);
+    mpf::mpi::release_buffered_copy(*r);
     mpf::mpi::requests().remove(*request);
   }
   *request = MPI_REQUEST_NULL;

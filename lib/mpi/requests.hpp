@@ -34,6 +34,7 @@ struct RequestFields {
   const char* call = "";          // the call that created it, for error messages
   progress::Request* engine = nullptr;
   progress::Status fixed_status;  // status of a request completed without the engine
+  progress::Request* buffered_copy = nullptr;  // Bsend family: the send of the attached buffer's copy (buffered.hpp)
   // The operation's arguments (kept for persistent requests and for statuses).
   MPI_Comm comm = MPI_COMM_NULL;
   MPI_Datatype datatype = MPI_DATATYPE_NULL;
@@ -167,6 +168,8 @@ void reap_orphans();
 int finish_grequest(MpiRequest& r, MPI_Status* status, const char* call, bool set_error_field);
 // Its free callback alone (MPI_Request_free on a done one).
 int free_grequest(MpiRequest& r, const char* call);
+// Lets go of a buffered send's copy (buffered.hpp), if it holds one.
+void release_buffered_copy(MpiRequest& r);
 // MPI_Start of a persistent collective (persistent_coll.cpp).
 int start_persistent_collective(MPI_Request handle);
 // A persistent collective request (MPI_Bcast_init, ...) whose MPI_Start

@@ -7,8 +7,8 @@
  *             Irecv already matched (short, eager, rendezvous) does not
  *             cancel and receives its message; a send no receive has
  *             matched (short, eager, rendezvous; standard, synchronous,
- *             persistent) cancels and never arrives, one already received
- *             does not cancel
+ *             buffered, persistent) cancels and never arrives, one already
+ *             received does not cancel
  *   probe     Probe / Iprobe report source, tag and count without receiving,
  *             Iprobe says no before the message is sent and after it is taken
  *   mprobe    Mprobe / Improbe + Mrecv / Imrecv take exactly the probed
@@ -25,6 +25,7 @@
 
 static const int kSizes[] = {8, 1000, 100000}; /* short, eager, rendezvous at the default limits */
 #define NSIZES 3
+#define SEND_MODES 5 /* Isend, Issend, Send_init, Ibsend, Bsend_init */
 
 static int g_rank;
 
@@ -112,35 +113,49 @@ static void cancel_part(void) {
        each is cancelled, whatever its protocol and mode, and never
        arrives. Then a send rank 1 has received: its cancel fails and the
        request completes as sent. */
+    const int attached = 2 * (kSizes[NSIZES - 1] + MPI_BSEND_OVERHEAD);
+    char *bsend_buffer = mt_alloc((size_t)attached);
+    CHECK_RC(MPI_Buffer_attach(bsend_buffer, attached));
     for (int s = 0; s < NSIZES; ++s) {
       char *data = mt_alloc((size_t)kSizes[s]);
       mt_fill(data, (size_t)kSizes[s], seed_of(3, s));
-      for (int mode = 0; mode < 3; ++mode) {
-        const int tag = 10 + 3 * s + mode;
+      for (int mode = 0; mode < SEND_MODES; ++mode) {
+        const int tag = 10 + SEND_MODES * s + mode;
         if (mode == 0) CHECK_RC(MPI_Isend(data, kSizes[s], MPI_BYTE, 1, tag, MPI_COMM_WORLD, &req));
         if (mode == 1) CHECK_RC(MPI_Issend(data, kSizes[s], MPI_BYTE, 1, tag, MPI_COMM_WORLD, &req));
-        if (mode == 2) {
-          CHECK_RC(MPI_Send_init(data, kSizes[s], MPI_BYTE, 1, tag, MPI_COMM_WORLD, &req));
-          CHECK_RC(MPI_Start(&req));
-        }
+        if (mode == 2) CHECK_RC(MPI_Send_init(data, kSizes[s], MPI_BYTE, 1, tag, MPI_COMM_WORLD, &req));
+        if (mode == 3) CHECK_RC(MPI_Ibsend(data, kSizes[s], MPI_BYTE, 1, tag, MPI_COMM_WORLD, &req));
+        if (mode == 4) CHECK_RC(MPI_Bsend_init(data, kSizes[s], MPI_BYTE, 1, tag, MPI_COMM_WORLD, &req));
+        if (mode == 2 || mode == 4) CHECK_RC(MPI_Start(&req));
         CHECK_RC(MPI_Cancel(&req));
         mt_scribble_status(&st);
         CHECK_RC(MPI_Wait(&req, &st));
         CHECK_RC(MPI_Test_cancelled(&st, &flag));
         CHECK(flag == 1, "an unmatched send of %d bytes (mode %d) was not cancelled", kSizes[s], mode);
-        if (mode == 2) CHECK_RC(MPI_Request_free(&req));
+        if (mode == 2 || mode == 4) CHECK_RC(MPI_Request_free(&req));
       }
       free(data);
     }
     CHECK_RC(MPI_Send(NULL, 0, MPI_BYTE, 1, TAG_AFTER, MPI_COMM_WORLD));
     char out[48];
     mt_fill(out, sizeof out, seed_of(4, 0));
-    CHECK_RC(MPI_Isend(out, (int)sizeof out, MPI_BYTE, 1, 40, MPI_COMM_WORLD, &req));
-    wait_go(1);  /* rank 1 has received it */
-    CHECK_RC(MPI_Cancel(&req));
-    CHECK_RC(MPI_Wait(&req, &st));
-    CHECK_RC(MPI_Test_cancelled(&st, &flag));
-    CHECK(flag == 0, "a send its receiver had matched was cancelled");
+    for (int buffered = 0; buffered < 2; ++buffered) {
+      if (buffered) {
+        CHECK_RC(MPI_Ibsend(out, (int)sizeof out, MPI_BYTE, 1, 40, MPI_COMM_WORLD, &req));
+      } else {
+        CHECK_RC(MPI_Isend(out, (int)sizeof out, MPI_BYTE, 1, 40, MPI_COMM_WORLD, &req));
+      }
+      wait_go(1); /* rank 1 has received it */
+      CHECK_RC(MPI_Cancel(&req));
+      CHECK_RC(MPI_Wait(&req, &st));
+      CHECK_RC(MPI_Test_cancelled(&st, &flag));
+      CHECK(flag == 0, "a send its receiver had matched was cancelled (buffered %d)", buffered);
+    }
+    void *detached = NULL;
+    int detached_size = 0;
+    CHECK_RC(MPI_Buffer_detach(&detached, &detached_size));
+    CHECK(detached == bsend_buffer && detached_size == attached, "MPI_Buffer_detach gave another buffer");
+    free(bsend_buffer);
   } else {
     wait_go(0);
     send_pattern(0, 7, 32, seed_of(1, 0));
@@ -152,13 +167,15 @@ static void cancel_part(void) {
       CHECK_RC(MPI_Send(NULL, 0, MPI_BYTE, 0, TAG_AFTER, MPI_COMM_WORLD));
     }
     CHECK_RC(MPI_Recv(NULL, 0, MPI_BYTE, 0, TAG_AFTER, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
-    for (int tag = 10; tag < 10 + 3 * NSIZES; ++tag) {
+    for (int tag = 10; tag < 10 + SEND_MODES * NSIZES; ++tag) {
       int flag = -1;
       CHECK_RC(MPI_Iprobe(0, tag, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE));
       CHECK(flag == 0, "a send rank 0 cancelled arrived (tag %d)", tag);
     }
-    recv_pattern(0, 40, 48, seed_of(4, 0), "the send rank 0 cancels after it arrived");
-    go(0);
+    for (int buffered = 0; buffered < 2; ++buffered) {
+      recv_pattern(0, 40, 48, seed_of(4, 0), "the send rank 0 cancels after it arrived");
+      go(0);
+    }
   }
 }
 
