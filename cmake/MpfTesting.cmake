@@ -55,6 +55,7 @@ function(mpf_add_unit_test)
   cmake_parse_arguments(PARSE_ARGV 0 T "" "NAME" "SOURCES;LIBS")
   add_executable(${T_NAME} ${T_SOURCES})
   target_link_libraries(${T_NAME} PRIVATE GTest::gtest GTest::gmock GTest::gtest_main ${T_LIBS})
+  target_include_directories(${T_NAME} PRIVATE ${PROJECT_SOURCE_DIR}/tests/unit)
   gtest_discover_tests(${T_NAME}
     TEST_PREFIX "${T_NAME}."
     PROPERTIES LABELS unit TIMEOUT 120

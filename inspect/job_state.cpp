@@ -8,7 +8,9 @@
 
 #include "shm/counters.hpp"
 #include "shm/packet.hpp"
+#include "shm/node_memory.hpp"
 #include "shm/segment.hpp"
+#include "shm/transport_layout.hpp"
 
 namespace mpf::inspect {
 namespace {
@@ -101,12 +103,37 @@ nlohmann::json rank_json(const shm::Segment& segment, std::uint32_t r, std::int6
                     {"sends_waiting_for_ring_space", s.backlog_total}};
   // Packets this rank has sent that their receivers have not taken yet.
   nlohmann::json rings = nlohmann::json::object();
+  const shm::TransportLayout transport(segment.region(shm::TransportLayout::kName, shm::TransportLayout::kVersion),
+                                       segment.header().nranks);
   for (std::uint32_t peer = 0; peer < segment.header().nranks; ++peer) {
-    const std::uint32_t n = shm::PacketRing::occupancy(segment.ring(r, peer));
+    // A ring whose pages were never allocated carried nothing; looking at
+    // it would allocate them.
+    const void* ring = transport.ring(r, peer);
+    if (!segment.touched(ring, transport.ring_bytes())) continue;
+    const std::uint32_t n = shm::PacketRing::occupancy(ring, transport.ring_slots());
     if (n != 0) rings[std::to_string(peer)] = n;
   }
   rank["packets_in_flight_to"] = rings;
   return rank;
+}
+
+// The segment's regions, and how much of each is in memory.
+nlohmann::json regions_json(const shm::Segment& segment) {
+  nlohmann::json regions = nlohmann::json::array();
+  for (const shm::RegionEntry& e : segment.regions()) {
+    regions.push_back({{"name", e.name}, {"version", e.version}, {"bytes", e.bytes}});
+  }
+  return regions;
+}
+
+// Shared memory the ranks created while the job runs (windows, heaps).
+nlohmann::json node_memory_json(const shm::Segment& segment) {
+  nlohmann::json pieces = nlohmann::json::array();
+  for (const shm::NodeMemoryListing& m : shm::NodeMemory::list(segment)) {
+    pieces.push_back({{"id", m.id}, {"name", m.name}, {"owner_rank", m.owner_rank}, {"owner_pid", m.owner_pid},
+                      {"bytes", m.bytes}});
+  }
+  return pieces;
 }
 
 }  // namespace
@@ -144,7 +171,10 @@ nlohmann::json read_job(const job::JobEntry& entry) {
             {"ranks", segment.header().nranks},
             {"cpus", segment.header().ncpus},
             {"oversubscribed", segment.header().oversubscribed != 0},
-            {"segment_bytes", segment.bytes()}}},
+            {"segment_bytes", segment.bytes()},
+            {"segment_resident_bytes", segment.resident_bytes()},
+            {"segment_regions", regions_json(segment)},
+            {"node_memory", node_memory_json(segment)}}},
           {"tunables", tunables},
           {"ranks", ranks}};
 }

@@ -11,7 +11,7 @@
 #include "common/tunables.hpp"
 #include "launcher/binding.hpp"
 #include "launcher/options.hpp"
-#include "shm/segment_layout.hpp"
+#include "shm/ranks_layout.hpp"
 
 namespace mpf::launcher {
 
@@ -39,6 +39,10 @@ struct JobRecord {
   std::vector<RankRecord> ranks;
   int exit_status = 0;
   std::string outcome;  // one line: "all ranks exited 0", or why the job ended
+  // The node segment: bytes mapped, and bytes in memory when the job ended
+  // (the pages its ranks touched).
+  std::uint64_t segment_bytes = 0;
+  std::uint64_t segment_resident_bytes = 0;
 };
 
 }  // namespace mpf::launcher

@@ -31,6 +31,7 @@
 #include "launcher/pmix_server.hpp"
 #include "launcher/rank_process.hpp"
 #include "shm/counters.hpp"
+#include "core/job_regions.hpp"
 #include "shm/segment.hpp"
 
 extern char** environ;
@@ -480,8 +481,14 @@ int Runner::run() {
     }
   }
 
-  shm::Segment segment = shm::Segment::create(shm::Segment::geometry_for(
-      static_cast<std::uint32_t>(nranks), static_cast<std::uint32_t>(cpus.size()), job_.jobid, tunables_));
+  shm::Segment segment = [&] {
+    try {
+      return core::create_job_segment(static_cast<std::uint32_t>(nranks), static_cast<std::uint32_t>(cpus.size()),
+                                      job_.jobid, tunables_);
+    } catch (const core::JobTooLargeError& e) {
+      throw UsageError(e.what());  // the job's size is the user's to change
+    }
+  }();
   if (options_.verbose > 0) {
     std::fprintf(stderr, "mpfrun: job %s: %d rank%s on %zu cpu%s%s, shared segment %zu bytes\n", job_.jobid.c_str(),
                  nranks, nranks == 1 ? "" : "s", cpus.size(), cpus.size() == 1 ? "" : "s",
@@ -554,6 +561,8 @@ int Runner::run() {
     event_loop(output, segment);
     if (failed_) server.skip_finalize();
   }
+  job_.segment_bytes = segment.bytes();
+  job_.segment_resident_bytes = segment.resident_bytes();
   ::pthread_sigmask(SIG_SETMASK, &previous, nullptr);
   job_.end_unix_ns = unix_ns();
   if (!failed_) {

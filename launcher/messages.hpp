@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "shm/segment_layout.hpp"
+#include "shm/ranks_layout.hpp"
 
 namespace mpf::launcher {
 

@@ -59,7 +59,9 @@ nlohmann::json job_report(const Options& options, const common::Tunables& tunabl
             {"end", utc_time(job.end_unix_ns)},
             {"wall_seconds", static_cast<double>(job.end_unix_ns - job.start_unix_ns) * 1e-9},
             {"exit_status", job.exit_status},
-            {"outcome", job.outcome}}},
+            {"outcome", job.outcome},
+            {"segment_bytes", job.segment_bytes},
+            {"segment_resident_bytes", job.segment_resident_bytes}}},
           {"tunables", tunables.to_json()},
           {"ranks", ranks}};
 }

@@ -13,12 +13,13 @@ namespace mpf::coll {
 void Board::init(shm::Transport& transport, bool in_use) {
   in_use_ = in_use;
   transport_ = &transport;
+  layout_ = BoardLayout(transport.segment().region(BoardLayout::kName, BoardLayout::kVersion), transport.size());
   segment_ = &transport.segment();
-  header_ = &segment_->board();
+  header_ = &layout_.board();
   me_ = transport.rank();
   nranks_ = transport.size();
-  stage_capacity_ = segment_->header().board_stage_bytes;
-  entry_count_ = shm::board_entries(nranks_);
+  stage_capacity_ = layout_.stage_bytes();
+  entry_count_ = board_entries(nranks_);
   // The next ncpus - 1 roots yield, and each root wakes the rank ncpus on:
   // about one yielding rank per CPU, the best of 1, 3 and 5 in a yield ring
   // of 16 ranks on 2 CPUs (2.7-3.3, 3.5-4.5 and 4.5-5.1 us per turn; with
@@ -27,14 +28,14 @@ void Board::init(shm::Transport& transport, bool in_use) {
   turn_window_ = transport.ncpus() - 1;
 }
 
-void Board::write_key(shm::BoardStamp& stamp, Key key) {
+void Board::write_key(BoardStamp& stamp, Key key) {
   stamp.context = key.context;
   stamp.seq = key.seq;
   stamp.kind = key.kind;
   stamp.root = key.root;
 }
 
-bool Board::has_key(const shm::BoardStamp& stamp, Key key) {
+bool Board::has_key(const BoardStamp& stamp, Key key) {
   return stamp.context == key.context && stamp.seq == key.seq && stamp.kind == key.kind && stamp.root == key.root;
 }
 
@@ -51,7 +52,7 @@ void Board::wake_all(bool deferred) {
 }
 
 bool Board::arrive(std::uint64_t call, Key key) {
-  shm::BoardStamp& mine = row_stamp(call, me_);
+  BoardStamp& mine = row_stamp(call, me_);
   write_key(mine, key);
   // Release: our row is written; acquire: so is every earlier arrival's
   // (the arrivals form one chain of read-modify-writes).
@@ -60,7 +61,7 @@ bool Board::arrive(std::uint64_t call, Key key) {
 }
 
 Key Board::key_of(std::uint64_t call, std::uint32_t rank) const {
-  const shm::BoardStamp& s = row_stamp(call, rank);
+  const BoardStamp& s = row_stamp(call, rank);
   return {s.context, s.seq, s.kind, s.root};
 }
 
@@ -79,16 +80,16 @@ void Board::release(std::uint64_t call) {
 }
 
 bool Board::try_publish(std::uint64_t number, Key key, const void* data, std::uint32_t bytes, bool rotating) {
-  return publish(segment_->board_entry(static_cast<std::uint32_t>(number % entry_count_)), number, key, data,
+  return publish(layout_.entry(static_cast<std::uint32_t>(number % entry_count_)), number, key, data,
                  bytes, nranks_ - 1, rotating);
 }
 
 bool Board::try_publish_stage(std::uint64_t number, Key key, const void* data, std::uint32_t bytes,
                               std::uint32_t readers) {
-  return publish(segment_->board_stage(), number, key, data, bytes, readers, false);
+  return publish(layout_.stage(), number, key, data, bytes, readers, false);
 }
 
-bool Board::publish(shm::BoardStamp& entry, std::uint64_t number, Key key, const void* data, std::uint32_t bytes,
+bool Board::publish(BoardStamp& entry, std::uint64_t number, Key key, const void* data, std::uint32_t bytes,
                     std::uint32_t readers, bool rotating) {
   if (entry.remaining.load(std::memory_order_acquire) != 0) {
     // Dekker with the last reader's count-down: we store `waiter` and then
@@ -114,16 +115,16 @@ bool Board::publish(shm::BoardStamp& entry, std::uint64_t number, Key key, const
 }
 
 Board::Read Board::try_read(std::uint64_t number, Key key, void* out, std::uint32_t bytes, Key* other) {
-  return read(segment_->board_entry(static_cast<std::uint32_t>(number % entry_count_)), number, key, out,
+  return read(layout_.entry(static_cast<std::uint32_t>(number % entry_count_)), number, key, out,
               bytes, other, false);
 }
 
 Board::Read Board::try_read_stage(std::uint64_t number, Key key, void* out, std::uint32_t bytes, Key* other,
                                   bool stream) {
-  return read(segment_->board_stage(), number, key, out, bytes, other, stream);
+  return read(layout_.stage(), number, key, out, bytes, other, stream);
 }
 
-Board::Read Board::read(shm::BoardStamp& entry, std::uint64_t number, Key key, void* out, std::uint32_t bytes,
+Board::Read Board::read(BoardStamp& entry, std::uint64_t number, Key key, void* out, std::uint32_t bytes,
                         Key* other, bool stream) {
   if (entry.stamp.load(std::memory_order_acquire) != number) {
     transport_->flush_wakes();  // after the load: the two overlap
@@ -143,7 +144,7 @@ Board::Read Board::read(shm::BoardStamp& entry, std::uint64_t number, Key key, v
 }
 
 std::int64_t Board::try_hold_piece(std::uint64_t use, std::uint32_t piece, bool in_order) {
-  std::atomic<std::uint64_t>& state = segment_->board_sum(static_cast<std::uint32_t>(use % 2))[piece].state;
+  std::atomic<std::uint64_t>& state = layout_.sum(static_cast<std::uint32_t>(use % 2))[piece].state;
   const auto mine = static_cast<std::uint32_t>(use);
   std::uint64_t now = state.load(std::memory_order_relaxed);
   const bool this_use = static_cast<std::uint32_t>(now >> 32) == mine;
@@ -159,7 +160,7 @@ std::int64_t Board::try_hold_piece(std::uint64_t use, std::uint32_t piece, bool 
 }
 
 void Board::add_and_give_back(std::uint64_t use, std::uint32_t piece, std::uint32_t added_before, bool in_order) {
-  std::atomic<std::uint64_t>& state = segment_->board_sum(static_cast<std::uint32_t>(use % 2))[piece].state;
+  std::atomic<std::uint64_t>& state = layout_.sum(static_cast<std::uint32_t>(use % 2))[piece].state;
   const std::uint64_t given = (std::uint64_t{static_cast<std::uint32_t>(use)} << 32) | (std::uint64_t{added_before + 1} << 1);
   if (!in_order) {
     // Release: our addition, for the next rank to hold the piece.

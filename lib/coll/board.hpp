@@ -1,4 +1,4 @@
-// Flat collectives over the board (shm::BoardHeader): one shared area for
+// Flat collectives over the board (BoardHeader): one shared area for
 // all ranks of the job's world, used when they outnumber the CPUs. There a
 // tree or an exchange costs a wake-up per level or round, and every wake-up
 // of a sleeping rank is a context switch (tens of microseconds when it has
@@ -6,7 +6,7 @@
 // call: it writes its row and counts itself in; the last to arrive finishes
 // the call and releases everyone (rows), or the root writes a broadcast
 // entry that the others copy out in their own time (entries), so a root
-// runs up to shm::board_entries() broadcasts ahead and a rank that gets
+// runs up to board_entries() broadcasts ahead and a rank that gets
 // the CPU takes every entry that is there. Data that would take many
 // entries (a large Bcast, a large Allreduce's result) goes through the
 // stage instead, one large entry, so that it is written once and each rank
@@ -50,7 +50,7 @@
 
 #include "coll/channel.hpp"
 #include "progress/engine.hpp"
-#include "shm/segment_layout.hpp"
+#include "coll/board_layout.hpp"
 #include "shm/transport.hpp"
 
 namespace mpf::coll {
@@ -62,7 +62,7 @@ class Board {
   bool in_use() const { return in_use_; }
 
   // Data bytes of one row or entry.
-  static constexpr std::uint32_t capacity() { return shm::kBoardDataBytes; }
+  static constexpr std::uint32_t capacity() { return kBoardDataBytes; }
 
   // The numbers of `count` consecutive row calls or entries, taken when a
   // collective starts to run (in call order on every rank); returns the
@@ -132,7 +132,7 @@ class Board {
   // stores (common/streaming_copy.hpp), for destinations that will not
   // stay in the cache.
   Read try_read_stage(std::uint64_t number, Key key, void* out, std::uint32_t bytes, Key* other, bool stream);
-  std::byte* stage_data() const { return data_of(segment_->board_stage()); }
+  std::byte* stage_data() const { return data_of(layout_.stage()); }
 
   // The sums: two vectors of stage_capacity() bytes, used in turn (sum
   // `use` is number use % 2) and numbered like entries (reserve_sums, in
@@ -142,14 +142,14 @@ class Board {
   // starts use u + 1 knows that every rank has left use u - 1, and the
   // sum it takes is free.
   std::uint64_t reserve_sums(std::uint32_t count) { return std::exchange(sum_uses_, sum_uses_ + count); }
-  std::byte* sum_data(std::uint64_t use) const { return segment_->board_sum_data(static_cast<std::uint32_t>(use % 2)); }
+  std::byte* sum_data(std::uint64_t use) const { return layout_.sum_data(static_cast<std::uint32_t>(use % 2)); }
   // Adds this rank's contribution to each of the `pieces` pieces of sum
   // `use`, taking each when no other rank holds it: add(piece, first)
   // combines this rank's input into piece `piece` of sum_data(use), or
   // copies it there when `first` (no rank has added to it yet in this
   // use). Returns when every piece has this rank's contribution. A rank
   // that finds every piece it still needs held yields the CPU to the
-  // holders; `pieces` is at most shm::sum_pieces(stage_capacity()).
+  // holders; `pieces` is at most sum_pieces(stage_capacity()).
   template <class Add>
   void add_to_sum(std::uint64_t use, std::uint32_t pieces, Add add);
   // The same in rank order, for operations whose result depends on it: a
@@ -166,19 +166,19 @@ class Board {
   bool add_to_sum_in_order(std::uint64_t use, Add add);
 
  private:
-  shm::BoardStamp& row_stamp(std::uint64_t call, std::uint32_t rank) const {
-    return segment_->board_row(static_cast<std::uint32_t>(call % 2), rank);
+  BoardStamp& row_stamp(std::uint64_t call, std::uint32_t rank) const {
+    return layout_.row(static_cast<std::uint32_t>(call % 2), rank);
   }
-  static std::byte* data_of(shm::BoardStamp& stamp) { return reinterpret_cast<std::byte*>(&stamp + 1); }
-  static void write_key(shm::BoardStamp& stamp, Key key);
-  static bool has_key(const shm::BoardStamp& stamp, Key key);
+  static std::byte* data_of(BoardStamp& stamp) { return reinterpret_cast<std::byte*>(&stamp + 1); }
+  static void write_key(BoardStamp& stamp, Key key);
+  static bool has_key(const BoardStamp& stamp, Key key);
   // Wakes every other rank that sleeps, at the next flush (with
   // `deferred`, far turns too).
   void wake_all(bool deferred);
   // try_publish and try_read on an entry or the stage.
-  bool publish(shm::BoardStamp& entry, std::uint64_t number, Key key, const void* data, std::uint32_t bytes,
+  bool publish(BoardStamp& entry, std::uint64_t number, Key key, const void* data, std::uint32_t bytes,
                std::uint32_t readers, bool rotating);
-  Read read(shm::BoardStamp& entry, std::uint64_t number, Key key, void* out, std::uint32_t bytes, Key* other,
+  Read read(BoardStamp& entry, std::uint64_t number, Key key, void* out, std::uint32_t bytes, Key* other,
             bool stream);
   // Takes piece `piece` of sum `use` for this rank: how many ranks added
   // to it before, or -1 while another holds it (in order: also until
@@ -193,8 +193,9 @@ class Board {
   static void yield_to_holder();
 
   shm::Transport* transport_ = nullptr;
+  BoardLayout layout_;
   const shm::Segment* segment_ = nullptr;
-  shm::BoardHeader* header_ = nullptr;
+  BoardHeader* header_ = nullptr;
   std::uint32_t me_ = 0;
   std::uint32_t nranks_ = 0;
   bool in_use_ = false;
@@ -205,7 +206,7 @@ class Board {
   std::vector<bool> added_;       // add_to_sum: the pieces that have this rank's input
   std::uint32_t left_ = 0;        // and how many do not yet
   std::uint32_t stage_capacity_ = 0;
-  std::uint32_t entry_count_ = 0;  // shm::board_entries(nranks_)
+  std::uint32_t entry_count_ = 0;  // board_entries(nranks_)
   // Turns: the last one-entry Bcast's root, how many calls in a row had
   // the root one rank on, and how far off a near turn may be (ncpus - 1).
   static constexpr std::uint32_t kNoRoot = ~0U;

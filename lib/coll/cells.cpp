@@ -9,20 +9,20 @@ namespace mpf::coll {
 
 void Cells::init(shm::Transport& transport) {
   transport_ = &transport;
-  segment_ = &transport.segment();
+  layout_ = CellsLayout(transport.segment().region(CellsLayout::kName, CellsLayout::kVersion), transport.size());
   me_ = transport.rank();
-  cell_bytes_ = transport.header().cell_bytes;
+  cell_bytes_ = layout_.cell_bytes();
   capacity_ = std::min<std::uint32_t>(kMaxCellData,
-                                      static_cast<std::uint32_t>(cell_bytes_ - offsetof(shm::MailCell, data)));
-  const std::uint32_t n = transport.header().nranks;
+                                      static_cast<std::uint32_t>(cell_bytes_ - offsetof(MailCell, data)));
+  const std::uint32_t n = transport.size();
   out_.assign(n, nullptr);
   in_.assign(n, nullptr);
   posted_.assign(n, 0);
   taken_.assign(n, 0);
   acked_.assign(n, 0);
   for (std::uint32_t peer = 0; peer < n; ++peer) {
-    out_[peer] = reinterpret_cast<std::byte*>(&segment_->cell(me_, peer, 0));
-    in_[peer] = reinterpret_cast<const std::byte*>(&segment_->cell(peer, me_, 0));
+    out_[peer] = reinterpret_cast<std::byte*>(&layout_.cell(me_, peer, 0));
+    in_[peer] = reinterpret_cast<const std::byte*>(&layout_.cell(peer, me_, 0));
   }
 }
 
@@ -34,15 +34,15 @@ bool Cells::try_post(std::uint32_t to, Key key, std::uint32_t step, const void* 
   const std::uint64_t n = posted_[to] + 1;
   // Message n reuses the cell of message n - 2: the receiver must have
   // taken that one. Its count is read only when what we saw last is short.
-  if (n > shm::kCellsPerPair && acked_[to] < n - shm::kCellsPerPair) {
-    acked_[to] = segment_->cell_ack(me_, to).load(std::memory_order_acquire);
-    if (acked_[to] < n - shm::kCellsPerPair) {
+  if (n > kCellsPerPair && acked_[to] < n - kCellsPerPair) {
+    acked_[to] = layout_.ack(me_, to).load(std::memory_order_acquire);
+    if (acked_[to] < n - kCellsPerPair) {
       transport_->want_room();    // its take of the older message wakes us
       transport_->flush_wakes();  // the receiver may be asleep, waiting for an earlier message
       return false;
     }
   }
-  shm::MailCell& cell = out_cell(to, n);
+  MailCell& cell = out_cell(to, n);
   cell.context = key.context;
   cell.seq = key.seq;
   cell.kind = static_cast<std::uint16_t>(key.kind);
@@ -65,7 +65,7 @@ bool Cells::try_take_into(std::uint32_t from, Key key, std::uint32_t step, void*
 
 void Cells::taken(std::uint32_t from, std::uint64_t n) {
   taken_[from] = n;
-  segment_->cell_ack(from, me_).store(n, std::memory_order_release);
+  layout_.ack(from, me_).store(n, std::memory_order_release);
   // The sender may be waiting (asleep) for this cell.
   transport_->wake_later_for_room(from);
 }

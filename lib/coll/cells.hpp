@@ -1,4 +1,4 @@
-// Small collective messages over per-pair cells (shm::MailCell; seed 002
+// Small collective messages over per-pair cells (MailCell; seed 002
 // §3.3's dedicated protocol slots): the path of barriers and of collective
 // data up to the coll_short_limit tunable. Rank s sends to rank r through
 // the two cells of the pair (s -> r), which only s writes and only r reads,
@@ -23,7 +23,7 @@
 #include <vector>
 
 #include "coll/channel.hpp"
-#include "shm/segment_layout.hpp"
+#include "coll/cells_layout.hpp"
 #include "shm/transport.hpp"
 
 namespace mpf::coll {
@@ -55,27 +55,27 @@ class Cells {
 
  private:
   // The pair's cells for message number n (numbered from 1).
-  shm::MailCell& out_cell(std::uint32_t to, std::uint64_t n) const {
-    return *reinterpret_cast<shm::MailCell*>(out_[to] + (n % shm::kCellsPerPair) * cell_bytes_);
+  MailCell& out_cell(std::uint32_t to, std::uint64_t n) const {
+    return *reinterpret_cast<MailCell*>(out_[to] + (n % kCellsPerPair) * cell_bytes_);
   }
-  const shm::MailCell& in_cell(std::uint32_t from, std::uint64_t n) const {
-    return *reinterpret_cast<const shm::MailCell*>(in_[from] + (n % shm::kCellsPerPair) * cell_bytes_);
+  const MailCell& in_cell(std::uint32_t from, std::uint64_t n) const {
+    return *reinterpret_cast<const MailCell*>(in_[from] + (n % kCellsPerPair) * cell_bytes_);
   }
   // A cell's data runs past MailCell::data into the rest of the cell.
-  static std::byte* data_of(shm::MailCell& cell) {
-    return reinterpret_cast<std::byte*>(&cell) + offsetof(shm::MailCell, data);
+  static std::byte* data_of(MailCell& cell) {
+    return reinterpret_cast<std::byte*>(&cell) + offsetof(MailCell, data);
   }
-  static const std::byte* data_of(const shm::MailCell& cell) {
-    return reinterpret_cast<const std::byte*>(&cell) + offsetof(shm::MailCell, data);
+  static const std::byte* data_of(const MailCell& cell) {
+    return reinterpret_cast<const std::byte*>(&cell) + offsetof(MailCell, data);
   }
-  static bool belongs(const shm::MailCell& cell, Key key, std::uint32_t step) {
+  static bool belongs(const MailCell& cell, Key key, std::uint32_t step) {
     return cell.context == key.context && cell.seq == key.seq && cell.kind == static_cast<std::uint16_t>(key.kind) &&
            cell.root == key.root && cell.step == step;
   }
   void taken(std::uint32_t from, std::uint64_t n);
 
   shm::Transport* transport_ = nullptr;
-  const shm::Segment* segment_ = nullptr;
+  CellsLayout layout_;
   std::uint32_t me_ = 0;
   std::uint32_t capacity_ = 0;
   std::size_t cell_bytes_ = 0;
@@ -90,7 +90,7 @@ class Cells {
 template <class Take>
 bool Cells::try_take(std::uint32_t from, Key key, std::uint32_t step, Take&& take) {
   const std::uint64_t n = taken_[from] + 1;
-  const shm::MailCell& cell = in_cell(from, n);
+  const MailCell& cell = in_cell(from, n);
   if (cell.stamp.load(std::memory_order_acquire) != n || !belongs(cell, key, step)) {
     transport_->flush_wakes();  // after the load: the two overlap
     return false;

@@ -8,14 +8,14 @@ namespace mpf::coll {
 
 void Channel::init(shm::Transport& transport) {
   transport_ = &transport;
-  segment_ = &transport.segment();
+  layout_ = SlotsLayout(transport.segment().region(SlotsLayout::kName, SlotsLayout::kVersion), transport.size());
   me_ = transport.rank();
-  capacity_ = transport.header().coll_bytes;
+  capacity_ = layout_.capacity();
   expected_ = 0;
 }
 
 bool Channel::drained() const {
-  if (segment_->coll_slot(me_).consumed.load(std::memory_order_acquire) >= expected_) return true;
+  if (layout_.slot(me_).consumed.load(std::memory_order_acquire) >= expected_) return true;
   transport_->want_room();  // the last consumer's take wakes us
   return false;
 }
@@ -23,19 +23,19 @@ bool Channel::drained() const {
 bool Channel::has_step(std::uint32_t publisher, Key key, std::uint32_t step) const {
   std::uint32_t seen = 0;
   std::uint32_t npieces = 0;
-  shm::CollPiece table[shm::kCollPieces];
+  CollPiece table[kCollPieces];
   return read_step(publisher, key, step, seen, npieces, table);
 }
 
 void Channel::publish(Key key, std::uint32_t step, std::span<const Piece> pieces,
                       std::span<const std::uint32_t> consumers) {
-  if (pieces.size() > shm::kCollPieces) {
+  if (pieces.size() > kCollPieces) {
     throw std::logic_error("collective step with " + std::to_string(pieces.size()) + " pieces (at most " +
-                           std::to_string(shm::kCollPieces) + ")");
+                           std::to_string(kCollPieces) + ")");
   }
   if (!drained()) throw std::logic_error("collective step published before the previous one was taken");
-  shm::CollSlot& slot = segment_->coll_slot(me_);
-  std::byte* data = segment_->coll_data(me_);
+  CollSlot& slot = layout_.slot(me_);
+  std::byte* data = layout_.data(me_);
   // Seqlock write: odd while the table and data change (readers that are
   // not consumers of the previous step may be looking).
   const std::uint32_t v = slot.version.load(std::memory_order_relaxed);
@@ -63,8 +63,8 @@ void Channel::publish(Key key, std::uint32_t step, std::span<const Piece> pieces
 }
 
 bool Channel::read_step(std::uint32_t publisher, Key key, std::uint32_t step, std::uint32_t& seen,
-                        std::uint32_t& npieces, shm::CollPiece* table) const {
-  const shm::CollSlot& slot = segment_->coll_slot(publisher);
+                        std::uint32_t& npieces, CollPiece* table) const {
+  const CollSlot& slot = layout_.slot(publisher);
   const std::uint32_t before = slot.version.load(std::memory_order_acquire);
   if (before % 2 != 0) return false;
   // Plain reads under the seqlock, as in common::Seqlock: kept only when the
@@ -76,8 +76,8 @@ bool Channel::read_step(std::uint32_t publisher, Key key, std::uint32_t step, st
   const std::int32_t root = const_cast<const volatile std::int32_t&>(slot.root);
   std::uint32_t n = const_cast<const volatile std::uint32_t&>(slot.pieces);
   if (context != key.context || seq != key.seq || kind != key.kind || root != key.root || at < step) return false;
-  n = std::min(n, shm::kCollPieces);
-  std::memcpy(table, const_cast<const shm::CollPiece*>(slot.piece), n * sizeof(shm::CollPiece));
+  n = std::min(n, kCollPieces);
+  std::memcpy(table, const_cast<const CollPiece*>(slot.piece), n * sizeof(CollPiece));
   std::atomic_thread_fence(std::memory_order_acquire);
   if (slot.version.load(std::memory_order_relaxed) != before) return false;
   for (std::uint32_t i = 0; i < n; ++i) {

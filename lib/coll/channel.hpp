@@ -1,6 +1,6 @@
 // Collective data movement over the ranks' collective slots (seed 002 §3.3):
 // the layer every API's collectives stand on (MPI today; SHMEM and MPF
-// later). Each rank publishes steps in its own slot (shm::CollSlot); a step
+// later). Each rank publishes steps in its own slot (CollSlot); a step
 // is a table of pieces, each addressed to one consumer or to all of them,
 // and the pieces' data. Consumers copy their pieces out and count themselves
 // done; the owner waits for that before it rewrites the slot, and only then.
@@ -23,7 +23,7 @@
 #include <cstdint>
 #include <span>
 
-#include "shm/segment_layout.hpp"
+#include "coll/slots_layout.hpp"
 #include "shm/transport.hpp"
 
 namespace mpf::coll {
@@ -38,7 +38,7 @@ inline constexpr std::int32_t kEveryConsumer = -1;
 struct Key {
   std::uint32_t context;
   std::uint32_t seq;
-  std::uint32_t kind = 0;  // below 65536: a cell (shm::MailCell) carries 16 bits of it
+  std::uint32_t kind = 0;  // below 65536: a cell (MailCell) carries 16 bits of it
   std::int32_t root = -1;
 };
 
@@ -96,10 +96,10 @@ class Channel {
   // The step `publisher` shows for `key` (consistent copy of its table), or
   // false while it shows an earlier one or is writing.
   bool read_step(std::uint32_t publisher, Key key, std::uint32_t step, std::uint32_t& seen, std::uint32_t& npieces,
-                 shm::CollPiece* table) const;
+                 CollPiece* table) const;
 
   shm::Transport* transport_ = nullptr;
-  const shm::Segment* segment_ = nullptr;
+  SlotsLayout layout_;
   std::uint32_t me_ = 0;
   std::uint32_t capacity_ = 0;
   std::uint64_t expected_ = 0;  // consumers of all this rank's steps so far
@@ -108,13 +108,13 @@ class Channel {
 template <class Take>
 bool Channel::try_take(std::uint32_t publisher, Key key, std::uint32_t step, Take&& take, std::uint32_t* seen) {
   std::uint32_t npieces = 0;
-  shm::CollPiece table[shm::kCollPieces];
+  CollPiece table[kCollPieces];
   if (!read_step(publisher, key, step, *seen, npieces, table)) return false;
   // Our pieces, if any: the owner keeps them intact until we count ourselves
   // done, so they need no further validation.
-  Received mine[shm::kCollPieces];
+  Received mine[kCollPieces];
   std::size_t n = 0;
-  const std::byte* data = segment_->coll_data(publisher);
+  const std::byte* data = layout_.data(publisher);
   for (std::uint32_t i = 0; i < npieces; ++i) {
     if (table[i].dest == kEveryConsumer || table[i].dest == static_cast<std::int32_t>(me_)) {
       mine[n++] = {table[i].offset, data + table[i].data_at, table[i].bytes};
@@ -122,7 +122,7 @@ bool Channel::try_take(std::uint32_t publisher, Key key, std::uint32_t step, Tak
   }
   take(*seen, std::span<const Received>(mine, n));
   if (n > 0) {
-    segment_->coll_slot(publisher).consumed.fetch_add(1, std::memory_order_acq_rel);
+    layout_.slot(publisher).consumed.fetch_add(1, std::memory_order_acq_rel);
     transport_->wake_for_room(publisher);
   }
   return true;

@@ -11,14 +11,15 @@
 // data path the producer never reads a line the consumer writes and the
 // consumer never writes a slot: one cache-line transfer each way per slot
 // (seed 000: lock-free per-pair slots). All-zero memory is an empty ring
-// (no slot has sequence 1 yet), so a fresh memfd needs no pass over it.
+// (no slot has sequence 1 yet) and the ring holds no geometry of its own
+// (both ends know the slot count), so a ring's memory is not touched, and
+// its pages not allocated, before it carries its first packet.
 //
 // Usage (the ring memory starts zeroed, e.g. a fresh memfd):
 //   using Ring = SpscRing<128>;                 // 128-byte slots
-//   Ring::init(memory, nslots);                 // once, by the creator
-//   Ring::Producer tx(memory);                  // in the one producer process
+//   Ring::Producer tx(memory, nslots);          // in the one producer process
 //   if (void* p = tx.try_claim()) { fill(p); tx.publish(); }
-//   Ring::Consumer rx(memory);                  // in the one consumer process
+//   Ring::Consumer rx(memory, nslots);          // in the one consumer process
 //   while (const void* p = rx.try_peek()) { use(p); rx.next(); }
 //   rx.release();                               // hand the batch back
 #pragma once
@@ -35,12 +36,14 @@ class SpscRing {
   static_assert(SlotBytes % 64 == 0, "slots are whole cache lines");
 
  public:
-  // Cache line 0: geometry, written once by init(). Cache line 1: the
+  // Cache line 0: unused, so that the tail's line is not paired with the
+  // first slot's by the CPU's adjacent-line prefetcher (the producer writes
+  // that slot while the consumer writes the tail). Cache line 1: the
   // consumer's tail, written by the consumer, read by the producer only when
   // it finds the ring full.
   struct alignas(64) Header {
-    std::uint32_t nslots;
-    alignas(64) std::atomic<std::uint64_t> tail;
+    std::byte unused[64];
+    std::atomic<std::uint64_t> tail;
   };
   // A slot: the sequence word, then the payload, in one or more cache lines.
   struct alignas(64) Slot {
@@ -53,17 +56,12 @@ class SpscRing {
 
   static constexpr std::size_t bytes_for(std::uint32_t nslots) { return sizeof(Header) + nslots * sizeof(Slot); }
 
-  // Writes the geometry. The rest must be zero (an empty ring).
-  static void init(void* memory, std::uint32_t nslots) {
-    auto* header = static_cast<Header*>(memory);
-    header->nslots = nslots;
-  }
-
   class Producer {
    public:
     Producer() = default;
-    explicit Producer(void* memory)
-        : header_(static_cast<Header*>(memory)), slots_(slots_of(header_)), nslots_(header_->nslots) {}
+    // Does not touch the ring's memory.
+    Producer(void* memory, std::uint32_t nslots)
+        : header_(static_cast<Header*>(memory)), slots_(slots_of(header_)), nslots_(nslots) {}
 
     // The next free slot's payload, or null when the ring is full.
     void* try_claim() {
@@ -100,8 +98,9 @@ class SpscRing {
   class Consumer {
    public:
     Consumer() = default;
-    explicit Consumer(void* memory)
-        : header_(static_cast<Header*>(memory)), slots_(slots_of(header_)), nslots_(header_->nslots) {}
+    // Does not touch the ring's memory.
+    Consumer(void* memory, std::uint32_t nslots)
+        : header_(static_cast<Header*>(memory)), slots_(slots_of(header_)), nslots_(nslots) {}
 
     // The oldest published slot's payload, or null when the ring is empty.
     const void* try_peek() const {
@@ -132,12 +131,12 @@ class SpscRing {
 
   // Published slots not yet given back, for an observer in another process
   // (mpfinspect): slots whose sequence is past the consumer's tail.
-  static std::uint32_t occupancy(const void* memory) {
+  static std::uint32_t occupancy(const void* memory, std::uint32_t nslots) {
     const auto* header = static_cast<const Header*>(memory);
     const Slot* slots = slots_of(const_cast<Header*>(header));
     const std::uint64_t tail = header->tail.load(std::memory_order_acquire);
     std::uint32_t n = 0;
-    for (std::uint32_t i = 0; i < header->nslots; ++i) n += slots[i].seq.load(std::memory_order_relaxed) > tail;
+    for (std::uint32_t i = 0; i < nslots; ++i) n += slots[i].seq.load(std::memory_order_relaxed) > tail;
     return n;
   }
 

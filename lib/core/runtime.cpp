@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/debug.hpp"
+#include "core/job_regions.hpp"
 
 extern char** environ;
 
@@ -102,8 +103,7 @@ void Runtime::create_own_segment() {
   }
   try {
     const auto ncpus = std::max(1u, std::thread::hardware_concurrency());
-    segment_.emplace(shm::Segment::create(
-        shm::Segment::geometry_for(1, ncpus, "singleton-" + std::to_string(::getpid()), *tunables_)));
+    segment_.emplace(create_job_segment(1, ncpus, "singleton-" + std::to_string(::getpid()), *tunables_));
   } catch (const shm::SegmentError& e) {
     throw RuntimeError(e.what());
   }
@@ -129,8 +129,8 @@ void Runtime::start_messaging() {
                          "%u CPUs%s; %u ring slots, %u eager buffers of %u bytes",
                          job_.singleton ? "singleton" : "PMIx", job_.nspace.c_str(), job_.size, job_.local_size,
                          job_.local_rank, job_.hostname.c_str(), static_cast<unsigned long long>(h.segment_bytes),
-                         h.ncpus, h.oversubscribed ? " (oversubscribed)" : "", h.ring_slots, h.eager_cells,
-                         h.eager_cell_bytes);
+                         h.ncpus, h.oversubscribed ? " (oversubscribed)" : "", transport_.layout().ring_slots(),
+                         transport_.layout().eager_cells(), transport_.layout().eager_cell_bytes());
   }
 }
 

@@ -1,12 +1,12 @@
 #include "progress/yield_slots.hpp"
 
-#include "shm/segment_layout.hpp"
+#include "shm/ranks_layout.hpp"
 #include "shm/transport_inline.hpp"
 
 namespace mpf::progress {
 
 void YieldSlots::init(shm::Transport& transport, std::uint32_t slots) {
-  auto& header = const_cast<shm::SegmentHeader&>(transport.header());
+  shm::NodeWaiting& header = transport.waiting();
   transport_ = &transport;
   slots_ = slots;
   taken_ = &header.yield_slots_taken;

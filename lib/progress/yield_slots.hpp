@@ -10,7 +10,7 @@
 // rank that waited longest is the likeliest to be handed work next (in a
 // token ring it is always the next receiver), and it is then awake, a hop
 // or two ahead, when its message comes. The queue of sleepers is a ticket
-// counter and a ring of owners in the segment header; each sleeper's ticket
+// counter and a ring of owners in the node's waiting state (shm::NodeWaiting); each sleeper's ticket
 // in its RankControl says whether it still sleeps on it.
 #pragma once
 
@@ -55,7 +55,7 @@ class YieldSlots {
  private:
   shm::Transport* transport_ = nullptr;
   std::uint32_t slots_ = 0;
-  std::uint32_t* taken_ = nullptr;  // the segment header's fields, through std::atomic_ref
+  std::uint32_t* taken_ = nullptr;  // the node's waiting state's fields, through std::atomic_ref
   std::uint64_t* next_ = nullptr;
   std::uint64_t* oldest_ = nullptr;
   std::uint32_t* owners_ = nullptr;

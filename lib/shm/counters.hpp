@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <string_view>
 
-#include "shm/segment_layout.hpp"
+#include "shm/ranks_layout.hpp"
 
 namespace mpf::shm {
 

@@ -15,25 +15,26 @@ namespace mpf::shm {
 
 void Transport::init(const Segment& segment, std::uint32_t me, bool force_two_copy) {
   segment_ = &segment;
+  layout_ = TransportLayout(segment.region(TransportLayout::kName, TransportLayout::kVersion), segment.header().nranks);
   me_ = me;
-  const SegmentHeader& h = segment.header();
-  nranks_ = h.nranks;
+  nranks_ = layout_.nranks();
   control_ = &segment.rank(me);
-  inbox_ = segment.inbox(me);
+  inbox_ = layout_.inbox(me);
   inbox_words_ = inbox_words(nranks_);
   deferred_.assign(inbox_words_, 0);
   idle_polls_.assign(nranks_, 0);
   out_.clear();
   in_.clear();
   for (std::uint32_t peer = 0; peer < nranks_; ++peer) {
-    out_.emplace_back(segment.ring(me, peer));
-    in_.emplace_back(segment.ring(peer, me));
+    // No ring is touched here: a pair's pages are allocated when it first talks.
+    out_.emplace_back(layout_.ring(me, peer), layout_.ring_slots());
+    in_.emplace_back(layout_.ring(peer, me), layout_.ring_slots());
   }
-  cells_ = h.eager_cells;
+  cells_ = layout_.eager_cells();
   // A quarter of the pool (at least one cell) streams rendezvous chunks.
   eager_cells_ = cells_ - std::max<std::uint32_t>(1, cells_ / 4);
   next_chunk_cell_ = eager_cells_;
-  small_cells_ = h.eager_small_cells;
+  small_cells_ = layout_.eager_small_cells();
   next_small_cell_ = cells_;
   // Small cells are taken a few cells apart, so that the cell a sender
   // fills next is not in the page its receiver is reading: the CPUs'
@@ -42,7 +43,7 @@ void Transport::init(const Segment& segment, std::uint32_t me, bool force_two_co
   // 1 KiB: 0.60 us with consecutive cells, 0.51 every fifth of 64).
   small_step_ = 1;
   while (small_cells_ > 4 && (small_step_ < 4 || std::gcd(small_step_, small_cells_) != 1)) ++small_step_;
-  cell_bytes_ = h.eager_cell_bytes;
+  cell_bytes_ = layout_.eager_cell_bytes();
   copy_path_.assign(nranks_, force_two_copy ? CopyPath::two_copy : CopyPath::cma);
   cma_proven_.assign(nranks_, 0);
   split_busy_.assign(nranks_, 0);
@@ -97,7 +98,7 @@ std::int32_t Transport::try_take_split(std::uint32_t peer, std::uint32_t chunks,
   for (std::uint32_t i = 0; i < kSplitsPerPair; ++i) {
     if ((split_busy_[peer] & (1u << i)) != 0) continue;
     split_busy_[peer] |= 1u << i;
-    SplitCopy& s = segment_->split_copy(peer, me_, i);
+    SplitCopy& s = layout_.split_copy(peer, me_, i);
     // Relaxed: the cts that names this split copy is published after these
     // stores (a release), and the sender reads them only after it.
     s.claims.store(std::uint64_t{chunks} << 32 | copied, std::memory_order_relaxed);

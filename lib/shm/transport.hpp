@@ -20,6 +20,7 @@
 
 #include "shm/packet.hpp"
 #include "shm/segment.hpp"
+#include "shm/transport_layout.hpp"
 
 namespace mpf::shm {
 
@@ -46,11 +47,13 @@ class Transport {
   const Segment& segment() const { return *segment_; }
   // The node's count of sleeping ranks (SegmentHeader::sleepers), for
   // std::atomic_ref.
-  std::uint32_t& sleepers() const { return const_cast<SegmentHeader&>(segment_->header()).sleepers; }
+  std::uint32_t& sleepers() const { return segment_->ranks().waiting().sleepers; }
   // The node's count of ranks in a deferred sleep (kSleepsDeferred).
-  std::uint32_t& deferred_sleepers() const {
-    return const_cast<SegmentHeader&>(segment_->header()).deferred_sleepers;
-  }
+  std::uint32_t& deferred_sleepers() const { return segment_->ranks().waiting().deferred_sleepers; }
+  // The node's shared waiting state (yield slots: progress/yield_slots.hpp).
+  NodeWaiting& waiting() const { return segment_->ranks().waiting(); }
+  // The transport's region of the segment.
+  const TransportLayout& layout() const { return layout_; }
 
   // --- sending (inline) --------------------------------------------------
   // A free packet in the ring to `peer`, or null when the ring is full.
@@ -68,7 +71,7 @@ class Transport {
   // one is free.
   inline std::int32_t try_take_eager_cell(std::uint64_t message_bytes);
   inline std::int32_t try_take_chunk_cell();
-  std::byte* cell_data(std::uint32_t owner, std::uint32_t cell) const { return segment_->eager_data(owner, cell); }
+  std::byte* cell_data(std::uint32_t owner, std::uint32_t cell) const { return layout_.eager_data(owner, cell); }
   // After an eager send: brings the cell the next one will likely take
   // (the next free one in turn) into this CPU's cache for writing, for as
   // many bytes as that send had, the first time the rank waits afterwards.
@@ -102,11 +105,11 @@ class Transport {
   // Data messages this rank sent to `peer` that the peer has matched.
   std::uint64_t matched_by(std::uint32_t peer) const {
     // Acquire: the peer's match happened before we count the credit back.
-    return segment_->matched(me_, peer).load(std::memory_order_acquire);
+    return layout_.matched(me_, peer).load(std::memory_order_acquire);
   }
   // Counts one more data message from `sender` matched here.
   void count_matched(std::uint32_t sender) {
-    std::atomic<std::uint64_t>& c = segment_->matched(sender, me_);
+    std::atomic<std::uint64_t>& c = layout_.matched(sender, me_);
     c.store(c.load(std::memory_order_relaxed) + 1, std::memory_order_release);  // we are its only writer
   }
 
@@ -162,7 +165,7 @@ class Transport {
   // The sender is done with it (its fin arrived).
   void release_split(std::uint32_t peer, std::uint32_t split) { split_busy_[peer] &= ~(1u << split); }
   SplitCopy& split_copy(std::uint32_t sender, std::uint32_t receiver, std::uint32_t split) const {
-    return segment_->split_copy(sender, receiver, split);
+    return layout_.split_copy(sender, receiver, split);
   }
   // Single copies with CMA. On EPERM the pair is switched to the two-copy
   // path (reported once on stderr) and false is returned; any other failure
@@ -197,6 +200,7 @@ class Transport {
   inline void ring_doorbell(RankControl& sleeper);
 
   const Segment* segment_ = nullptr;
+  TransportLayout layout_;
   std::uint32_t me_ = 0;
   std::uint32_t nranks_ = 0;
   RankControl* control_ = nullptr;

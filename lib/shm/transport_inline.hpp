@@ -84,7 +84,7 @@ inline void Transport::publish(std::uint32_t peer) {
   // no write to its inbox). Dekker with the receiver's clearing in poll():
   // we store the slot then load the bit, it stores the bit then loads the
   // slot, both sequentially consistent, so one of us sees the other.
-  std::atomic<std::uint64_t>& word = segment_->inbox(peer)[me_ / 64];
+  std::atomic<std::uint64_t>& word = layout_.inbox(peer)[me_ / 64];
   const std::uint64_t bit = std::uint64_t{1} << (me_ % 64);
   if ((word.load(std::memory_order_seq_cst) & bit) == 0) word.fetch_or(bit, std::memory_order_seq_cst);
   wake_after_fence(peer);
@@ -108,7 +108,7 @@ inline std::int32_t Transport::take_cell_of(std::uint32_t first, std::uint32_t c
     const std::uint32_t c = next;
     next += step;  // step < count (Transport::init): no division on the send path
     if (next >= first + count) next -= count;
-    EagerCell& cell = segment_->eager_cell(me_, c);
+    EagerCell& cell = layout_.eager_cell(me_, c);
     // Acquire: the receiver's copy out of this cell is finished.
     if (cell.busy.load(std::memory_order_acquire) == 0) {
       cell.busy.store(1, std::memory_order_relaxed);  // only we set it
@@ -121,7 +121,7 @@ inline std::int32_t Transport::take_cell_of(std::uint32_t first, std::uint32_t c
 inline void Transport::warm_next_eager_cell() {
   if (warm_bytes_ == 0) [[likely]] return;
   const bool small = fits_small_cell(warm_bytes_);
-  EagerCell& cell = segment_->eager_cell(me_, small ? next_small_cell_ : next_eager_cell_);
+  EagerCell& cell = layout_.eager_cell(me_, small ? next_small_cell_ : next_eager_cell_);
   // A busy cell is being read (or holds an unexpected message): leave it.
   if (cell.busy.load(std::memory_order_relaxed) == 0) {
     common::prefetch_for_write(&cell, sizeof(EagerCell) + std::min(warm_bytes_, small ? kSmallCellBytes : cell_bytes_));
@@ -132,7 +132,7 @@ inline void Transport::warm_next_eager_cell() {
 inline void Transport::release_cell(std::uint32_t owner, std::uint32_t cell) {
   // Our reads of the cell happen before its owner reuses it; seq_cst makes
   // the store a full fence for the wake check.
-  segment_->eager_cell(owner, cell).busy.store(0, std::memory_order_seq_cst);
+  layout_.eager_cell(owner, cell).busy.store(0, std::memory_order_seq_cst);
   wake_for_room_after_fence(owner);
 }
 

@@ -12,7 +12,7 @@
 #include <string_view>
 #include <vector>
 
-#include "shm/segment_layout.hpp"
+#include "shm/ranks_layout.hpp"
 
 namespace mpf::wireup {
 

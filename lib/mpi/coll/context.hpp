@@ -143,7 +143,7 @@ inline std::uint64_t board_piece(std::uint64_t bytes) {
 // ranks, 64 KiB 0.90-0.96x, 256 KiB 0.54-0.78x; single-copy reads from the
 // root took 1.1-1.7x the entries' time at 256 KiB and 1 MiB.
 inline bool board_stage(std::uint64_t bytes) {
-  return bytes >= std::uint64_t{shm::kBoardEntriesMin} / 2 * mpf::coll::Board::capacity() &&
+  return bytes >= std::uint64_t{mpf::coll::kBoardEntriesMin} / 2 * mpf::coll::Board::capacity() &&
          board().stage_capacity() > 0;
 }
 

@@ -36,7 +36,7 @@ std::vector<std::vector<Piece>> plan_steps(const Communicator& c, const std::vec
   for (const Block& block : blocks) {
     std::uint64_t offset = 0;
     do {
-      if (used >= capacity || steps.back().size() == shm::kCollPieces) {
+      if (used >= capacity || steps.back().size() == mpf::coll::kCollPieces) {
         steps.emplace_back();
         used = 0;
       }

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "shm/segment.hpp"
+#include "support/test_segment.hpp"
 #include "shm/transport.hpp"
 
 namespace mpf::coll {
@@ -16,7 +17,7 @@ namespace {
 
 class CellsTest : public ::testing::Test {
  protected:
-  CellsTest() : segment_(shm::Segment::create({2, 2, "unit-cells", "{}"})) {
+  CellsTest() : segment_(testing::small_segment(2, 2, "unit-cells")) {
     for (std::uint32_t r = 0; r < 2; ++r) {
       transport_[r].init(segment_, r, false);
       cells_[r].init(transport_[r]);
@@ -40,7 +41,7 @@ const Key kKey{7, 1, 2, -1};
 TEST_F(CellsTest, CapacityIsTheShortLimitOfTheGeometry) {
   // Geometry's default: 224 data bytes, a 256-byte cell.
   EXPECT_EQ(cells_[0].capacity(), 224u);
-  EXPECT_EQ(segment_.header().cell_bytes, 256u);
+  EXPECT_EQ(CellsLayout(segment_.region(CellsLayout::kName, CellsLayout::kVersion), 2).cell_bytes(), 256u);
 }
 
 TEST_F(CellsTest, MessagesArriveInOrderWithTheirData) {
@@ -77,7 +78,7 @@ TEST_F(CellsTest, ASenderLearnsWhatWasTakenFromTheMessagesComingBack) {
   ASSERT_TRUE(take(1, 0, kKey, 1, &got));
   ASSERT_TRUE(cells_[1].try_post(0, kKey, 0, &value, sizeof value));  // carries "took 2"
   // Hide the receiver's ack: only the message back can tell rank 0.
-  segment_.cell_ack(0, 1).store(0);
+  CellsLayout(segment_.region(CellsLayout::kName, CellsLayout::kVersion), 2).ack(0, 1).store(0);
   ASSERT_TRUE(take(0, 1, kKey, 0, &got));
   EXPECT_TRUE(cells_[0].try_post(1, kKey, 2, &value, sizeof value));
   EXPECT_TRUE(cells_[0].try_post(1, kKey, 3, &value, sizeof value));

@@ -26,9 +26,8 @@ struct SharedMemory {
 
 TEST(SpscRing, DeliversInOrderAndReportsFullAndEmpty) {
   SharedMemory mem(Ring::bytes_for(4));
-  Ring::init(mem.base, 4);
-  Ring::Producer tx(mem.base);
-  Ring::Consumer rx(mem.base);
+  Ring::Producer tx(mem.base, 4);
+  Ring::Consumer rx(mem.base, 4);
   EXPECT_EQ(rx.try_peek(), nullptr);
   for (std::uint32_t i = 0; i < 4; ++i) {
     void* slot = tx.try_claim();
@@ -53,14 +52,13 @@ TEST(SpscRing, DeliversInOrderAndReportsFullAndEmpty) {
 
 TEST(SpscRing, SlotsComeBackOnlyWhenTheConsumerReleasesThem) {
   SharedMemory mem(Ring::bytes_for(2));
-  Ring::init(mem.base, 2);
-  Ring::Producer tx(mem.base);
-  Ring::Consumer rx(mem.base);
+  Ring::Producer tx(mem.base, 2);
+  Ring::Consumer rx(mem.base, 2);
   for (int i = 0; i < 2; ++i) {
     ASSERT_NE(tx.try_claim(), nullptr);
     tx.publish();
   }
-  EXPECT_EQ(Ring::occupancy(mem.base), 2u);
+  EXPECT_EQ(Ring::occupancy(mem.base, 2), 2u);
   ASSERT_NE(rx.try_peek(), nullptr);
   rx.next();
   ASSERT_NE(rx.try_peek(), nullptr);
@@ -69,14 +67,13 @@ TEST(SpscRing, SlotsComeBackOnlyWhenTheConsumerReleasesThem) {
   EXPECT_EQ(tx.try_claim(), nullptr) << "taken but not released: still the consumer's";
   rx.release();
   EXPECT_NE(tx.try_claim(), nullptr);
-  EXPECT_EQ(Ring::occupancy(mem.base), 0u);
+  EXPECT_EQ(Ring::occupancy(mem.base, 2), 0u);
 }
 
 TEST(SpscRing, WrapsAroundManyLapsWithTwoSlots) {
   SharedMemory mem(Ring::bytes_for(2));
-  Ring::init(mem.base, 2);
-  Ring::Producer tx(mem.base);
-  Ring::Consumer rx(mem.base);
+  Ring::Producer tx(mem.base, 2);
+  Ring::Consumer rx(mem.base, 2);
   for (std::uint64_t i = 0; i < 1000; ++i) {
     void* slot = tx.try_claim();
     ASSERT_NE(slot, nullptr);
@@ -100,11 +97,10 @@ TEST(SpscRing, TwoProcessStressKeepsEveryMessageInOrder) {
   constexpr std::uint64_t kMessages = 200000;
   constexpr std::uint32_t kSlots = 8;
   SharedMemory mem(Ring::bytes_for(kSlots));
-  Ring::init(mem.base, kSlots);
   const pid_t child = ::fork();
   ASSERT_GE(child, 0);
   if (child == 0) {
-    Ring::Producer tx(mem.base);
+    Ring::Producer tx(mem.base, kSlots);
     for (std::uint64_t i = 0; i < kMessages; ++i) {
       void* slot;
       while ((slot = tx.try_claim()) == nullptr) ::sched_yield();
@@ -116,7 +112,7 @@ TEST(SpscRing, TwoProcessStressKeepsEveryMessageInOrder) {
     }
     ::_exit(0);
   }
-  Ring::Consumer rx(mem.base);
+  Ring::Consumer rx(mem.base, kSlots);
   std::uint64_t bad = 0;
   for (std::uint64_t i = 0; i < kMessages; ++i) {
     const void* slot;

@@ -10,6 +10,7 @@
 
 #include "progress/yield_slots.hpp"
 #include "shm/segment.hpp"
+#include "support/test_segment.hpp"
 #include "shm/segment_layout.hpp"
 #include "shm/transport.hpp"
 
@@ -20,7 +21,7 @@ constexpr std::uint32_t kRanks = 4;
 
 class YieldSlotsTest : public ::testing::Test {
  protected:
-  YieldSlotsTest() : segment_(shm::Segment::create({kRanks, 2, "unit-yield-slots", "{}"})) {
+  YieldSlotsTest() : segment_(testing::small_segment(kRanks, 2, "unit-yield-slots")) {
     for (std::uint32_t r = 0; r < kRanks; ++r) {
       transport_[r].init(segment_, r, false);
       slots_[r].init(transport_[r], 2);

@@ -11,6 +11,8 @@
 #include <vector>
 
 #include "shm/segment.hpp"
+#include "shm/transport_layout.hpp"
+#include "support/test_segment.hpp"
 #include "shm/transport.hpp"
 
 namespace mpf::shm {
@@ -20,19 +22,18 @@ constexpr std::uint32_t kLargeCells = 4;   // 3 for eager messages, 1 for chunks
 constexpr std::uint32_t kLargeBytes = 4096;
 constexpr std::uint32_t kSmallCells = 3;
 
-Segment::Geometry geometry(std::uint32_t small_cells) {
-  Segment::Geometry g{2, 2, "unit-eager-cells", "{}"};
-  g.eager_cells = kLargeCells;
-  g.eager_cell_bytes = kLargeBytes;
-  g.eager_small_cells = small_cells;
-  return g;
+Segment segment_with(std::uint32_t small_cells) {
+  return testing::small_segment(2, 2, "unit-eager-cells",
+                                {"eager_cells=" + std::to_string(kLargeCells), "eager_limit=" + std::to_string(kLargeBytes),
+                                 "eager_small_cells=" + std::to_string(small_cells)});
 }
 
 TEST(EagerCells, EveryCellOfEveryPoolHasItsOwnBytesInsideTheSegment) {
-  Segment s = Segment::create(geometry(kSmallCells));
-  EXPECT_EQ(s.header().eager_small_cells, kSmallCells);
-  const auto* begin = reinterpret_cast<const std::byte*>(&s.header());
-  const auto* end = begin + s.bytes();
+  Segment seg = segment_with(kSmallCells);
+  const TransportLayout s(seg.region(TransportLayout::kName, TransportLayout::kVersion), 2);
+  EXPECT_EQ(s.eager_small_cells(), kSmallCells);
+  const auto* begin = reinterpret_cast<const std::byte*>(&seg.header());
+  const auto* end = begin + seg.bytes();
   // [first byte, end) of each cell with its data; none may overlap another.
   std::vector<std::pair<const std::byte*, const std::byte*>> spans;
   for (std::uint32_t r = 0; r < 2; ++r) {
@@ -59,7 +60,7 @@ TEST(EagerCells, EveryCellOfEveryPoolHasItsOwnBytesInsideTheSegment) {
 class EagerCellsTransport : public ::testing::Test {
  protected:
   explicit EagerCellsTransport(std::uint32_t small_cells = kSmallCells)
-      : segment_(Segment::create(geometry(small_cells))) {
+      : segment_(segment_with(small_cells)) {
     for (std::uint32_t r = 0; r < 2; ++r) transport_[r].init(segment_, r, false);
   }
   // Takes cells for eager messages of `bytes` until none is left.

@@ -20,12 +20,18 @@
 #include <sstream>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "coll/board_layout.hpp"
+#include "coll/cells_layout.hpp"
 #include "common/tunables.hpp"
+#include "core/job_regions.hpp"
+#include "shm/transport_layout.hpp"
+#include "support/test_segment.hpp"
 
 namespace mpf::shm {
 namespace {
@@ -40,9 +46,11 @@ std::int64_t now_unix_ns() {
       .count();
 }
 
-Segment::Geometry geometry(std::uint32_t nranks, std::uint32_t ncpus = 8,
-                           std::string tunables_json = R"({"unit":"test"})") {
-  return {nranks, ncpus, "unit-segment", std::move(tunables_json)};
+using testing::small_tunables;
+
+Segment create(std::uint32_t nranks, std::uint32_t ncpus = 8, const common::Tunables& tunables = small_tunables(),
+               std::string jobid = "unit-segment") {
+  return Segment::create({nranks, ncpus, std::move(jobid)}, {nranks, ncpus, tunables}, core::job_regions());
 }
 
 // A descriptor the test owns; closed on destruction unless released.
@@ -80,7 +88,7 @@ UniqueFd crafted_memfd(std::size_t bytes, const void* contents, std::size_t cont
 
 // The header of a valid segment for `nranks`, copied out so that a test can damage it.
 SegmentHeader valid_header(std::uint32_t nranks) {
-  Segment real = Segment::create(geometry(nranks));
+  Segment real = create(nranks);
   return real.header();
 }
 
@@ -111,9 +119,9 @@ std::string mapping_permissions(const void* address) {
   return "";
 }
 
-TEST(Segment, CreateFillsTheHeader) {
+TEST(Segment, CreateFillsTheHeaderAndTheRegionTable) {
   const std::int64_t before = now_unix_ns();
-  Segment s = Segment::create(geometry(4, 8));
+  Segment s = create(4, 8);
   const std::int64_t after = now_unix_ns();
   const SegmentHeader& h = s.header();
 
@@ -123,48 +131,102 @@ TEST(Segment, CreateFillsTheHeader) {
   EXPECT_EQ(h.ncpus, 8u);
   EXPECT_EQ(h.oversubscribed, 0u);
   EXPECT_EQ(h.segment_bytes, s.bytes());
-  EXPECT_EQ(s.bytes(), Segment::required_bytes(geometry(4, 8)));
+  const common::Tunables tunables = small_tunables();
+  EXPECT_EQ(s.bytes(), Segment::plan({4, 8, tunables}, core::job_regions()).bytes);
   EXPECT_STREQ(h.jobid, "unit-segment");
   EXPECT_GE(h.start_unix_ns, before);
   EXPECT_LE(h.start_unix_ns, after);
 
-  // The layout of the comment in segment_layout.hpp: header, rank blocks,
-  // inboxes, rings, eager pools, collective slots, collective cells and
-  // their acks, split copies, tunables, each after the one before.
-  EXPECT_EQ(h.rank_control_offset, sizeof(SegmentHeader));
-  EXPECT_EQ(h.rank_control_offset % kCacheLine, 0u);
-  EXPECT_EQ(h.rank_control_stride, sizeof(RankControl));
-  EXPECT_EQ(h.inbox_offset, h.rank_control_offset + 4 * h.rank_control_stride);
-  EXPECT_GE(h.rings_offset, h.inbox_offset + 4 * h.inbox_stride);
-  EXPECT_GE(h.eager_offset, h.rings_offset + 16 * h.ring_stride);
-  EXPECT_EQ(h.coll_offset, h.eager_offset + 4 * h.eager_pool_stride);
-  EXPECT_EQ(h.coll_offset % kCacheLine, 0u);
-  EXPECT_GE(h.coll_stride, sizeof(CollSlot) + h.coll_bytes);
-  EXPECT_EQ(h.cells_offset, h.coll_offset + 4 * h.coll_stride);
-  EXPECT_EQ(h.cell_bytes % kCacheLine, 0u);
-  EXPECT_GE(h.cell_bytes, sizeof(MailCell));
-  EXPECT_EQ(h.cell_acks_offset, h.cells_offset + 16 * kCellsPerPair * h.cell_bytes);
-  // Each receiver's row of 4 acks is padded to a cache line of its own.
-  EXPECT_EQ(h.splits_offset, h.cell_acks_offset + 4 * kCacheLine);
-  EXPECT_EQ(h.splits_offset % kCacheLine, 0u);
-  EXPECT_EQ(h.board_offset, h.splits_offset + 16 * kSplitsPerPair * sizeof(SplitCopy));
-  // The board: header, the broadcast entries, two parities of 4 rows and a
-  // result row, then the stage's stamp and its data (none here).
-  EXPECT_EQ(h.board_stage_bytes, 0u);
-  EXPECT_EQ(h.tunables_offset,
-            h.board_offset + sizeof(BoardHeader) + (kBoardEntriesMin + 2 * 5) * kBoardStride + sizeof(BoardStamp));
-  EXPECT_EQ(reinterpret_cast<std::byte*>(&s.board_row(1, 4)) + kBoardStride,
-            reinterpret_cast<std::byte*>(&s.board_stage()));
-  EXPECT_EQ(reinterpret_cast<std::byte*>(&s.board_stage()) + sizeof(BoardStamp),
-            reinterpret_cast<std::byte*>(&s.board()) + (h.tunables_offset - h.board_offset));
-  EXPECT_EQ(h.ring_slots, 2u);
-  EXPECT_EQ(h.eager_cells, 2u);
-  EXPECT_EQ(h.tunables_bytes, std::string_view(R"({"unit":"test"})").size());
-  EXPECT_LE(h.tunables_offset + h.tunables_bytes, h.segment_bytes);
+  // One entry per declared region, in order, page-aligned, after the
+  // header and one after another.
+  ASSERT_EQ(s.regions().size(), core::job_regions().size());
+  std::uint64_t end = sizeof(SegmentHeader);
+  for (std::size_t i = 0; i < s.regions().size(); ++i) {
+    const RegionEntry& e = s.regions()[i];
+    const RegionSpec& spec = core::job_regions()[i];
+    EXPECT_EQ(std::string_view(e.name), spec.name);
+    EXPECT_EQ(e.version, spec.version);
+    EXPECT_EQ(e.bytes, spec.bytes({4, 8, tunables})) << e.name;
+    EXPECT_EQ(e.offset % kRegionAlign, 0u) << e.name;
+    EXPECT_GE(e.offset, end) << e.name;
+    end = e.offset + e.bytes;
+  }
+  EXPECT_LE(end, s.bytes());
+  const Region transport = s.region(TransportLayout::kName, TransportLayout::kVersion);
+  EXPECT_EQ(transport.bytes, s.find_region(TransportLayout::kName, TransportLayout::kVersion)->bytes);
+}
+
+TEST(Segment, RegionLookupNamesAMissingRegionAndAnotherVersion) {
+  Segment s = create(2);
+  EXPECT_FALSE(s.find_region("no.such", 1).has_value());
+  EXPECT_FALSE(s.find_region(TransportLayout::kName, TransportLayout::kVersion + 1).has_value());
+  try {
+    s.region("no.such", 1);
+    FAIL() << "a missing region was found";
+  } catch (const SegmentError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("has no region no.such"));
+  }
+  try {
+    s.region(TransportLayout::kName, TransportLayout::kVersion + 1);
+    FAIL() << "a region of another version was accepted";
+  } catch (const SegmentError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("region shm.transport has layout version"));
+  }
+}
+
+// A module adds its region without changing any other: the regions before
+// it keep their places and sizes, and its own is found by name.
+RegionSpec test_region_spec() {
+  return {"test.extra", 3, [](const RegionGeometry& g) { return std::uint64_t{100} * g.nranks; },
+          [](std::span<std::byte> region, const RegionGeometry& g) {
+            region[0] = static_cast<std::byte>(g.nranks);
+          }};
+}
+
+TEST(Segment, ARegionAddedLeavesTheOthersAsTheyWere) {
+  const common::Tunables tunables = small_tunables();
+  std::vector<RegionSpec> specs(core::job_regions().begin(), core::job_regions().end());
+  specs.push_back(test_region_spec());
+  Segment plain = create(3, 8, tunables);
+  Segment extended = Segment::create({3, 8, "unit-extended"}, {3, 8, tunables}, specs);
+  ASSERT_EQ(extended.regions().size(), plain.regions().size() + 1);
+  for (std::size_t i = 0; i < plain.regions().size(); ++i) {
+    EXPECT_STREQ(extended.regions()[i].name, plain.regions()[i].name);
+    EXPECT_EQ(extended.regions()[i].offset, plain.regions()[i].offset);
+    EXPECT_EQ(extended.regions()[i].bytes, plain.regions()[i].bytes);
+  }
+  const Region extra = extended.region("test.extra", 3);
+  EXPECT_EQ(extra.bytes, 300u);
+  EXPECT_EQ(extra.base[0], std::byte{3});
+  // Every layout view still reads the regions it knows.
+  EXPECT_NO_THROW(TransportLayout(extended.region(TransportLayout::kName, TransportLayout::kVersion), 3));
+  // A second region of the same name is refused.
+  specs.push_back(test_region_spec());
+  EXPECT_THROW(Segment::plan({3, 8, tunables}, specs), SegmentError);
+}
+
+// The pages of a pair of ranks are allocated when the pair first talks,
+// not when the segment is created: a large job that talks little takes
+// little memory.
+TEST(Segment, CreationTouchesNoPairsPages) {
+  const common::Tunables tunables = common::Tunables::resolve(nullptr, std::vector<std::string>{"tuning_file="});
+  Segment s = create(256, 2, tunables, "unit-lazy");
+  const TransportLayout transport(s.region(TransportLayout::kName, TransportLayout::kVersion), 256);
+  EXPECT_GT(s.bytes(), std::uint64_t{256} * 256 * transport.ring_bytes());
+  // What is in memory: the header, the per-rank blocks and each region's
+  // geometry (a few pages per region), far below the rings alone.
+  const std::uint64_t resident = s.resident_bytes();
+  EXPECT_LT(resident, std::uint64_t{8} << 20) << "resident after creation";
+  EXPECT_FALSE(s.touched(transport.ring(7, 200), transport.ring_bytes()));
+  // Writing into one ring allocates its pages only.
+  std::memset(transport.ring(7, 200), 1, 8);
+  EXPECT_TRUE(s.touched(transport.ring(7, 200), transport.ring_bytes()));
+  EXPECT_FALSE(s.touched(transport.ring(200, 7), transport.ring_bytes()));
+  EXPECT_LE(s.resident_bytes(), resident + 2 * page_size());
 }
 
 TEST(Segment, CreatorKeepsACloseOnExecDescriptor) {
-  Segment s = Segment::create(geometry(2));
+  Segment s = create(2);
   ASSERT_GE(s.fd(), 0);
   const int flags = ::fcntl(s.fd(), F_GETFD);
   ASSERT_NE(flags, -1);
@@ -172,133 +234,85 @@ TEST(Segment, CreatorKeepsACloseOnExecDescriptor) {
 }
 
 TEST(Segment, OversubscribedOnlyWhenRanksExceedCpus) {
-  EXPECT_EQ(Segment::create(geometry(4, 2)).header().oversubscribed, 1u);
-  EXPECT_EQ(Segment::create(geometry(3, 2)).header().oversubscribed, 1u);
-  EXPECT_EQ(Segment::create(geometry(2, 2)).header().oversubscribed, 0u);
-  EXPECT_EQ(Segment::create(geometry(1, 2)).header().oversubscribed, 0u);
+  EXPECT_EQ(create(4, 2).header().oversubscribed, 1u);
+  EXPECT_EQ(create(3, 2).header().oversubscribed, 1u);
+  EXPECT_EQ(create(2, 2).header().oversubscribed, 0u);
+  EXPECT_EQ(create(1, 2).header().oversubscribed, 0u);
 }
 
 TEST(Segment, LongJobidIsTruncatedAndTerminated) {
-  Segment::Geometry g = geometry(1);
-  g.jobid = std::string(50, 'j');
-  Segment s = Segment::create(g);
+  Segment s = create(1, 8, small_tunables(), std::string(50, 'j'));
   EXPECT_EQ(std::string(s.header().jobid), std::string(sizeof s.header().jobid - 1, 'j'));
 }
 
 TEST(Segment, TunablesJsonRoundTrip) {
-  const common::Tunables tunables = common::Tunables::defaults();
-  const std::string text = tunables.to_json().dump();
-  Segment s = Segment::create(geometry(3, 8, text));
-
-  ASSERT_EQ(s.tunables_json(), text);
+  const common::Tunables tunables = small_tunables({"short_limit=40"});
+  Segment s = create(3, 8, tunables);
+  ASSERT_EQ(s.tunables_json(), tunables.to_json().dump());
   const auto parsed = nlohmann::json::parse(s.tunables_json());
   EXPECT_EQ(common::Tunables::from_json(parsed).to_json(), tunables.to_json());
 }
 
-TEST(Segment, EmptyTunablesJson) {
-  Segment s = Segment::create(geometry(2, 8, ""));
-  EXPECT_EQ(s.header().tunables_bytes, 0u);
-  EXPECT_TRUE(s.tunables_json().empty());
-}
-
-TEST(Segment, RequiredBytesIsPageRoundedAndGrowsWithRanks) {
-  const std::size_t page = page_size();
-  std::size_t previous = 0;
-  for (std::uint32_t n = 1; n <= 256; ++n) {
-    const std::size_t bytes = Segment::required_bytes(geometry(n));
-    EXPECT_EQ(bytes % page, 0u) << n << " ranks";
-    EXPECT_GE(bytes, sizeof(SegmentHeader) + n * sizeof(RankControl) + geometry(n).tunables_json.size())
-        << n << " ranks";
-    EXPECT_GE(bytes, previous) << n << " ranks";
+TEST(Segment, SizeIsPageRoundedAndGrowsWithRanks) {
+  const common::Tunables tunables = small_tunables();
+  std::uint64_t previous = 0;
+  for (std::uint32_t n = 1; n <= 256; n += 15) {
+    const std::uint64_t bytes = Segment::plan({n, 8, tunables}, core::job_regions()).bytes;
+    EXPECT_EQ(bytes % page_size(), 0u) << n << " ranks";
+    EXPECT_GE(bytes, sizeof(SegmentHeader) + n * sizeof(RankControl)) << n << " ranks";
+    EXPECT_GT(bytes, previous) << n << " ranks";
     previous = bytes;
   }
-  EXPECT_LT(Segment::required_bytes(geometry(1)), Segment::required_bytes(geometry(256)));
 }
 
-TEST(Segment, RequiredBytesGrowsWithTunables) {
-  const std::size_t small = Segment::required_bytes(geometry(2, 8, "{}"));
-  const std::size_t large = Segment::required_bytes(geometry(2, 8, std::string(3 * page_size(), ' ')));
-  EXPECT_GT(large, small);
-  EXPECT_EQ(large % page_size(), 0u);
-}
-
-TEST(Segment, BoardStageComesFromTheTunableAndIsRoundedToCacheLines) {
-  const std::string sets[] = {"tuning_file=", "coll_board_stage=1000"};
-  const common::Tunables tunables = common::Tunables::resolve(nullptr, sets);
-  Segment s = Segment::create(Segment::geometry_for(4, 2, "unit-stage", tunables));
-  const SegmentHeader& h = s.header();
-  EXPECT_EQ(h.board_stage_bytes, 1000u);
-  const auto* stage_data = reinterpret_cast<std::byte*>(&s.board_stage()) + sizeof(BoardStamp);
-  // After the stage, the two sums of the stage's size: one piece word per
-  // started kSumPieceMin bytes (one here), then the data.
-  ASSERT_EQ(sum_pieces(1000), 1u);
-  EXPECT_EQ(reinterpret_cast<const std::byte*>(s.board_sum(0)), stage_data + 1024);
-  EXPECT_EQ(s.board_sum_data(0), stage_data + 1024 + sizeof(SumPiece));
-  EXPECT_EQ(reinterpret_cast<const std::byte*>(s.board_sum(1)), s.board_sum_data(0) + 1024);
-  EXPECT_EQ(s.board_sum_data(1), reinterpret_cast<const std::byte*>(s.board_sum(1)) + sizeof(SumPiece));
-  EXPECT_EQ(s.board_sum_data(1) + 1024, reinterpret_cast<std::byte*>(&s.board()) + (h.tunables_offset - h.board_offset));
-  EXPECT_EQ(s.board_sum(0)->state.load(), 0u);
-  EXPECT_EQ(s.board_sum(1)->state.load(), 0u);
-  EXPECT_EQ(sum_pieces(1u << 20), (1u << 20) / kSumPieceMin);
-  EXPECT_EQ(s.board_stage().stamp.load(), 0u);
-  EXPECT_EQ(s.board_stage().remaining.load(), 0u);
-  // The default: 1 MiB, in the segment's size.
-  const common::Tunables defaults = common::Tunables::defaults();
-  EXPECT_EQ(Segment::geometry_for(4, 2, "unit-stage", defaults).board_stage_bytes, 1u << 20);
-  // (Both rounded up to whole pages.) The stage and the two sums.
-  EXPECT_GE(Segment::required_bytes(Segment::geometry_for(4, 2, "unit-stage", defaults)) + page_size(),
-            Segment::required_bytes(Segment::geometry_for(4, 2, "unit-stage", tunables)) + 3 * ((1u << 20) - 1024));
-}
-
-TEST(Segment, BoardHasAnEntryPerRankAndAtLeastSixteen) {
-  // A rank asleep until its turn in a run of rotating Bcast roots reads up
-  // to nranks - 2 entries when it wakes (coll/board.hpp): the ring holds them.
-  EXPECT_EQ(board_entries(2), kBoardEntriesMin);
-  EXPECT_EQ(board_entries(16), kBoardEntriesMin);
-  EXPECT_EQ(board_entries(17), 17u);
-  EXPECT_EQ(board_entries(64), 64u);
-  Segment s = Segment::create(Segment::geometry_for(64, 2, "unit-entries", common::Tunables::defaults()));
-  // The rows follow the last entry, and every entry starts empty.
-  EXPECT_EQ(reinterpret_cast<std::byte*>(&s.board_entry(63)) + kBoardStride,
-            reinterpret_cast<std::byte*>(&s.board_row(0, 0)));
-  for (std::uint32_t i = 0; i < 64; ++i) {
-    EXPECT_EQ(s.board_entry(i).stamp.load(), 0u) << "entry " << i;
-    EXPECT_EQ(s.board_entry(i).remaining.load(), 0u) << "entry " << i;
-  }
-  EXPECT_EQ(s.header().deferred_sleepers, 0u);
-}
-
-TEST(Segment, SixtyFourRanksWithDefaultTunablesTakeAFewTensOfMebibytes) {
-  // SPEC §2: memory must scale; the rings, eager pools and collective
-  // cells (17 MiB of 2 KiB cells, whose pages are touched only as data
-  // that size moves) dominate.
-  const common::Tunables defaults = common::Tunables::defaults();
-  Segment s = Segment::create(Segment::geometry_for(64, 2, "unit-64", defaults));
+TEST(Segment, SixtyFourRanksWithDefaultTunablesMapAFewTensOfMebibytes) {
+  // SPEC §2: memory must scale. The rings and pools dominate; their pages
+  // are allocated as the ranks use them.
+  const common::Tunables defaults = common::Tunables::resolve(nullptr, std::vector<std::string>{"tuning_file="});
+  Segment s = create(64, 2, defaults, "unit-64");
   EXPECT_LT(s.bytes(), std::size_t{64} << 20);
   EXPECT_GT(s.bytes(), std::size_t{1} << 20);
 }
 
+TEST(Segment, ATooLargeJobIsRefusedInOneLineNamingItsNeedAndTheTunable) {
+  const common::Tunables defaults = common::Tunables::resolve(nullptr, std::vector<std::string>{"tuning_file="});
+  try {
+    core::create_job_segment(100000, 2, "unit-huge", defaults);
+    FAIL() << "a job of 100000 ranks was given a segment";
+  } catch (const core::JobTooLargeError& e) {
+    const std::string text = e.what();
+    EXPECT_EQ(text.find('\n'), std::string::npos) << text;
+    EXPECT_THAT(text, HasSubstr("a job of 100000 ranks on this node needs up to"));
+    EXPECT_THAT(text, HasSubstr("TiB of shared memory"));
+    EXPECT_THAT(text, HasSubstr("is available"));
+    EXPECT_THAT(text, HasSubstr("ring_slots"));
+  }
+}
+
 TEST(Segment, TransportRegionsAreDistinctAndInsideTheMapping) {
   constexpr std::uint32_t kRanks = 5;
-  Segment s = Segment::create(geometry(kRanks));
+  Segment s = create(kRanks);
+  const TransportLayout t(s.region(TransportLayout::kName, TransportLayout::kVersion), kRanks);
+  EXPECT_EQ(t.ring_slots(), 2u);
+  EXPECT_EQ(t.eager_cells(), 2u);
   const auto* begin = reinterpret_cast<const std::byte*>(&s.header());
   const auto* end = begin + s.bytes();
   std::set<const void*> seen;
   for (std::uint32_t r = 0; r < kRanks; ++r) {
-    const auto* inbox = reinterpret_cast<const std::byte*>(s.inbox(r));
+    const auto* inbox = reinterpret_cast<const std::byte*>(t.inbox(r));
     EXPECT_TRUE(inbox >= begin && inbox + sizeof(std::uint64_t) <= end);
-    EXPECT_EQ(s.inbox(r)[0].load(), 0u);
+    EXPECT_EQ(t.inbox(r)[0].load(), 0u);
     EXPECT_TRUE(seen.insert(inbox).second);
     for (std::uint32_t peer = 0; peer < kRanks; ++peer) {
-      const auto* ring = static_cast<const std::byte*>(s.ring(peer, r));
-      EXPECT_TRUE(ring >= begin && ring + shm::PacketRing::bytes_for(2) <= end);
+      const auto* ring = static_cast<const std::byte*>(t.ring(peer, r));
+      EXPECT_TRUE(ring >= begin && ring + PacketRing::bytes_for(2) <= end);
       EXPECT_TRUE(seen.insert(ring).second) << "ring " << peer << "->" << r;
     }
-    for (std::uint32_t c = 0; c < 2; ++c) {
-      EagerCell& cell = s.eager_cell(r, c);
+    for (std::uint32_t c = 0; c < 4; ++c) {
+      EagerCell& cell = t.eager_cell(r, c);
       EXPECT_EQ(cell.busy.load(), 0u);
-      EXPECT_EQ(s.eager_data(r, c), reinterpret_cast<std::byte*>(&cell) + sizeof(EagerCell));
-      EXPECT_TRUE(s.eager_data(r, c) + 64 <= end);
+      EXPECT_EQ(t.eager_data(r, c), reinterpret_cast<std::byte*>(&cell) + sizeof(EagerCell));
+      EXPECT_TRUE(t.eager_data(r, c) + 64 <= end);
       EXPECT_TRUE(seen.insert(&cell).second);
     }
   }
@@ -310,19 +324,21 @@ TEST(Segment, TransportRegionsAreDistinctAndInsideTheMapping) {
 // message both ways.
 TEST(Segment, ReceiversCountersNeverShareACacheLine) {
   for (std::uint32_t ranks : {2u, 3u, 9u}) {
-    Segment s = Segment::create(geometry(ranks));
+    Segment s = create(ranks);
+    const TransportLayout t(s.region(TransportLayout::kName, TransportLayout::kVersion), ranks);
+    const coll::CellsLayout cells(s.region(coll::CellsLayout::kName, coll::CellsLayout::kVersion), ranks);
     const auto line = [](const void* p) { return reinterpret_cast<std::uintptr_t>(p) / kCacheLine; };
     std::map<std::uintptr_t, std::uint32_t> writer;  // cache line -> the receiver that writes it
     for (std::uint32_t r = 0; r < ranks; ++r) {
       for (std::uint32_t sender = 0; sender < ranks; ++sender) {
-        for (const void* counter : {static_cast<const void*>(&s.matched(sender, r)),
-                                    static_cast<const void*>(&s.cell_ack(sender, r))}) {
+        for (const void* counter : {static_cast<const void*>(&t.matched(sender, r)),
+                                    static_cast<const void*>(&cells.ack(sender, r))}) {
           const auto [at, added] = writer.emplace(line(counter), r);
           EXPECT_EQ(at->second, r) << ranks << " ranks: receivers " << at->second << " and " << r
                                    << " write one line";
-          EXPECT_EQ(s.matched(sender, r).load(), 0u);
-          EXPECT_EQ(s.cell_ack(sender, r).load(), 0u);
         }
+        EXPECT_EQ(t.matched(sender, r).load(), 0u);
+        EXPECT_EQ(cells.ack(sender, r).load(), 0u);
       }
     }
   }
@@ -330,22 +346,21 @@ TEST(Segment, ReceiversCountersNeverShareACacheLine) {
 
 TEST(Segment, RankBlocksAreDistinctAlignedAndZeroed) {
   constexpr std::uint32_t kRanks = 17;
-  Segment s = Segment::create(geometry(kRanks));
-  const auto* base = reinterpret_cast<const unsigned char*>(&s.header());
+  Segment s = create(kRanks);
   std::set<const void*> seen;
   for (std::uint32_t r = 0; r < kRanks; ++r) {
     RankControl& rc = s.rank(r);
     const auto* bytes = reinterpret_cast<const unsigned char*>(&rc);
     EXPECT_TRUE(seen.insert(bytes).second) << "rank " << r;
     EXPECT_EQ(reinterpret_cast<std::uintptr_t>(bytes) % kCacheLine, 0u) << "rank " << r;
-    EXPECT_EQ(static_cast<std::uint64_t>(bytes - base), s.header().rank_control_offset + r * sizeof(RankControl));
-    EXPECT_LE(static_cast<std::size_t>(bytes - base) + sizeof(RankControl), s.header().tunables_offset);
+    if (r > 0) {
+      EXPECT_EQ(bytes, reinterpret_cast<const unsigned char*>(&s.rank(r - 1)) + sizeof(RankControl));
+    }
     EXPECT_TRUE(std::all_of(bytes, bytes + sizeof(RankControl), [](unsigned char b) { return b == 0; }))
         << "rank " << r << " block is not zero-initialised";
     EXPECT_EQ(rc.state.load(), static_cast<std::uint32_t>(RankState::launched));
     EXPECT_EQ(rc.pid, 0);
-    EXPECT_EQ(rc.abort_code.load(), 0);
-    EXPECT_EQ(rc.counters.pmix_puts.load(), 0u);
+    EXPECT_NE(static_cast<void*>(&s.introspection(r)), static_cast<void*>(&rc));
   }
   // Writing one rank's block leaves its neighbours alone.
   s.rank(5).counters.finalize_ns.store(~std::uint64_t{0});
@@ -355,10 +370,11 @@ TEST(Segment, RankBlocksAreDistinctAlignedAndZeroed) {
     EXPECT_TRUE(std::all_of(bytes, bytes + sizeof(RankControl), [](unsigned char b) { return b == 0; }))
         << "rank " << r;
   }
+  EXPECT_EQ(s.ranks().waiting().deferred_sleepers, 0u);
 }
 
 TEST(Segment, AttachToADuplicateSharesTheMemory) {
-  Segment creator = Segment::create(geometry(4));
+  Segment creator = create(4);
   const int dup = ::dup(creator.fd());
   ASSERT_GE(dup, 0);
   creator.rank(2).counters.pmix_gets.store(42);
@@ -419,29 +435,35 @@ TEST(Segment, AttachRejectsInconsistentSizes) {
     EXPECT_THAT(attach_error(fd.get()), HasSubstr("inconsistent header")) << what;
   };
   check("segment_bytes", [](SegmentHeader& h) { h.segment_bytes += page_size(); });
-  check("tunables past the end", [](SegmentHeader& h) { h.tunables_bytes = h.segment_bytes; });
-  check("rank blocks past the end", [](SegmentHeader& h) { h.nranks = 1u << 20; });
-  check("rank stride", [](SegmentHeader& h) { h.rank_control_stride = sizeof(RankControl) / 2; });
-  check("board stage past the end", [](SegmentHeader& h) { h.board_stage_bytes = 1u << 30; });
+  check("too many regions", [](SegmentHeader& h) { h.region_count = kMaxRegions + 1; });
+  check("a region past the end", [](SegmentHeader& h) { h.regions[1].bytes = h.segment_bytes; });
+  check("a region not page-aligned", [](SegmentHeader& h) { h.regions[1].offset += 64; });
+  check("regions overlapping", [](SegmentHeader& h) { h.regions[2].offset = h.regions[1].offset; });
+  check("a name without its end", [](SegmentHeader& h) { std::memset(h.regions[0].name, 'x', kRegionNameBytes); });
 }
 
 // The bounds checks add offsets and sizes read from the segment; a sum that wraps
 // round 2^64 must not let a region that lies outside the mapping through.
 TEST(Segment, AttachRejectsOffsetsThatWrapAround) {
   const SegmentHeader good = valid_header(4);
-  {
-    SegmentHeader h = good;
-    h.tunables_offset = ~std::uint64_t{0} - 15;  // offset + bytes wraps to a small number
-    h.tunables_bytes = 32;
-    UniqueFd fd = crafted_memfd(good.segment_bytes, &h, sizeof h);
-    EXPECT_THAT(attach_error(fd.get()), HasSubstr("inconsistent header")) << "tunables_offset wraps";
-  }
-  {
-    SegmentHeader h = good;
-    h.rank_control_offset = ~std::uint64_t{0} - 4 * sizeof(RankControl) + 1;  // wraps to 0
-    UniqueFd fd = crafted_memfd(good.segment_bytes, &h, sizeof h);
-    EXPECT_THAT(attach_error(fd.get()), HasSubstr("inconsistent header")) << "rank_control_offset wraps";
-  }
+  SegmentHeader h = good;
+  const std::uint32_t last = h.region_count - 1;
+  h.regions[last].offset = ~std::uint64_t{0} - (kRegionAlign - 1);  // offset + bytes wraps to a small number
+  h.regions[last].bytes = 2 * kRegionAlign;
+  UniqueFd fd = crafted_memfd(good.segment_bytes, &h, sizeof h);
+  EXPECT_THAT(attach_error(fd.get()), HasSubstr("inconsistent header"));
+}
+
+// A region's owner checks the inside of its region: a geometry that does
+// not fit is refused before anything is read through it.
+TEST(Segment, LayoutViewsRejectARegionWhoseGeometryDoesNotFit) {
+  Segment s = create(4);
+  const Region transport = s.region(TransportLayout::kName, TransportLayout::kVersion);
+  EXPECT_THROW(TransportLayout(transport, 5), SegmentError) << "another rank count";
+  EXPECT_THROW(TransportLayout(Region{transport.base, transport.bytes / 2}, 4), SegmentError) << "a short region";
+  EXPECT_THROW(coll::BoardLayout(Region{s.region(coll::BoardLayout::kName, coll::BoardLayout::kVersion).base, 64}, 4),
+               SegmentError);
+  EXPECT_THROW(RanksLayout(s.region(RanksLayout::kName, RanksLayout::kVersion), 3), SegmentError);
 }
 
 // attach_fd() closes the descriptor only once the segment is accepted; a rejected
@@ -453,7 +475,7 @@ TEST(Segment, AttachLeavesARejectedDescriptorOpen) {
 }
 
 TEST(Segment, OpenOfProcessMapsReadOnlyAndSeesTheData) {
-  Segment creator = Segment::create(geometry(3, 1));
+  Segment creator = create(3, 1);
   creator.rank(1).pid = 1234;
   creator.rank(1).state.store(static_cast<std::uint32_t>(RankState::finalized));
 
@@ -508,7 +530,7 @@ TEST(Segment, OpenOfProcessChecksTheHeader) {
 // attaches to its copy of the descriptor and records its life in its block.
 TEST(Segment, ForkedRankWritesAreSeenByTheLauncher) {
   constexpr std::uint32_t kRank = 2;
-  Segment launcher = Segment::create(geometry(4, 2));
+  Segment launcher = create(4, 2);
   const pid_t child = ::fork();
   ASSERT_GE(child, 0) << std::strerror(errno);
   if (child == 0) {
@@ -546,7 +568,7 @@ TEST(Segment, ForkedRankWritesAreSeenByTheLauncher) {
 }
 
 TEST(Segment, MoveTransfersTheMapping) {
-  Segment a = Segment::create(geometry(2));
+  Segment a = create(2);
   const void* header = &a.header();
   const int fd = a.fd();
   Segment b = std::move(a);
@@ -555,7 +577,7 @@ TEST(Segment, MoveTransfersTheMapping) {
   EXPECT_EQ(a.fd(), -1);  // the moved-from state is specified: empty
   EXPECT_EQ(a.bytes(), 0u);
 
-  Segment c = Segment::create(geometry(1));
+  Segment c = create(1);
   const int replaced_fd = c.fd();
   c = std::move(b);
   EXPECT_EQ(&c.header(), header);

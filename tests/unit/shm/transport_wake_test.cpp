@@ -7,6 +7,7 @@
 #include <cstdint>
 
 #include "shm/segment.hpp"
+#include "support/test_segment.hpp"
 #include "shm/transport.hpp"
 
 namespace mpf::shm {
@@ -14,7 +15,7 @@ namespace {
 
 class TransportWakeTest : public ::testing::Test {
  protected:
-  TransportWakeTest() : segment_(Segment::create({2, 2, "unit-wake", "{}"})) {
+  TransportWakeTest() : segment_(testing::small_segment(2, 2, "unit-wake")) {
     for (std::uint32_t r = 0; r < 2; ++r) transport_[r].init(segment_, r, false);
   }
 
