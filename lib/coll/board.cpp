@@ -11,9 +11,11 @@
 namespace mpf::coll {
 
 void Board::init(shm::Transport& transport, bool in_use) {
-  in_use_ = in_use;
+  // The board is MPI_COMM_WORLD's when all of it is on this node: then a
+  // world rank is also its row's index.
+  in_use_ = in_use && transport.local_size() == transport.size();
   transport_ = &transport;
-  layout_ = BoardLayout(transport.segment().region(BoardLayout::kName, BoardLayout::kVersion), transport.size());
+  layout_ = BoardLayout(transport.segment().region(BoardLayout::kName, BoardLayout::kVersion), transport.local_size());
   segment_ = &transport.segment();
   header_ = &layout_.board();
   me_ = transport.rank();

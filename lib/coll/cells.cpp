@@ -9,7 +9,7 @@ namespace mpf::coll {
 
 void Cells::init(shm::Transport& transport) {
   transport_ = &transport;
-  layout_ = CellsLayout(transport.segment().region(CellsLayout::kName, CellsLayout::kVersion), transport.size());
+  layout_ = CellsLayout(transport.segment().region(CellsLayout::kName, CellsLayout::kVersion), transport.local_size());
   me_ = transport.rank();
   cell_bytes_ = layout_.cell_bytes();
   capacity_ = std::min<std::uint32_t>(kMaxCellData,
@@ -20,9 +20,12 @@ void Cells::init(shm::Transport& transport) {
   posted_.assign(n, 0);
   taken_.assign(n, 0);
   acked_.assign(n, 0);
-  for (std::uint32_t peer = 0; peer < n; ++peer) {
-    out_[peer] = reinterpret_cast<std::byte*>(&layout_.cell(me_, peer, 0));
-    in_[peer] = reinterpret_cast<const std::byte*>(&layout_.cell(peer, me_, 0));
+  // By world rank, for the ranks on this node (the cells are the node's).
+  const std::uint32_t local_me = transport.local_rank();
+  for (std::uint32_t local = 0; local < transport.local_size(); ++local) {
+    const std::uint32_t peer = transport.world_of(local);
+    out_[peer] = reinterpret_cast<std::byte*>(&layout_.cell(local_me, local, 0));
+    in_[peer] = reinterpret_cast<const std::byte*>(&layout_.cell(local, local_me, 0));
   }
 }
 
@@ -35,7 +38,7 @@ bool Cells::try_post(std::uint32_t to, Key key, std::uint32_t step, const void* 
   // Message n reuses the cell of message n - 2: the receiver must have
   // taken that one. Its count is read only when what we saw last is short.
   if (n > kCellsPerPair && acked_[to] < n - kCellsPerPair) {
-    acked_[to] = layout_.ack(me_, to).load(std::memory_order_acquire);
+    acked_[to] = layout_.ack(transport_->local_rank(), transport_->local_of(to)).load(std::memory_order_acquire);
     if (acked_[to] < n - kCellsPerPair) {
       transport_->want_room();    // its take of the older message wakes us
       transport_->flush_wakes();  // the receiver may be asleep, waiting for an earlier message
@@ -65,7 +68,7 @@ bool Cells::try_take_into(std::uint32_t from, Key key, std::uint32_t step, void*
 
 void Cells::taken(std::uint32_t from, std::uint64_t n) {
   taken_[from] = n;
-  layout_.ack(from, me_).store(n, std::memory_order_release);
+  layout_.ack(transport_->local_of(from), transport_->local_rank()).store(n, std::memory_order_release);
   // The sender may be waiting (asleep) for this cell.
   transport_->wake_later_for_room(from);
 }

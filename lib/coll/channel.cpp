@@ -8,14 +8,14 @@ namespace mpf::coll {
 
 void Channel::init(shm::Transport& transport) {
   transport_ = &transport;
-  layout_ = SlotsLayout(transport.segment().region(SlotsLayout::kName, SlotsLayout::kVersion), transport.size());
+  layout_ = SlotsLayout(transport.segment().region(SlotsLayout::kName, SlotsLayout::kVersion), transport.local_size());
   me_ = transport.rank();
   capacity_ = layout_.capacity();
   expected_ = 0;
 }
 
 bool Channel::drained() const {
-  if (layout_.slot(me_).consumed.load(std::memory_order_acquire) >= expected_) return true;
+  if (layout_.slot(transport_->local_rank()).consumed.load(std::memory_order_acquire) >= expected_) return true;
   transport_->want_room();  // the last consumer's take wakes us
   return false;
 }
@@ -34,8 +34,8 @@ void Channel::publish(Key key, std::uint32_t step, std::span<const Piece> pieces
                            std::to_string(kCollPieces) + ")");
   }
   if (!drained()) throw std::logic_error("collective step published before the previous one was taken");
-  CollSlot& slot = layout_.slot(me_);
-  std::byte* data = layout_.data(me_);
+  CollSlot& slot = layout_.slot(transport_->local_rank());
+  std::byte* data = layout_.data(transport_->local_rank());
   // Seqlock write: odd while the table and data change (readers that are
   // not consumers of the previous step may be looking).
   const std::uint32_t v = slot.version.load(std::memory_order_relaxed);
@@ -64,7 +64,7 @@ void Channel::publish(Key key, std::uint32_t step, std::span<const Piece> pieces
 
 bool Channel::read_step(std::uint32_t publisher, Key key, std::uint32_t step, std::uint32_t& seen,
                         std::uint32_t& npieces, CollPiece* table) const {
-  const CollSlot& slot = layout_.slot(publisher);
+  const CollSlot& slot = layout_.slot(transport_->local_of(publisher));
   const std::uint32_t before = slot.version.load(std::memory_order_acquire);
   if (before % 2 != 0) return false;
   // Plain reads under the seqlock, as in common::Seqlock: kept only when the

@@ -114,7 +114,7 @@ bool Channel::try_take(std::uint32_t publisher, Key key, std::uint32_t step, Tak
   // done, so they need no further validation.
   Received mine[kCollPieces];
   std::size_t n = 0;
-  const std::byte* data = layout_.data(publisher);
+  const std::byte* data = layout_.data(transport_->local_of(publisher));
   for (std::uint32_t i = 0; i < npieces; ++i) {
     if (table[i].dest == kEveryConsumer || table[i].dest == static_cast<std::int32_t>(me_)) {
       mine[n++] = {table[i].offset, data + table[i].data_at, table[i].bytes};
@@ -122,7 +122,7 @@ bool Channel::try_take(std::uint32_t publisher, Key key, std::uint32_t step, Tak
   }
   take(*seen, std::span<const Received>(mine, n));
   if (n > 0) {
-    layout_.slot(publisher).consumed.fetch_add(1, std::memory_order_acq_rel);
+    layout_.slot(transport_->local_of(publisher)).consumed.fetch_add(1, std::memory_order_acq_rel);
     transport_->wake_for_room(publisher);
   }
   return true;

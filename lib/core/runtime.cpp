@@ -79,16 +79,16 @@ void Runtime::attach_segment(int fd) {
     throw RuntimeError(e.what());
   }
   const shm::SegmentHeader& header = segment_->header();
-  if (header.nranks != job_.size) {
+  if (header.nranks != job_.local_size) {
     throw RuntimeError("the shared segment is for " + std::to_string(header.nranks) +
-                       " ranks but PMIx says the job has " + std::to_string(job_.size));
+                       " ranks but PMIx says this node has " + std::to_string(job_.local_size) + " of the job's ranks");
   }
   try {
     tunables_ = common::Tunables::from_json(nlohmann::json::parse(segment_->tunables_json()));
   } catch (const std::exception& e) {
     throw RuntimeError(std::string("cannot read the job's tunables from the shared segment: ") + e.what());
   }
-  control_ = &segment_->rank(job_.rank);
+  control_ = &segment_->rank(job_.local_rank);
   control_->pid = static_cast<std::int32_t>(::getpid());
   pmix_.count_into(&control_->counters);
 }
@@ -112,7 +112,14 @@ void Runtime::create_own_segment() {
 }
 
 void Runtime::start_messaging() {
-  transport_.init(*segment_, job_.rank, tunables_->text(common::Tunable::rndv_mode) == "copy");
+  if (job_.local_size != job_.size) {
+    throw RuntimeError("this job has " + std::to_string(job_.size) + " ranks of which " +
+                       std::to_string(job_.local_size) +
+                       " are on this node; ranks on different nodes cannot communicate yet (there is no network "
+                       "transport): run every rank on one node");
+  }
+  routes_.emplace(wireup::RouteTable::one_node(job_.size, job_.rank));
+  transport_.init(*segment_, *routes_, tunables_->text(common::Tunable::rndv_mode) == "copy");
   engine_.init(transport_, *tunables_);
   channel_.init(transport_);
   cells_.init(transport_);

@@ -17,6 +17,7 @@
 #include "shm/segment.hpp"
 #include "shm/transport.hpp"
 #include "wireup/pmix_client.hpp"
+#include "wireup/routes.hpp"
 
 namespace mpf::core {
 
@@ -61,6 +62,8 @@ class Runtime {
   // Point-to-point messaging for every API.
   progress::Engine& engine() { return engine_; }
   shm::Transport& transport() { return transport_; }
+  // How this rank reaches every rank of the job.
+  const wireup::RouteTable& routes() const { return *routes_; }
   // Collective data movement over the ranks' collective slots.
   coll::Channel& channel() { return channel_; }
   // Small collective messages over per-pair cells.
@@ -84,6 +87,7 @@ class Runtime {
   wireup::JobInfo job_;
   std::optional<common::Tunables> tunables_;
   std::optional<shm::Segment> segment_;
+  std::optional<wireup::RouteTable> routes_;
   shm::RankControl* control_ = nullptr;
   shm::Transport transport_;
   progress::Engine engine_;

@@ -45,11 +45,12 @@ void YieldSlots::pass_on() {
     // The owner may have woken, or not yet written its place (then `owner`
     // is an older sleeper's): its own ticket says whether it still sleeps
     // on this one.
-    if (owner < transport_->size()) {
+    // Owners are local indices: the queue is the node's.
+    if (owner < transport_->local_size()) {
       std::uint64_t expected = ticket + 1;
       if (transport_->segment().rank(owner).sleep_ticket.compare_exchange_strong(expected, shm::kPromotedTicket,
                                                                                   std::memory_order_acq_rel)) {
-        transport_->ring_doorbell(owner);
+        transport_->ring_doorbell(transport_->world_of(owner));
         return;
       }
     }
@@ -62,7 +63,7 @@ void YieldSlots::enter_queue() {
   const std::uint64_t ticket = std::atomic_ref<std::uint64_t>(*next_).fetch_add(1, std::memory_order_acq_rel);
   transport_->control().sleep_ticket.store(ticket + 1, std::memory_order_release);
   std::atomic_ref<std::uint32_t>(owners_[ticket % shm::kSleepTicketPlaces])
-      .store(transport_->rank(), std::memory_order_release);
+      .store(transport_->local_rank(), std::memory_order_release);
 }
 
 bool YieldSlots::leave_queue() {

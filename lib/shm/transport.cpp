@@ -13,22 +13,36 @@
 
 namespace mpf::shm {
 
-void Transport::init(const Segment& segment, std::uint32_t me, bool force_two_copy) {
+void Transport::init(const Segment& segment, const wireup::RouteTable& routes, bool force_two_copy) {
   segment_ = &segment;
-  layout_ = TransportLayout(segment.region(TransportLayout::kName, TransportLayout::kVersion), segment.header().nranks);
-  me_ = me;
-  nranks_ = layout_.nranks();
-  control_ = &segment.rank(me);
-  inbox_ = layout_.inbox(me);
-  inbox_words_ = inbox_words(nranks_);
+  const std::uint32_t local_size = segment.header().nranks;
+  if (routes.node_ranks().size() != local_size) {
+    throw SegmentError("the shared segment is for " + std::to_string(local_size) + " ranks but " +
+                       std::to_string(routes.node_ranks().size()) + " of the job's ranks are on this node");
+  }
+  layout_ = TransportLayout(segment.region(TransportLayout::kName, TransportLayout::kVersion), local_size);
+  me_ = routes.me();
+  local_me_ = routes[me_].local;
+  nranks_ = routes.size();
+  control_ = &segment.rank(local_me_);
+  inbox_ = layout_.inbox(local_me_);
+  inbox_words_ = inbox_words(local_size);
   deferred_.assign(inbox_words_, 0);
   idle_polls_.assign(nranks_, 0);
-  out_.clear();
-  in_.clear();
-  for (std::uint32_t peer = 0; peer < nranks_; ++peer) {
+  world_of_local_.assign(routes.node_ranks().begin(), routes.node_ranks().end());
+  local_of_.assign(nranks_, kOffNode);
+  control_of_.assign(nranks_, nullptr);
+  peer_inbox_word_.assign(nranks_, nullptr);
+  out_.assign(nranks_, {});
+  in_.assign(nranks_, {});
+  for (std::uint32_t local = 0; local < local_size; ++local) {
+    const std::uint32_t peer = world_of_local_[local];
+    local_of_[peer] = local;
+    control_of_[peer] = &segment.rank(local);
+    peer_inbox_word_[peer] = &layout_.inbox(local)[local_me_ / 64];
     // No ring is touched here: a pair's pages are allocated when it first talks.
-    out_.emplace_back(layout_.ring(me, peer), layout_.ring_slots());
-    in_.emplace_back(layout_.ring(peer, me), layout_.ring_slots());
+    out_[peer] = PacketRing::Producer(layout_.ring(local_me_, local), layout_.ring_slots());
+    in_[peer] = PacketRing::Consumer(layout_.ring(local, local_me_), layout_.ring_slots());
   }
   cells_ = layout_.eager_cells();
   // A quarter of the pool (at least one cell) streams rendezvous chunks.
@@ -68,7 +82,7 @@ void Transport::note_cma_refused(std::uint32_t peer, const char* call) {
 // One copy between this process and `peer`'s, in the direction `write`
 // says. Partial transfers continue where they stopped.
 bool Transport::cma_copy(std::uint32_t peer, bool write, std::byte* local, std::uint64_t remote, std::size_t bytes) {
-  const pid_t pid = segment_->rank(peer).pid;
+  const pid_t pid = control_of_[peer]->pid;
   const char* call = write ? "process_vm_writev" : "process_vm_readv";
   const bool moves_data = bytes > 0;  // only a copy that moved bytes proves CMA works
   while (bytes > 0) {
@@ -98,7 +112,7 @@ std::int32_t Transport::try_take_split(std::uint32_t peer, std::uint32_t chunks,
   for (std::uint32_t i = 0; i < kSplitsPerPair; ++i) {
     if ((split_busy_[peer] & (1u << i)) != 0) continue;
     split_busy_[peer] |= 1u << i;
-    SplitCopy& s = layout_.split_copy(peer, me_, i);
+    SplitCopy& s = layout_.split_copy(local_of_[peer], local_me_, i);
     // Relaxed: the cts that names this split copy is published after these
     // stores (a release), and the sender reads them only after it.
     s.claims.store(std::uint64_t{chunks} << 32 | copied, std::memory_order_relaxed);

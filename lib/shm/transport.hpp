@@ -21,6 +21,7 @@
 #include "shm/packet.hpp"
 #include "shm/segment.hpp"
 #include "shm/transport_layout.hpp"
+#include "wireup/routes.hpp"
 
 namespace mpf::shm {
 
@@ -31,15 +32,28 @@ enum class CopyPath : std::uint8_t {
   cma_refused,   // pipelined through eager buffers: the kernel refused CMA (EPERM)
 };
 
+// Peers are named by world rank, as everywhere above the transports; the
+// transport reaches a rank on its node through its local index (its place
+// in the segment), from tables built at init out of the route table, so a
+// call pays one load for the translation. Ranks on other nodes are not
+// this transport's: calls naming them are errors of the caller.
 class Transport {
  public:
-  // Attaches this rank to the segment's rings and pools.
-  void init(const Segment& segment, std::uint32_t me, bool force_two_copy);
+  // Attaches this rank (routes.me()) to the segment's rings and pools.
+  void init(const Segment& segment, const wireup::RouteTable& routes, bool force_two_copy);
 
+  // This rank and the job's size, in world ranks.
   std::uint32_t rank() const { return me_; }
   std::uint32_t size() const { return nranks_; }
+  // This rank's place in the node segment, and a peer's (which must be on
+  // this node); the number of ranks on the node.
+  std::uint32_t local_rank() const { return local_me_; }
+  std::uint32_t local_of(std::uint32_t peer) const { return local_of_[peer]; }
+  std::uint32_t world_of(std::uint32_t local) const { return world_of_local_[local]; }
+  std::uint32_t local_size() const { return static_cast<std::uint32_t>(world_of_local_.size()); }
+  bool on_this_node(std::uint32_t peer) const { return local_of_[peer] != kOffNode; }
   RankControl& control() const { return *control_; }
-  Introspection& introspection() const { return segment_->introspection(me_); }
+  Introspection& introspection() const { return segment_->introspection(local_me_); }
   // More ranks than CPUs on this node, and how many CPUs.
   bool oversubscribed() const { return segment_->header().oversubscribed != 0; }
   std::uint32_t ncpus() const { return segment_->header().ncpus; }
@@ -71,7 +85,9 @@ class Transport {
   // one is free.
   inline std::int32_t try_take_eager_cell(std::uint64_t message_bytes);
   inline std::int32_t try_take_chunk_cell();
-  std::byte* cell_data(std::uint32_t owner, std::uint32_t cell) const { return layout_.eager_data(owner, cell); }
+  std::byte* cell_data(std::uint32_t owner, std::uint32_t cell) const {
+    return layout_.eager_data(local_of_[owner], cell);
+  }
   // After an eager send: brings the cell the next one will likely take
   // (the next free one in turn) into this CPU's cache for writing, for as
   // many bytes as that send had, the first time the rank waits afterwards.
@@ -105,11 +121,11 @@ class Transport {
   // Data messages this rank sent to `peer` that the peer has matched.
   std::uint64_t matched_by(std::uint32_t peer) const {
     // Acquire: the peer's match happened before we count the credit back.
-    return layout_.matched(me_, peer).load(std::memory_order_acquire);
+    return layout_.matched(local_me_, local_of_[peer]).load(std::memory_order_acquire);
   }
   // Counts one more data message from `sender` matched here.
   void count_matched(std::uint32_t sender) {
-    std::atomic<std::uint64_t>& c = layout_.matched(sender, me_);
+    std::atomic<std::uint64_t>& c = layout_.matched(local_of_[sender], local_me_);
     c.store(c.load(std::memory_order_relaxed) + 1, std::memory_order_release);  // we are its only writer
   }
 
@@ -134,9 +150,7 @@ class Transport {
   inline void wake_later_for_room(std::uint32_t peer);
   // Whether `peer` has said it sleeps (or is about to: it looks for work
   // once more after saying so). seq_cst, for a caller's Dekker with that.
-  bool asleep(std::uint32_t peer) const {
-    return segment_->rank(peer).sleeping.load(std::memory_order_seq_cst) != 0;
-  }
+  bool asleep(std::uint32_t peer) const { return control_of_[peer]->sleeping.load(std::memory_order_seq_cst) != 0; }
   inline void flush_wakes();
   // Wakes every rank in a deferred sleep (kSleepsDeferred): one load when
   // there is none. For a rank about to wait for something a deferred
@@ -144,7 +158,7 @@ class Transport {
   inline void wake_deferred();
   // Wakes `peer` whatever it sleeps for, or makes its next sleep end at
   // once: the caller has handed it a yield slot (progress/yield_slots.hpp).
-  void ring_doorbell(std::uint32_t peer) { ring_doorbell(segment_->rank(peer)); }
+  void ring_doorbell(std::uint32_t peer) { ring_doorbell(*control_of_[peer]); }
   // Something of this rank cannot go on until a peer frees room (a
   // collective cell or slot still unread): its next sleep then lets freed
   // room wake it (kSleepsForRoom). Sends held back in the progress engine
@@ -165,7 +179,7 @@ class Transport {
   // The sender is done with it (its fin arrived).
   void release_split(std::uint32_t peer, std::uint32_t split) { split_busy_[peer] &= ~(1u << split); }
   SplitCopy& split_copy(std::uint32_t sender, std::uint32_t receiver, std::uint32_t split) const {
-    return layout_.split_copy(sender, receiver, split);
+    return layout_.split_copy(local_of_[sender], local_of_[receiver], split);
   }
   // Single copies with CMA. On EPERM the pair is switched to the two-copy
   // path (reported once on stderr) and false is returned; any other failure
@@ -199,16 +213,24 @@ class Transport {
   // Bumps a sleeping rank's doorbell and wakes it.
   inline void ring_doorbell(RankControl& sleeper);
 
+  static constexpr std::uint32_t kOffNode = ~0U;
+
   const Segment* segment_ = nullptr;
   TransportLayout layout_;
-  std::uint32_t me_ = 0;
-  std::uint32_t nranks_ = 0;
+  std::uint32_t me_ = 0;        // world rank
+  std::uint32_t local_me_ = 0;  // place in the segment
+  std::uint32_t nranks_ = 0;    // world ranks
   RankControl* control_ = nullptr;
-  std::atomic<std::uint64_t>* inbox_ = nullptr;  // mine
+  std::atomic<std::uint64_t>* inbox_ = nullptr;  // mine: bit i for the rank of local index i
   std::size_t inbox_words_ = 0;
-  std::vector<PacketRing::Producer> out_;        // to each peer
-  std::vector<PacketRing::Consumer> in_;         // from each peer
-  std::vector<std::uint64_t> deferred_;          // senders whose head packet we left in the ring
+  // Per world rank (entries of ranks on other nodes stay empty):
+  std::vector<std::uint32_t> local_of_;          // its local index, or kOffNode
+  std::vector<RankControl*> control_of_;         // its control block
+  std::vector<std::atomic<std::uint64_t>*> peer_inbox_word_;  // the word of its inbox that holds my bit
+  std::vector<PacketRing::Producer> out_;        // ring to it
+  std::vector<PacketRing::Consumer> in_;         // ring from it
+  std::vector<std::uint32_t> world_of_local_;    // per local index: the world rank
+  std::vector<std::uint64_t> deferred_;          // by local index: senders whose head packet we left in the ring
   std::vector<std::uint32_t> idle_polls_;        // per sender: polls that found its ring empty
   bool deferred_any_ = false;
   bool retry_deferred_ = false;

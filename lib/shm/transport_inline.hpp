@@ -22,7 +22,7 @@ inline void Transport::wake(std::uint32_t peer) {
 }
 
 inline void Transport::wake_after_fence(std::uint32_t peer) {
-  RankControl& c = segment_->rank(peer);
+  RankControl& c = *control_of_[peer];
   // seq_cst: ordered after the caller's seq_cst store (a plain load on x86).
   if (c.sleeping.load(std::memory_order_seq_cst) != 0) [[unlikely]] ring_doorbell(c);
 }
@@ -39,7 +39,7 @@ inline void Transport::wake_for_room(std::uint32_t peer) {
 }
 
 inline void Transport::wake_for_room_after_fence(std::uint32_t peer) {
-  RankControl& c = segment_->rank(peer);
+  RankControl& c = *control_of_[peer];
   if (c.sleeping.load(std::memory_order_seq_cst) == kSleepsForRoom) [[unlikely]] ring_doorbell(c);
 }
 
@@ -71,9 +71,9 @@ inline void Transport::wake_deferred() {
   // sleeper counts itself in before it looks for what it waits for.
   if (std::atomic_ref<std::uint32_t>(deferred_sleepers()).load(std::memory_order_seq_cst) == 0) [[likely]] return;
   std::atomic_thread_fence(std::memory_order_seq_cst);
-  for (std::uint32_t r = 0; r < size(); ++r) {
-    RankControl& c = segment_->rank(r);
-    if (r != me_ && c.sleeping.load(std::memory_order_relaxed) == kSleepsDeferred) ring_doorbell(c);
+  for (std::uint32_t local = 0; local < world_of_local_.size(); ++local) {
+    RankControl& c = segment_->rank(local);
+    if (local != local_me_ && c.sleeping.load(std::memory_order_relaxed) == kSleepsDeferred) ring_doorbell(c);
   }
 }
 
@@ -84,8 +84,8 @@ inline void Transport::publish(std::uint32_t peer) {
   // no write to its inbox). Dekker with the receiver's clearing in poll():
   // we store the slot then load the bit, it stores the bit then loads the
   // slot, both sequentially consistent, so one of us sees the other.
-  std::atomic<std::uint64_t>& word = layout_.inbox(peer)[me_ / 64];
-  const std::uint64_t bit = std::uint64_t{1} << (me_ % 64);
+  std::atomic<std::uint64_t>& word = *peer_inbox_word_[peer];
+  const std::uint64_t bit = std::uint64_t{1} << (local_me_ % 64);
   if ((word.load(std::memory_order_seq_cst) & bit) == 0) word.fetch_or(bit, std::memory_order_seq_cst);
   wake_after_fence(peer);
 }
@@ -108,7 +108,7 @@ inline std::int32_t Transport::take_cell_of(std::uint32_t first, std::uint32_t c
     const std::uint32_t c = next;
     next += step;  // step < count (Transport::init): no division on the send path
     if (next >= first + count) next -= count;
-    EagerCell& cell = layout_.eager_cell(me_, c);
+    EagerCell& cell = layout_.eager_cell(local_me_, c);
     // Acquire: the receiver's copy out of this cell is finished.
     if (cell.busy.load(std::memory_order_acquire) == 0) {
       cell.busy.store(1, std::memory_order_relaxed);  // only we set it
@@ -121,7 +121,7 @@ inline std::int32_t Transport::take_cell_of(std::uint32_t first, std::uint32_t c
 inline void Transport::warm_next_eager_cell() {
   if (warm_bytes_ == 0) [[likely]] return;
   const bool small = fits_small_cell(warm_bytes_);
-  EagerCell& cell = layout_.eager_cell(me_, small ? next_small_cell_ : next_eager_cell_);
+  EagerCell& cell = layout_.eager_cell(local_me_, small ? next_small_cell_ : next_eager_cell_);
   // A busy cell is being read (or holds an unexpected message): leave it.
   if (cell.busy.load(std::memory_order_relaxed) == 0) {
     common::prefetch_for_write(&cell, sizeof(EagerCell) + std::min(warm_bytes_, small ? kSmallCellBytes : cell_bytes_));
@@ -132,7 +132,7 @@ inline void Transport::warm_next_eager_cell() {
 inline void Transport::release_cell(std::uint32_t owner, std::uint32_t cell) {
   // Our reads of the cell happen before its owner reuses it; seq_cst makes
   // the store a full fence for the wake check.
-  layout_.eager_cell(owner, cell).busy.store(0, std::memory_order_seq_cst);
+  layout_.eager_cell(local_of_[owner], cell).busy.store(0, std::memory_order_seq_cst);
   wake_for_room_after_fence(owner);
 }
 
@@ -144,9 +144,10 @@ inline std::size_t Transport::poll(OnPacket&& on_packet) {
     // polling never takes the inbox line away from the senders.
     std::uint64_t bits = inbox_[w].load(std::memory_order_acquire);
     while (bits != 0) {
-      const std::uint32_t sender = static_cast<std::uint32_t>(w * 64 + std::countr_zero(bits));
+      const auto local = static_cast<std::uint32_t>(w * 64 + std::countr_zero(bits));
       bits &= bits - 1;
-      const std::uint64_t mask = std::uint64_t{1} << (sender % 64);
+      const std::uint32_t sender = world_of_local_[local];
+      const std::uint64_t mask = std::uint64_t{1} << (local % 64);
       if ((deferred_[w] & mask) != 0) {
         if (!retry_deferred_) continue;  // still waiting for room to take its packets
         deferred_[w] &= ~mask;
@@ -172,7 +173,8 @@ inline std::size_t Transport::poll(OnPacket&& on_packet) {
 }
 
 inline const Packet* Transport::peek(std::uint32_t sender) const {
-  if ((deferred_[sender / 64] & (std::uint64_t{1} << (sender % 64))) != 0) [[unlikely]] return nullptr;
+  const std::uint32_t local = local_of_[sender];
+  if ((deferred_[local / 64] & (std::uint64_t{1} << (local % 64))) != 0) [[unlikely]] return nullptr;
   return static_cast<const Packet*>(in_[sender].try_peek());
 }
 
@@ -190,7 +192,8 @@ inline std::size_t Transport::drain(std::uint32_t sender, OnPacket& on_packet) {
   std::size_t n = 0;
   while (const void* raw = ring.try_peek()) {
     if (!on_packet(sender, *static_cast<const Packet*>(raw))) {
-      deferred_[sender / 64] |= std::uint64_t{1} << (sender % 64);
+      const std::uint32_t local = local_of_[sender];
+      deferred_[local / 64] |= std::uint64_t{1} << (local % 64);
       deferred_any_ = true;
       break;
     }

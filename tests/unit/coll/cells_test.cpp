@@ -10,6 +10,7 @@
 
 #include "shm/segment.hpp"
 #include "support/test_segment.hpp"
+#include "wireup/routes.hpp"
 #include "shm/transport.hpp"
 
 namespace mpf::coll {
@@ -19,7 +20,7 @@ class CellsTest : public ::testing::Test {
  protected:
   CellsTest() : segment_(testing::small_segment(2, 2, "unit-cells")) {
     for (std::uint32_t r = 0; r < 2; ++r) {
-      transport_[r].init(segment_, r, false);
+      transport_[r].init(segment_, wireup::RouteTable::one_node(2, r), false);
       cells_[r].init(transport_[r]);
     }
   }

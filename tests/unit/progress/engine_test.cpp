@@ -15,6 +15,7 @@
 #include <gtest/gtest.h>
 
 #include "support/test_segment.hpp"
+#include "wireup/routes.hpp"
 
 namespace mpf::progress {
 namespace {
@@ -22,25 +23,36 @@ namespace {
 // Short up to 32 bytes, eager up to 4 KiB, rendezvous beyond.
 const std::vector<std::string> kProtocols{"short_limit=32", "eager_limit=4096", "eager_cells=4", "ring_slots=4"};
 
+// The engines of two ranks of one node. By default the job is these two
+// ranks; `node_of` describes a larger job (a node per rank), of which the
+// two are the ranks on node 0: requests, packets and statuses then carry
+// world ranks that are not the ranks' places in the segment. Engines are
+// indexed 0 and 1 here, whatever their world ranks.
 class Engines {
  public:
-  explicit Engines(std::vector<std::string> sets = {}) {
+  explicit Engines(std::vector<std::string> sets = {}, std::vector<std::uint32_t> node_of = {0, 0}) {
     sets.insert(sets.begin(), kProtocols.begin(), kProtocols.end());
     tunables_ = testing::small_tunables(sets);
     segment_.emplace(shm::Segment::create({2, 8, "unit-engine"}, {2, 8, *tunables_}, core::job_regions()));
+    for (std::uint32_t r = 0; r < node_of.size(); ++r) {
+      if (node_of[r] == 0) world_.push_back(r);
+    }
     for (std::uint32_t r = 0; r < 2; ++r) {
       segment_->rank(r).pid = static_cast<std::int32_t>(::getpid());  // CMA reads and writes this process
-      transport_[r].init(*segment_, r, tunables_->text(common::Tunable::rndv_mode) == "copy");
+      transport_[r].init(*segment_, wireup::RouteTable(node_of, world_[r]),
+                         tunables_->text(common::Tunable::rndv_mode) == "copy");
       engine_[r].init(transport_[r], *tunables_);
     }
   }
   Engine& operator[](std::uint32_t r) { return engine_[r]; }
   shm::RankCounters& counters(std::uint32_t r) { return segment_->rank(r).counters; }
+  // The world rank of engine r.
+  std::uint32_t world(std::uint32_t r) const { return world_[r]; }
 
   Request* send(std::uint32_t from, std::uint32_t to, std::int32_t tag, const void* data, std::uint64_t bytes,
                 SendMode mode = SendMode::standard, std::uint32_t context = 0) {
     Request* r = engine_[from].new_request();
-    r->peer = static_cast<std::int32_t>(to);
+    r->peer = static_cast<std::int32_t>(world_[to]);
     r->tag = tag;
     r->context = context;
     r->buffer = static_cast<std::byte*>(const_cast<void*>(data));
@@ -52,7 +64,7 @@ class Engines {
   Request* recv(std::uint32_t at, std::int32_t source, std::int32_t tag, void* buffer, std::uint64_t capacity,
                 std::uint32_t context = 0) {
     Request* r = engine_[at].new_request();
-    r->peer = source;
+    r->peer = source == kAnySource ? kAnySource : static_cast<std::int32_t>(world_[static_cast<std::uint32_t>(source)]);
     r->tag = tag;
     r->context = context;
     r->buffer = static_cast<std::byte*>(buffer);
@@ -80,6 +92,7 @@ class Engines {
   }
 
  private:
+  std::vector<std::uint32_t> world_;
   std::optional<common::Tunables> tunables_;
   std::optional<shm::Segment> segment_;
   shm::Transport transport_[2];
@@ -163,6 +176,29 @@ TEST_P(EveryProtocol, ATooLongMessageIsTruncatedAndReported) {
 
 INSTANTIATE_TEST_SUITE_P(RendezvousModes, EveryProtocol, ::testing::Values("split", "get", "put", "copy"));
 
+// Two ranks of a job of five whose node holds world ranks 1 and 3: the
+// engine speaks world ranks, the transport its node's local indices.
+TEST(Engine, RanksOfALargerJobTalkByWorldRankOverTheirNodesSegment) {
+  Engines e({}, {1, 0, 2, 0, 1});
+  ASSERT_EQ(e.world(0), 1u);
+  ASSERT_EQ(e.world(1), 3u);
+  for (std::uint64_t bytes : {8u, 3000u, 300000u}) {
+    SCOPED_TRACE(bytes);
+    const std::vector<std::byte> data = pattern(bytes, 9);
+    std::vector<std::byte> got(bytes);
+    Request* r = e.recv(1, kAnySource, kAnyTag, got.data(), bytes);
+    Request* s = e.send(0, 1, 6, data.data(), bytes);
+    ASSERT_TRUE(e.finish({s, r}));
+    EXPECT_EQ(r->status.source, 1) << "the sender's world rank";
+    EXPECT_EQ(got, data);
+    // And back, by a specific source.
+    Request* r2 = e.recv(0, 1, 6, got.data(), bytes);
+    Request* s2 = e.send(1, 0, 6, data.data(), bytes, SendMode::synchronous);
+    ASSERT_TRUE(e.finish({s2, r2}));
+    EXPECT_EQ(r2->status.source, 3);
+  }
+}
+
 // MPI's non-overtaking rule: messages of one sender that a receive could
 // match are matched in the order they were sent; wildcards report what
 // they matched.
@@ -182,7 +218,7 @@ TEST(Engine, MatchingFollowsSendOrderAndWildcardsReportTheEnvelope) {
   EXPECT_EQ(got[2], 12);
   EXPECT_EQ(got[3], 13);
   EXPECT_EQ(any1->status.tag, 100);
-  EXPECT_EQ(any1->status.source, 0);
+  EXPECT_EQ(any1->status.source, static_cast<std::int32_t>(e.world(0)));
   EXPECT_EQ(any3->status.tag, 101);
 }
 

@@ -11,6 +11,7 @@
 #include "progress/yield_slots.hpp"
 #include "shm/segment.hpp"
 #include "support/test_segment.hpp"
+#include "wireup/routes.hpp"
 #include "shm/segment_layout.hpp"
 #include "shm/transport.hpp"
 
@@ -23,7 +24,7 @@ class YieldSlotsTest : public ::testing::Test {
  protected:
   YieldSlotsTest() : segment_(testing::small_segment(kRanks, 2, "unit-yield-slots")) {
     for (std::uint32_t r = 0; r < kRanks; ++r) {
-      transport_[r].init(segment_, r, false);
+      transport_[r].init(segment_, wireup::RouteTable::one_node(kRanks, r), false);
       slots_[r].init(transport_[r], 2);
     }
   }

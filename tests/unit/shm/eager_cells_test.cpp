@@ -13,6 +13,7 @@
 #include "shm/segment.hpp"
 #include "shm/transport_layout.hpp"
 #include "support/test_segment.hpp"
+#include "wireup/routes.hpp"
 #include "shm/transport.hpp"
 
 namespace mpf::shm {
@@ -61,7 +62,7 @@ class EagerCellsTransport : public ::testing::Test {
  protected:
   explicit EagerCellsTransport(std::uint32_t small_cells = kSmallCells)
       : segment_(segment_with(small_cells)) {
-    for (std::uint32_t r = 0; r < 2; ++r) transport_[r].init(segment_, r, false);
+    for (std::uint32_t r = 0; r < 2; ++r) transport_[r].init(segment_, wireup::RouteTable::one_node(2, r), false);
   }
   // Takes cells for eager messages of `bytes` until none is left.
   std::vector<std::int32_t> take_all(std::uint64_t bytes) {

@@ -8,6 +8,7 @@
 
 #include "shm/segment.hpp"
 #include "support/test_segment.hpp"
+#include "wireup/routes.hpp"
 #include "shm/transport.hpp"
 
 namespace mpf::shm {
@@ -16,7 +17,7 @@ namespace {
 class TransportWakeTest : public ::testing::Test {
  protected:
   TransportWakeTest() : segment_(testing::small_segment(2, 2, "unit-wake")) {
-    for (std::uint32_t r = 0; r < 2; ++r) transport_[r].init(segment_, r, false);
+    for (std::uint32_t r = 0; r < 2; ++r) transport_[r].init(segment_, wireup::RouteTable::one_node(2, r), false);
   }
 
   std::uint32_t doorbell(std::uint32_t r) { return segment_.rank(r).doorbell.load(); }
