@@ -45,7 +45,7 @@
 namespace mpf::shm {
 
 inline constexpr std::uint32_t kSegmentMagic = 0x5346504d;  // "MPFS", little-endian
-inline constexpr std::uint32_t kLayoutVersion = 15;
+inline constexpr std::uint32_t kLayoutVersion = 16;
 // Places in the segment header's queue of sleepers (SegmentHeader).
 inline constexpr std::uint32_t kSleepTicketPlaces = 256;
 inline constexpr std::size_t kCacheLine = 64;
