@@ -48,7 +48,7 @@ struct Communicator {
   // This rank's collective calls on it as introspection shows them
   // (CollectiveScope): mutable, as collectives take the communicator const.
   mutable progress::CollectiveTrack calls;
-  mutable progress::Collective current;  // the call in progress, or the last one
+  mutable progress::Collective current;  // the innermost call in progress (a closing scope restores the outer)
   mutable bool current_open = false;     // `current` has not ended (nor passed to its request)
 
   int size() const { return static_cast<int>(world.size()); }
