@@ -4,81 +4,218 @@
 #include <map>
 #include <set>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "common/number_ranges.hpp"
+#include "inspect/collective_names.hpp"
 
 namespace mpf::inspect {
 namespace {
 
+// A communicator as the inspector knows it: its context and epoch
+// (shm::WaitRecord, shm::CommRecord).
+struct CommKey {
+  std::uint32_t context = 0;
+  std::uint32_t epoch = 0;
+  auto operator<=>(const CommKey&) const = default;
+};
+
+// One rank's record of a communicator.
+struct MemberRecord {
+  std::uint32_t started = 0;
+  std::uint32_t completed = 0;
+  std::map<std::uint32_t, std::pair<shm::CollKind, bool>> recent;  // seq -> kind, nonblocking
+};
+
+struct Communicator {
+  std::uint32_t size = 0;               // as its members publish it; 0: unknown
+  std::map<int, MemberRecord> members;  // world rank -> its record
+};
+
+// What a wait needs, as the analysis reads it: a request wait is analysed
+// as the wait for its oldest incomplete request.
+enum class Need { everyone, send, receive, collective };
+
 // What a rank is doing, for the analysis.
 struct Node {
   enum class Kind { running, finished, blocked } kind = Kind::running;
+  std::string function;       // display text: "MPI_Recv"
   std::string call;           // "MPI_Recv(source 1, tag 7)"
-  std::string function;
+  bool finalizing = false;
+  Need need = Need::everyone;
   int peer = -1;              // -1: any
   int tag = -1;
-  bool collective = false;
-  int context = 0;
-  int root = -1;              // collectives with a root
+  CommKey comm;
+  std::uint32_t seq = 0;  // collectives: the call's number on `comm`
+  shm::CollKind op = shm::CollKind::none;
+  int root = -1;
   std::vector<int> waits_for;  // ranks whose action would release it
 };
 
-bool is_collective(const std::string& f) {
-  static const std::set<std::string> names{
-      "MPI_Barrier",   "MPI_Bcast",     "MPI_Reduce",        "MPI_Allreduce", "MPI_Reduce_scatter",
-      "MPI_Reduce_scatter_block", "MPI_Scan", "MPI_Exscan",  "MPI_Gather",    "MPI_Gatherv",
-      "MPI_Scatter",   "MPI_Scatterv",  "MPI_Allgather",     "MPI_Allgatherv", "MPI_Alltoall",
-      "MPI_Alltoallv", "MPI_Alltoallw", "MPI_Comm_dup",      "MPI_Comm_split", "MPI_Comm_create",
-      "MPI_Comm_create_group"};
-  return names.contains(f);
-}
-
-std::string comm_label(int context) {
+std::string comm_label(std::uint32_t context) {
   if (context == 0) return "MPI_COMM_WORLD";
   if (context == 1) return "MPI_COMM_SELF";
   return "the communicator with context " + std::to_string(context);
 }
 
+std::string rank_range(const std::vector<int>& ranks) {
+  return (ranks.size() == 1 ? "rank " : "ranks ") + common::number_ranges(ranks);
+}
+
+// "the communicator with context 5 (ranks 0-2)": named with its members
+// where they are not the whole world.
+std::string comm_with_members(const CommKey& key, const Communicator* c) {
+  std::string label = comm_label(key.context);
+  if (key.context != 0 && c != nullptr && !c->members.empty()) {
+    std::vector<int> ranks;
+    for (const auto& [r, record] : c->members) ranks.push_back(r);
+    label += " (" + rank_range(ranks);
+    if (c->size > ranks.size()) {
+      label += " and " + std::to_string(c->size - ranks.size()) + " more that do not show it";
+    }
+    label += ")";
+  }
+  return label;
+}
+
+std::string operation_label(shm::CollKind kind, bool nonblocking) {
+  const CollectiveName* n = find_collective(kind);
+  if (n == nullptr) return "collective operation " + std::to_string(static_cast<int>(kind));
+  return nonblocking ? n->nonblocking : n->blocking;
+}
+
+shm::CollKind operation_of(const nlohmann::json& v) {
+  const CollectiveName* n = v.is_string() ? find_collective(v.get<std::string>()) : nullptr;
+  return n != nullptr ? n->kind : shm::CollKind::none;
+}
+
 // "MPI_Bcast(root 0) on MPI_COMM_WORLD": what every rank in the same
 // collective call shows alike.
 std::string describe_collective(const Node& n) {
-  return n.function + (n.root >= 0 ? "(root " + std::to_string(n.root) + ")" : "") + " on " + comm_label(n.context);
+  return n.function + (n.root >= 0 ? "(root " + std::to_string(n.root) + ")" : "") + " on " +
+         comm_label(n.comm.context);
 }
 
-bool is_receive(const std::string& f) {
-  return f == "MPI_Recv" || f == "MPI_Probe" || f == "MPI_Mprobe" || f == "MPI_Sendrecv" || f == "MPI_Wait" ||
-         f == "MPI_Waitall" || f == "MPI_Waitany" || f == "MPI_Waitsome";
+std::string describe_p2p(const Node& n) {
+  std::string text = n.function + "(" + (n.need == Need::receive ? "source " : "destination ") +
+                     (n.peer < 0 ? "any" : std::to_string(n.peer));
+  return text + ", tag " + (n.tag < 0 ? std::string("any") : std::to_string(n.tag)) + ")";
 }
 
-std::string describe_call(const std::string& function, int peer, int tag) {
-  if (function == "MPI_Finalize") return function;
-  const bool recv = is_receive(function);
-  std::string text = function + "(" + (recv ? "source " : "destination ") + (peer < 0 ? "any" : std::to_string(peer));
-  text += ", tag " + (tag < 0 ? std::string("any") : std::to_string(tag)) + ")";
-  return text;
+// Reads a rank's blocked_in into `node`.
+void read_wait(const nlohmann::json& b, Node& node) {
+  node.kind = Node::Kind::blocked;
+  node.function = b.at("function");
+  node.peer = b.at("peer");
+  node.tag = b.at("tag");
+  node.comm = {b.at("context").get<std::uint32_t>(), b.value("epoch", 0u)};
+  node.root = b.value("root", -1);
+  std::string kind = b.value("kind", "none");
+  if (kind == "request") kind = b.value("request_of", "none");
+  if (kind == "send" || kind == "rma_sync") {
+    node.need = Need::send;
+  } else if (kind == "receive" || kind == "conversation") {
+    node.need = Need::receive;
+  } else if (kind == "collective" && b.contains("collective")) {
+    node.need = Need::collective;
+    node.seq = b["collective"].at("seq");
+    node.op = operation_of(b["collective"].at("operation"));
+  } else {
+    node.need = Need::everyone;
+    node.finalizing = kind == "finalize";
+  }
+  if (node.need == Need::collective) {
+    node.call = describe_collective(node);
+  } else if (node.need == Need::everyone || (node.peer < 0 && node.need == Need::send)) {
+    node.call = node.function;
+  } else {
+    node.call = describe_p2p(node);
+  }
+  // A send to any rank (MPI_Buffer_detach) waits for every receiver.
+  if (node.need == Need::send && node.peer < 0) node.need = Need::everyone;
 }
 
-// The ranks of `blocked` in collectives, grouped by call (same call,
-// communicator and root), groups in the order of their lowest rank.
-std::vector<std::pair<std::string, std::vector<int>>> collective_groups(const std::vector<Node>& nodes,
-                                                                        const std::vector<int>& blocked) {
-  std::vector<std::pair<std::string, std::vector<int>>> groups;
+// Ranks blocked in collectives, grouped by call: same communicator, call
+// number, operation (forms that match count as one) and root; groups in
+// the order of their lowest rank.
+struct Group {
+  std::vector<int> ranks;
+  const Node* first = nullptr;
+};
+
+bool same_call(const Node& a, const Node& b) {
+  return a.comm == b.comm && a.seq == b.seq && shm::same_collective(a.op, b.op) && a.root == b.root;
+}
+
+std::vector<Group> collective_groups(const std::vector<Node>& nodes, const std::vector<int>& blocked) {
+  std::vector<Group> groups;
   for (int r : blocked) {
     const Node& node = nodes[static_cast<std::size_t>(r)];
-    if (!node.collective) continue;
-    auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == node.call; });
+    if (node.need != Need::collective) continue;
+    auto it = std::find_if(groups.begin(), groups.end(), [&](const Group& g) { return same_call(*g.first, node); });
     if (it == groups.end()) {
-      groups.emplace_back(node.call, std::vector<int>{r});
+      groups.push_back({{r}, &node});
     } else {
-      it->second.push_back(r);
+      it->ranks.push_back(r);
     }
   }
   return groups;
 }
 
-std::string rank_range(const std::vector<int>& ranks) {
-  return (ranks.size() == 1 ? "rank " : "ranks ") + common::number_ranges(ranks);
+// The members of `key` as far as the job shows them: the ranks whose
+// tables hold it and the ranks blocked in a collective on it.
+std::vector<int> members_of(const CommKey& key, const std::map<CommKey, Communicator>& comms,
+                            const std::vector<Node>& nodes) {
+  std::set<int> members;
+  if (auto it = comms.find(key); it != comms.end()) {
+    for (const auto& [r, record] : it->second.members) members.insert(r);
+  }
+  for (std::size_t r = 0; r < nodes.size(); ++r) {
+    if (nodes[r].kind == Node::Kind::blocked && nodes[r].need == Need::collective && nodes[r].comm == key) {
+      members.insert(static_cast<int>(r));
+    }
+  }
+  if (key.context == 0 && key.epoch == 0) {  // MPI_COMM_WORLD: every rank
+    for (std::size_t r = 0; r < nodes.size(); ++r) members.insert(static_cast<int>(r));
+  }
+  return {members.begin(), members.end()};
+}
+
+// Where the members of a collective group's communicator that are not in
+// its call stand with that call: not yet entered, or entered (and maybe
+// completed) as another operation.
+struct Standing {
+  std::vector<int> not_entered;
+  // (completed, kind, nonblocking) -> ranks
+  std::map<std::tuple<bool, shm::CollKind, bool>, std::vector<int>> entered;
+};
+
+Standing standing_of(const Group& g, const std::map<CommKey, Communicator>& comms, const std::vector<Node>& nodes) {
+  Standing s;
+  const Node& call = *g.first;
+  const auto comm = comms.find(call.comm);
+  for (int m : members_of(call.comm, comms, nodes)) {
+    if (std::find(g.ranks.begin(), g.ranks.end(), m) != g.ranks.end()) continue;
+    const Node& other = nodes[static_cast<std::size_t>(m)];
+    // In another call of the same number there: the groups say so.
+    if (other.kind == Node::Kind::blocked && other.need == Need::collective && other.comm == call.comm &&
+        other.seq == call.seq) {
+      continue;
+    }
+    const MemberRecord* record = nullptr;
+    if (comm != comms.end()) {
+      if (auto it = comm->second.members.find(m); it != comm->second.members.end()) record = &it->second;
+    }
+    if (record == nullptr || record->started < call.seq) {
+      s.not_entered.push_back(m);
+      continue;
+    }
+    const auto kind = record->recent.find(call.seq);
+    if (kind == record->recent.end()) continue;  // too long ago to tell
+    s.entered[{record->completed >= call.seq, kind->second.first, kind->second.second}].push_back(m);
+  }
+  return s;
 }
 
 }  // namespace
@@ -87,12 +224,24 @@ nlohmann::json analyse_deadlock(const nlohmann::json& job) {
   const auto& ranks = job.at("ranks");
   const int n = static_cast<int>(ranks.size());
   std::vector<Node> nodes(static_cast<std::size_t>(n));
+  std::map<CommKey, Communicator> comms;
   std::vector<int> running, finished;
   bool in_flight = false;  // packets not yet taken: someone will still make progress
 
   for (int r = 0; r < n; ++r) {
     const auto& rank = ranks[static_cast<std::size_t>(r)];
     Node& node = nodes[static_cast<std::size_t>(r)];
+    for (const auto& c : rank.value("communicators", nlohmann::json::array())) {
+      Communicator& comm = comms[{c.at("context").get<std::uint32_t>(), c.at("epoch").get<std::uint32_t>()}];
+      comm.size = std::max(comm.size, c.at("size").get<std::uint32_t>());
+      MemberRecord& record = comm.members[r];
+      record.started = c.at("started");
+      record.completed = c.at("completed");
+      for (const auto& k : c.at("recent")) {
+        record.recent[k.at("seq").get<std::uint32_t>()] = {operation_of(k.at("operation")),
+                                                           k.at("nonblocking").get<bool>()};
+      }
+    }
     const std::string state = rank.at("state");
     if (rank.contains("packets_in_flight_to") && !rank["packets_in_flight_to"].empty()) in_flight = true;
     if (state == "finalized" || state == "aborted") {
@@ -104,18 +253,26 @@ nlohmann::json analyse_deadlock(const nlohmann::json& job) {
       running.push_back(r);
       continue;
     }
-    const auto& b = rank["blocked_in"];
-    node.kind = Node::Kind::blocked;
-    node.function = b.at("function");
-    node.peer = b.at("peer");
-    node.tag = b.at("tag");
-    node.context = b.at("context");
-    node.root = b.value("root", -1);
-    node.collective = is_collective(node.function);
-    node.call = node.collective ? describe_collective(node) : describe_call(node.function, node.peer, node.tag);
-    if (node.collective) {
-      // Filled below, once every rank's call is known.
-    } else if (node.function == "MPI_Finalize" || node.peer < 0) {
+    read_wait(rank["blocked_in"], node);
+  }
+
+  // Whom each blocked rank waits for. A rank in a collective waits for the
+  // members of its communicator that are not in the same call: until they
+  // arrive, it cannot finish.
+  std::vector<int> blocked;
+  for (int r = 0; r < n; ++r) {
+    if (nodes[static_cast<std::size_t>(r)].kind == Node::Kind::blocked) blocked.push_back(r);
+  }
+  for (int r : blocked) {
+    Node& node = nodes[static_cast<std::size_t>(r)];
+    if (node.need == Need::collective) {
+      for (int m : members_of(node.comm, comms, nodes)) {
+        const Node& o = nodes[static_cast<std::size_t>(m)];
+        if (m != r && (o.kind != Node::Kind::blocked || o.need != Need::collective || !same_call(o, node))) {
+          node.waits_for.push_back(m);
+        }
+      }
+    } else if (node.need == Need::everyone || node.peer < 0) {
       for (int other = 0; other < n; ++other) {
         if (other != r) node.waits_for.push_back(other);
       }
@@ -124,49 +281,68 @@ nlohmann::json analyse_deadlock(const nlohmann::json& job) {
     }
   }
 
-  // A rank in a collective waits for the ranks that are not in the same
-  // collective call (same call, communicator and root): until they arrive,
-  // it cannot finish.
-  for (int r = 0; r < n; ++r) {
-    Node& node = nodes[static_cast<std::size_t>(r)];
-    if (node.kind != Node::Kind::blocked || !node.collective) continue;
-    for (int other = 0; other < n; ++other) {
-      const Node& o = nodes[static_cast<std::size_t>(other)];
-      if (other != r && (o.kind != Node::Kind::blocked || o.call != node.call)) node.waits_for.push_back(other);
-    }
-  }
-
   nlohmann::json waits = nlohmann::json::object();
-  for (int r = 0; r < n; ++r) {
-    if (nodes[static_cast<std::size_t>(r)].kind == Node::Kind::blocked) {
-      waits[std::to_string(r)] = nodes[static_cast<std::size_t>(r)].waits_for;
+  for (int r : blocked) waits[std::to_string(r)] = nodes[static_cast<std::size_t>(r)].waits_for;
+  const std::vector<Group> groups = collective_groups(nodes, blocked);
+  nlohmann::json collectives = nlohmann::json::array();
+  for (const Group& g : groups) {
+    const Node& call = *g.first;
+    const auto comm = comms.find(call.comm);
+    const Standing s = standing_of(g, comms, nodes);
+    nlohmann::json entered = nlohmann::json::array();
+    for (const auto& [what, members] : s.entered) {
+      for (int m : members) {
+        entered.push_back({{"rank", m},
+                           {"operation", collective_name(std::get<1>(what))},
+                           {"nonblocking", std::get<2>(what)},
+                           {"completed", std::get<0>(what)}});
+      }
     }
+    collectives.push_back(
+        {{"context", call.comm.context},
+         {"epoch", call.comm.epoch},
+         {"communicator", comm_with_members(call.comm, comm == comms.end() ? nullptr : &comm->second)},
+         {"members", members_of(call.comm, comms, nodes)},
+         {"seq", call.seq},
+         {"operation", collective_name(call.op)},
+         {"function", call.function},
+         {"root", call.root},
+         {"ranks", g.ranks},
+         {"waits_for", call.waits_for},
+         {"not_entered", s.not_entered},
+         {"entered_otherwise", entered}});
   }
+  auto verdict = [&](bool deadlocked, const std::vector<std::string>& lines) {
+    return nlohmann::json{
+        {"deadlocked", deadlocked}, {"explanation", lines}, {"waits_for", waits}, {"collectives", collectives}};
+  };
   std::vector<std::string> lines;
 
   // Not deadlocked: someone is still running user code, or packets are on
   // their way (a blocked rank takes them as it waits).
-  std::vector<int> blocked;
-  for (int r = 0; r < n; ++r) {
-    if (nodes[static_cast<std::size_t>(r)].kind == Node::Kind::blocked) blocked.push_back(r);
-  }
   if (blocked.empty()) {
     lines.push_back("no rank is blocked in a communication call");
-    return {{"deadlocked", false}, {"explanation", lines}, {"waits_for", waits}};
+    return verdict(false, lines);
   }
   if (!running.empty() || in_flight) {
     std::string line;
     if (!running.empty()) {
       line = rank_range(running) + (running.size() == 1 ? " is" : " are") + " computing";
       // The blocked ranks that wait for one of them, and on what.
-      int shown = 0;
-      for (const auto& [call, members] : collective_groups(nodes, blocked)) {
-        line += "; " + rank_range(members) + (members.size() == 1 ? " waits" : " wait") + " for " +
-                (running.size() == 1 ? "it" : "them") + " in " + call;
+      for (const Group& g : groups) {
+        std::vector<int> awaited;
+        for (int w : g.first->waits_for) {
+          if (nodes[static_cast<std::size_t>(w)].kind == Node::Kind::running) awaited.push_back(w);
+        }
+        if (awaited.empty()) continue;
+        const std::string whom = awaited == running ? (running.size() == 1 ? "it" : "them") : rank_range(awaited);
+        line += "; " + rank_range(g.ranks) + (g.ranks.size() == 1 ? " waits" : " wait") + " for " + whom + " in " +
+                g.first->call;
       }
+      int shown = 0;
       for (int r : blocked) {
         const Node& node = nodes[static_cast<std::size_t>(r)];
-        if (node.collective) continue;
+        if (node.need == Need::collective) continue;
         for (int w : node.waits_for) {
           if (nodes[static_cast<std::size_t>(w)].kind != Node::Kind::running) continue;
           if (shown++ < 4) {
@@ -181,32 +357,63 @@ nlohmann::json analyse_deadlock(const nlohmann::json& job) {
       line = "packets are still on their way between ranks";
     }
     lines.push_back(line);
-    return {{"deadlocked", false}, {"explanation", lines}, {"waits_for", waits}};
+    return verdict(false, lines);
   }
 
-  // Every unfinished rank is blocked. Ranks in collectives: every rank of
-  // a communicator must make the same collective call; name who is where.
-  const auto in_collective = collective_groups(nodes, blocked);
+  // Every unfinished rank is blocked. Ranks in collectives: every member
+  // of a communicator must make the same collective calls in the same
+  // order; name who is where.
   std::vector<int> elsewhere;
   for (int r : blocked) {
-    if (!nodes[static_cast<std::size_t>(r)].collective) elsewhere.push_back(r);
+    if (nodes[static_cast<std::size_t>(r)].need != Need::collective) elsewhere.push_back(r);
   }
-  if (!in_collective.empty()) {
+  if (!groups.empty()) {
     std::string line;
-    for (const auto& [call, members] : in_collective) {
-      line += (line.empty() ? "" : " while ") + rank_range(members) + (members.size() == 1 ? " is" : " are") +
-              " in " + call;
+    for (const Group& g : groups) {
+      line += (line.empty() ? "" : " while ") + rank_range(g.ranks) + (g.ranks.size() == 1 ? " is" : " are") + " in " +
+              g.first->call;
+      // Two calls that read alike differ in their number.
+      const bool alike = std::count_if(groups.begin(), groups.end(),
+                                       [&](const Group& o) { return o.first->call == g.first->call; }) > 1;
+      if (alike) line += " (collective #" + std::to_string(g.first->seq) + " there)";
     }
     for (int r : elsewhere) {
       line += " while rank " + std::to_string(r) + " waits in " + nodes[static_cast<std::size_t>(r)].call;
     }
     lines.push_back(line);
   }
+  // Each collective call that cannot end: the members that have not come
+  // to it, and those that took that call as another operation.
+  for (const Group& g : groups) {
+    const Node& call = *g.first;
+    const auto comm = comms.find(call.comm);
+    const std::string where = comm_label(call.comm.context);
+    const Standing s = standing_of(g, comms, nodes);
+    for (const auto& [what, members] : s.entered) {
+      const auto& [completed, kind, nonblocking] = what;
+      const std::string number = "collective #" + std::to_string(call.seq) + " on " + where;
+      const bool same = shm::same_collective(kind, call.op);
+      std::string line = rank_range(members) + (completed ? " completed " : " started ") + number + " as " +
+                         operation_label(kind, nonblocking);
+      if (!completed) line += " and " + std::string(members.size() == 1 ? "has" : "have") + " not completed it";
+      line += same ? ", which " + rank_range(g.ranks) + " still " + (g.ranks.size() == 1 ? "waits" : "wait") +
+                         " in as " + call.function
+                   : ", which " + rank_range(g.ranks) + " entered as " + call.function;
+      lines.push_back(line);
+    }
+    if (!s.not_entered.empty()) {
+      lines.push_back(rank_range(g.ranks) + (g.ranks.size() == 1 ? " waits" : " wait") + " in " + call.function +
+                      ", collective #" + std::to_string(call.seq) + " on " +
+                      comm_with_members(call.comm, comm == comms.end() ? nullptr : &comm->second) + ", for " +
+                      rank_range(s.not_entered) + ", which " + (s.not_entered.size() == 1 ? "has" : "have") +
+                      " not entered it");
+    }
+  }
   // Explain each point-to-point wait that cannot end.
   for (int r : elsewhere) {
     const Node& node = nodes[static_cast<std::size_t>(r)];
     // A message from the awaited peer sits unexpected with another tag.
-    if (node.peer >= 0 && is_receive(node.function) && node.tag >= 0) {
+    if (node.peer >= 0 && node.need == Need::receive && node.tag >= 0) {
       const auto& unexpected = ranks[static_cast<std::size_t>(r)]["queues"]["unexpected"];
       for (const auto& m : unexpected) {
         if (m.at("source").get<int>() == node.peer && m.at("tag").get<int>() != node.tag) {
@@ -217,11 +424,14 @@ nlohmann::json analyse_deadlock(const nlohmann::json& job) {
         }
       }
     }
-    if (node.peer >= 0 && nodes[static_cast<std::size_t>(node.peer)].function == "MPI_Finalize") {
+    if (node.need == Need::everyone || node.peer < 0) continue;
+    const Node& peer = nodes[static_cast<std::size_t>(node.peer)];
+    if (peer.kind == Node::Kind::blocked && peer.finalizing) {
       lines.push_back("rank " + std::to_string(r) + " waits in " + node.call + " but rank " +
-                      std::to_string(node.peer) + " is in MPI_Finalize: that message was never sent");
+                      std::to_string(node.peer) + " is in " + peer.function + ": that message was never " +
+                      (node.need == Need::receive ? "sent" : "received"));
     }
-    if (node.peer >= 0 && nodes[static_cast<std::size_t>(node.peer)].kind == Node::Kind::finished) {
+    if (peer.kind == Node::Kind::finished) {
       lines.push_back("rank " + std::to_string(r) + " waits in " + node.call + " but rank " + std::to_string(node.peer) +
                       " has finished");
     }
@@ -233,7 +443,10 @@ nlohmann::json analyse_deadlock(const nlohmann::json& job) {
     int at = start;
     while (path.size() <= blocked.size()) {
       const Node& node = nodes[static_cast<std::size_t>(at)];
-      if (node.kind != Node::Kind::blocked || node.collective || node.peer < 0 || node.function == "MPI_Finalize") break;
+      if (node.kind != Node::Kind::blocked || node.need == Need::collective || node.need == Need::everyone ||
+          node.peer < 0) {
+        break;
+      }
       const int next = node.peer;
       if (next == start) {
         if (cycles.insert(std::set<int>(path.begin(), path.end())).second) {
@@ -252,7 +465,7 @@ nlohmann::json analyse_deadlock(const nlohmann::json& job) {
   }
   for (int r : elsewhere) {
     const Node& node = nodes[static_cast<std::size_t>(r)];
-    if (node.peer < 0 && node.function != "MPI_Finalize") {
+    if (node.need == Need::receive && node.peer < 0) {
       lines.push_back("rank " + std::to_string(r) + " waits in " + node.call +
                       " for a message from any rank, while every other unfinished rank is blocked too");
     }
@@ -265,7 +478,7 @@ nlohmann::json analyse_deadlock(const nlohmann::json& job) {
     }
     lines.push_back(line);
   }
-  return {{"deadlocked", true}, {"explanation", lines}, {"waits_for", waits}};
+  return verdict(true, lines);
 }
 
 }  // namespace mpf::inspect

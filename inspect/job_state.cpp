@@ -6,6 +6,7 @@
 #include <chrono>
 #include <string>
 
+#include "inspect/collective_names.hpp"
 #include "shm/counters.hpp"
 #include "shm/packet.hpp"
 #include "shm/node_memory.hpp"
@@ -49,6 +50,81 @@ nlohmann::json entry_json(const shm::QueueEntry& e, std::int64_t now) {
           {"age_seconds", e.since_ns > 0 ? static_cast<double>(now - e.since_ns) * 1e-9 : 0.0}};
 }
 
+// The names the JSON gives the typed fields of a wait record; a value this
+// build does not know (a newer writer) shows as its number.
+std::string api_name(shm::WaitApi a) {
+  switch (a) {
+    case shm::WaitApi::mpi: return "mpi";
+    case shm::WaitApi::shmem: return "shmem";
+    case shm::WaitApi::mpf: return "mpf";
+    case shm::WaitApi::runtime: return "runtime";
+    case shm::WaitApi::none: return "none";
+  }
+  return std::to_string(static_cast<int>(a));
+}
+
+std::string kind_name(shm::WaitKind k) {
+  switch (k) {
+    case shm::WaitKind::none: return "none";
+    case shm::WaitKind::send: return "send";
+    case shm::WaitKind::receive: return "receive";
+    case shm::WaitKind::request: return "request";
+    case shm::WaitKind::collective: return "collective";
+    case shm::WaitKind::rma_sync: return "rma_sync";
+    case shm::WaitKind::shmem_wait: return "shmem_wait";
+    case shm::WaitKind::conversation: return "conversation";
+    case shm::WaitKind::finalize: return "finalize";
+  }
+  return std::to_string(static_cast<int>(k));
+}
+
+nlohmann::json wait_json(const shm::WaitRecord& w, std::int64_t now) {
+  shm::WaitRecord copy = w;
+  copy.function[sizeof copy.function - 1] = '\0';
+  nlohmann::json b = {{"function", copy.function},
+                      {"api", api_name(w.api)},
+                      {"kind", kind_name(w.kind)},
+                      {"peer", w.peer},
+                      {"tag", w.tag},
+                      {"context", w.context},
+                      {"epoch", w.epoch},
+                      {"root", w.root},
+                      {"seconds", static_cast<double>(now - w.since_ns) * 1e-9}};
+  if (w.kind == shm::WaitKind::request) b["request_of"] = kind_name(w.of);
+  if (w.kind == shm::WaitKind::collective || (w.kind == shm::WaitKind::request && w.of == shm::WaitKind::collective)) {
+    b["collective"] = {{"operation", collective_name(w.coll)}, {"seq", w.seq}};
+  }
+  return b;
+}
+
+// The rank's table of communicators (shm::CommRecord), free entries left out.
+nlohmann::json communicators_json(const shm::Introspection& block) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const shm::CommRecord& c : block.comms) {
+    // Acquire: pairs with the release that completes a claimed entry.
+    const std::uint32_t size = c.size.load(std::memory_order_acquire);
+    if (size == 0) continue;
+    const std::uint32_t started = c.started.load(std::memory_order_relaxed);
+    const std::uint32_t kinds = c.kinds.load(std::memory_order_relaxed);
+    nlohmann::json recent = nlohmann::json::array();
+    for (std::uint32_t seq = started > shm::kKindsKept ? started - shm::kKindsKept + 1 : 1; seq <= started; ++seq) {
+      const auto byte = static_cast<std::uint8_t>(kinds >> (8 * (seq % shm::kKindsKept)));
+      const auto kind = static_cast<shm::CollKind>(byte & ~shm::kNonblockingKind);
+      if (kind == shm::CollKind::none) continue;  // from before the entry was claimed
+      recent.push_back(
+          {{"seq", seq}, {"operation", collective_name(kind)}, {"nonblocking", (byte & shm::kNonblockingKind) != 0}});
+    }
+    out.push_back({{"context", c.context.load(std::memory_order_relaxed)},
+                   {"epoch", c.epoch.load(std::memory_order_relaxed)},
+                   {"size", size},
+                   {"rank", c.rank.load(std::memory_order_relaxed)},
+                   {"started", started},
+                   {"completed", c.completed.load(std::memory_order_relaxed)},
+                   {"recent", recent}});
+  }
+  return out;
+}
+
 nlohmann::json rank_json(const shm::Segment& segment, std::uint32_t r, std::int64_t now, const std::string& rndv_mode) {
   const shm::RankControl& control = segment.rank(r);
   const auto state = static_cast<shm::RankState>(control.state.load(std::memory_order_acquire));
@@ -75,17 +151,10 @@ nlohmann::json rank_json(const shm::Segment& segment, std::uint32_t r, std::int6
     rank["snapshot"] = "unreadable (the rank was writing it every time we looked)";
     return rank;
   }
-  s.function[sizeof s.function - 1] = '\0';
-  if (s.function[0] != '\0' && state == shm::RankState::initialized) {
-    rank["blocked_in"] = {{"function", s.function},
-                          {"peer", s.peer},
-                          {"tag", s.tag},
-                          {"context", s.context},
-                          {"root", s.root},
-                          {"seconds", static_cast<double>(now - s.blocked_since_ns) * 1e-9}};
-  } else {
-    rank["blocked_in"] = nullptr;
-  }
+  rank["blocked_in"] = s.wait.kind != shm::WaitKind::none && state == shm::RankState::initialized
+                           ? wait_json(s.wait, now)
+                           : nlohmann::json(nullptr);
+  rank["communicators"] = communicators_json(segment.introspection(r));
   nlohmann::json posted = nlohmann::json::array();
   for (std::uint32_t i = 0; i < std::min(s.posted_listed, shm::kListedEntries); ++i) {
     posted.push_back(entry_json(s.posted[i], now));

@@ -38,7 +38,20 @@ void render_rank(std::ostringstream& out, const nlohmann::json& r, bool full) {
     const auto& b = r["blocked_in"];
     out << "blocked in " << b["function"].get<std::string>() << "(peer " << who(b["peer"], "any");
     if (b.value("root", -1) >= 0) out << ", root " << b["root"];
-    out << ", tag " << who(b["tag"], "any") << ", context " << b["context"] << ") for " << seconds(b["seconds"]) << "\n";
+    out << ", tag " << who(b["tag"], "any") << ", context " << b["context"];
+    if (b.contains("collective")) out << ", collective #" << b["collective"]["seq"];
+    out << ") for " << seconds(b["seconds"]) << "\n";
+  }
+  if (full && r.contains("communicators")) {
+    for (const auto& c : r["communicators"]) {
+      out << "  communicator with context " << c["context"] << " (epoch " << c["epoch"] << "): rank " << c["rank"]
+          << " of " << c["size"] << ", collectives started " << c["started"] << ", completed " << c["completed"];
+      for (const auto& k : c["recent"]) {
+        out << "; #" << k["seq"] << " " << k["operation"].get<std::string>()
+            << (k["nonblocking"].get<bool>() ? " (nonblocking)" : "");
+      }
+      out << "\n";
+    }
   }
   if (full && r.contains("transport")) {
     out << "  transport: " << r["transport"].get<std::string>() << "; large messages: "

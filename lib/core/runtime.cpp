@@ -147,10 +147,12 @@ void Runtime::finalize() {
   // Sends still on their way (a freed request's, a buffered one's: MPI 3.1
   // §8.7) complete, and replies this rank owes its peers go out, before it
   // stops progressing.
-  engine_.wait_until([this] { return engine_.quiescent(); }, {"MPI_Finalize"});
+  engine_.wait_until([this] { return engine_.quiescent(); },
+                     progress::BlockedCall::finalize(progress::WaitApi::runtime, "MPI_Finalize"));
   // Finalize is collective: no rank leaves before every rank has arrived, so
   // a peer never sees this rank vanish while it may still talk to it.
-  engine_.announce_blocked({"MPI_Finalize"});  // mpfinspect sees ranks that wait here for the others
+  // mpfinspect sees ranks that wait here for the others.
+  engine_.announce_blocked(progress::BlockedCall::finalize(progress::WaitApi::runtime, "MPI_Finalize"));
   try {
     pmix_.fence(false);
     engine_.clear_announced();

@@ -158,7 +158,7 @@ int run(const char* call, MPI_Comm comm, Exchange x, MPI_Request* request) {
   }
   mpf::coll::Task task = exchange_task(std::move(x));
   core::Runtime& rt = core::Runtime::instance();
-  task.run(rt.engine(), progress::BlockedCall{call, -1, -1, comm_context(comm)});
+  task.run(rt.engine(), collective_wait(comm_of(comm), -1, call));
   rt.transport().flush_wakes();
   if (error->error_class != MPI_SUCCESS) return comm_error(call, comm, error->error_class, error->detail);
   return MPI_SUCCESS;

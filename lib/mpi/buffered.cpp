@@ -98,7 +98,8 @@ int detach_buffer(const char* call, void* buffer_addr, MPI_Count* size, MPI_Coun
         reclaim();
         return g_buffer.uses.empty();
       },
-      {call});
+      // For the receivers of every buffered message: any rank.
+      progress::BlockedCall::send(progress::WaitApi::mpi, progress::kAnySource, progress::kAnyTag, 0, call));
   *static_cast<void**>(buffer_addr) = g_buffer.base;
   *size = static_cast<MPI_Count>(g_buffer.size);
   g_buffer = Attached{};

@@ -23,6 +23,8 @@
 namespace mpf::mpi {
 namespace {
 
+using progress::CollKind;
+
 // Returns MPI_SUCCESS, or the error class after the handler returned.
 int check_comm(const char* call, MPI_Comm comm) {
   require_initialized(call);
@@ -283,6 +285,7 @@ Task alltoallw_op(const Communicator& c, Key key, const void* sendbuf, Blocks se
 
 int barrier_impl(const char* call, MPI_Comm comm, MPI_Request* request) {
   if (int rc = check_comm(call, comm)) return rc;
+  const CollectiveScope scope(comm_of(comm), CollKind::barrier, request != nullptr);
   if (comm_of(comm).inter) return inter::barrier(call, comm, request);
   Communicator& c = comm_of(comm);
   const Key key = c.next_collective(coll::kBarrier, -1);
@@ -294,6 +297,7 @@ int bcast_impl(const char* call, void* buffer, int count, MPI_Datatype datatype,
                MPI_Request* request) {
   std::uint64_t bytes = 0;
   if (int rc = check_comm(call, comm)) return rc;
+  const CollectiveScope scope(comm_of(comm), CollKind::bcast, request != nullptr);
   if (comm_of(comm).inter) return inter::bcast(call, buffer, count, datatype, root, comm, request);
   if (int rc = check_root(call, comm, root)) return rc;
   if (int rc = check_buffer(call, comm, "", buffer, count, datatype, &bytes)) return rc;
@@ -311,6 +315,7 @@ int reduce_impl(const char* call, const void* sendbuf, void* recvbuf, int count,
                 int root, MPI_Comm comm, MPI_Request* request) {
   std::uint64_t bytes = 0;
   if (int rc = check_comm(call, comm)) return rc;
+  const CollectiveScope scope(comm_of(comm), CollKind::reduce, request != nullptr);
   if (comm_of(comm).inter) return inter::reduce(call, sendbuf, recvbuf, count, datatype, op, root, comm, request);
   if (int rc = check_root(call, comm, root)) return rc;
   MPI_Datatype element = datatype;
@@ -346,6 +351,8 @@ int all_reduction(const char* call, const void* sendbuf, void* recvbuf, int coun
                   MPI_Comm comm, int kind, MPI_Request* request) {
   std::uint64_t bytes = 0;
   if (int rc = check_comm(call, comm)) return rc;
+  const CollKind operation = kind == 0 ? CollKind::allreduce : kind == 1 ? CollKind::scan : CollKind::exscan;
+  const CollectiveScope scope(comm_of(comm), operation, request != nullptr);
   if (comm_of(comm).inter) {
     if (kind == 0) return inter::allreduce(call, sendbuf, recvbuf, count, datatype, op, comm, request);
     return comm_error(call, comm, MPI_ERR_COMM, "scans are not defined on intercommunicators (MPI 3.1 §5.11)");
@@ -567,10 +574,11 @@ int blocks_in_bytes(const char* call, MPI_Comm comm, int n, int count, const int
 
 // ---- the MPI entry points' shared bodies (blocking: request == nullptr) -------
 
-int gather_entry(const char* call, const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                 int recvcount, const int* recvcounts, const int* displs, MPI_Datatype recvtype, int root,
-                 MPI_Comm comm, MPI_Request* request) {
+int gather_entry(const char* call, CollKind kind, const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                 void* recvbuf, int recvcount, const int* recvcounts, const int* displs, MPI_Datatype recvtype,
+                 int root, MPI_Comm comm, MPI_Request* request) {
   if (int rc = check_comm(call, comm)) return rc;
+  const CollectiveScope scope(comm_of(comm), kind, request != nullptr);
   if (comm_of(comm).inter) {
     return inter::gather(call, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvcounts, displs, recvtype, root,
                          comm, request);
@@ -588,10 +596,11 @@ int gather_entry(const char* call, const void* sendbuf, int sendcount, MPI_Datat
                       request);
 }
 
-int scatter_entry(const char* call, const void* sendbuf, int sendcount, const int* sendcounts, const int* displs,
-                  MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
-                  MPI_Request* request) {
+int scatter_entry(const char* call, CollKind kind, const void* sendbuf, int sendcount, const int* sendcounts,
+                  const int* displs, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype,
+                  int root, MPI_Comm comm, MPI_Request* request) {
   if (int rc = check_comm(call, comm)) return rc;
+  const CollectiveScope scope(comm_of(comm), kind, request != nullptr);
   if (comm_of(comm).inter) {
     return inter::scatter(call, sendbuf, sendcount, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root,
                           comm, request);
@@ -609,10 +618,11 @@ int scatter_entry(const char* call, const void* sendbuf, int sendcount, const in
                        request);
 }
 
-int allgather_entry(const char* call, const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                    int recvcount, const int* recvcounts, const int* displs, MPI_Datatype recvtype, MPI_Comm comm,
-                    MPI_Request* request) {
+int allgather_entry(const char* call, CollKind kind, const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                    void* recvbuf, int recvcount, const int* recvcounts, const int* displs, MPI_Datatype recvtype,
+                    MPI_Comm comm, MPI_Request* request) {
   if (int rc = check_comm(call, comm)) return rc;
+  const CollectiveScope scope(comm_of(comm), kind, request != nullptr);
   if (comm_of(comm).inter) {
     return inter::allgather(call, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvcounts, displs, recvtype, comm,
                             request);
@@ -652,10 +662,11 @@ int allgather_entry(const char* call, const void* sendbuf, int sendcount, MPI_Da
 
 // Alltoall and Alltoallv in the form of Alltoallw (byte displacements, a
 // type per peer). `sendcounts` null: MPI_Alltoall's equal blocks.
-int alltoall_entry(const char* call, const void* sendbuf, int sendcount, const int* sendcounts, const int* sdispls,
-                   MPI_Datatype sendtype, void* recvbuf, int recvcount, const int* recvcounts, const int* rdispls,
-                   MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
+int alltoall_entry(const char* call, CollKind kind, const void* sendbuf, int sendcount, const int* sendcounts,
+                   const int* sdispls, MPI_Datatype sendtype, void* recvbuf, int recvcount, const int* recvcounts,
+                   const int* rdispls, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
   if (int rc = check_comm(call, comm)) return rc;
+  const CollectiveScope scope(comm_of(comm), kind, request != nullptr);
   if (comm_of(comm).inter) {
     return inter::alltoall(call, sendbuf, sendcount, sendcounts, sdispls, sendtype, recvbuf, recvcount, recvcounts,
                            rdispls, recvtype, comm, request);
@@ -703,10 +714,11 @@ int alltoall_entry(const char* call, const void* sendbuf, int sendcount, const i
                         st, recvbuf, recvcounts, scaled(rdispls, n, recvtype), rt, comm, request);
 }
 
-int alltoallw_entry(const char* call, const void* sendbuf, const int sendcounts[], const int sdispls[],
+int alltoallw_entry(const char* call, CollKind kind, const void* sendbuf, const int sendcounts[], const int sdispls[],
                     const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[], const int rdispls[],
                     const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request* request) {
   if (int rc = check_comm(call, comm)) return rc;
+  const CollectiveScope scope(comm_of(comm), kind, request != nullptr);
   if (comm_of(comm).inter) {
     return inter::alltoallw(call, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes,
                             comm, request);
@@ -727,9 +739,10 @@ int alltoallw_entry(const char* call, const void* sendbuf, const int sendcounts[
 }
 
 // `recvcounts` null: MPI_Reduce_scatter_block's equal blocks of `recvcount`.
-int reduce_scatter_entry(const char* call, const void* sendbuf, void* recvbuf, int recvcount, const int* recvcounts,
-                         MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request) {
+int reduce_scatter_entry(const char* call, CollKind kind, const void* sendbuf, void* recvbuf, int recvcount,
+                         const int* recvcounts, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request) {
   if (int rc = check_comm(call, comm)) return rc;
+  const CollectiveScope scope(comm_of(comm), kind, request != nullptr);
   if (comm_of(comm).inter) {
     return inter::reduce_scatter(call, sendbuf, recvbuf, recvcount, recvcounts, datatype, op, comm, request);
   }
@@ -768,67 +781,68 @@ int PMPI_Exscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype data
 }
 int PMPI_Reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op,
                               MPI_Comm comm) {
-  return reduce_scatter_entry("MPI_Reduce_scatter_block", sendbuf, recvbuf, recvcount, nullptr, datatype, op, comm,
-                              nullptr);
+  return reduce_scatter_entry("MPI_Reduce_scatter_block", CollKind::reduce_scatter_block, sendbuf, recvbuf, recvcount,
+                              nullptr, datatype, op, comm, nullptr);
 }
 int PMPI_Reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op,
                         MPI_Comm comm) {
   if (recvcounts == nullptr) return comm_error("MPI_Reduce_scatter", comm, MPI_ERR_ARG, "receive counts array is NULL");
-  return reduce_scatter_entry("MPI_Reduce_scatter", sendbuf, recvbuf, 0, recvcounts, datatype, op, comm, nullptr);
+  return reduce_scatter_entry("MPI_Reduce_scatter", CollKind::reduce_scatter, sendbuf, recvbuf, 0, recvcounts, datatype,
+                              op, comm, nullptr);
 }
 int PMPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                 MPI_Datatype recvtype, int root, MPI_Comm comm) {
-  return gather_entry("MPI_Gather", sendbuf, sendcount, sendtype, recvbuf, recvcount, nullptr, nullptr, recvtype, root,
-                      comm, nullptr);
+  return gather_entry("MPI_Gather", CollKind::gather, sendbuf, sendcount, sendtype, recvbuf, recvcount, nullptr,
+                      nullptr, recvtype, root, comm, nullptr);
 }
 int PMPI_Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
                  const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm) {
   if (recvcounts == nullptr && rank_is_root(comm, root)) {
     return comm_error("MPI_Gatherv", comm, MPI_ERR_ARG, "receive counts array is NULL");
   }
-  return gather_entry("MPI_Gatherv", sendbuf, sendcount, sendtype, recvbuf, 0, recvcounts, displs, recvtype, root,
-                      comm, nullptr);
+  return gather_entry("MPI_Gatherv", CollKind::gatherv, sendbuf, sendcount, sendtype, recvbuf, 0, recvcounts, displs,
+                      recvtype, root, comm, nullptr);
 }
 int PMPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                  MPI_Datatype recvtype, int root, MPI_Comm comm) {
-  return scatter_entry("MPI_Scatter", sendbuf, sendcount, nullptr, nullptr, sendtype, recvbuf, recvcount, recvtype,
-                       root, comm, nullptr);
+  return scatter_entry("MPI_Scatter", CollKind::scatter, sendbuf, sendcount, nullptr, nullptr, sendtype, recvbuf,
+                       recvcount, recvtype, root, comm, nullptr);
 }
 int PMPI_Scatterv(const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
                   void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
   if (sendcounts == nullptr && rank_is_root(comm, root)) {
     return comm_error("MPI_Scatterv", comm, MPI_ERR_ARG, "send counts array is NULL");
   }
-  return scatter_entry("MPI_Scatterv", sendbuf, 0, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root,
-                       comm, nullptr);
+  return scatter_entry("MPI_Scatterv", CollKind::scatterv, sendbuf, 0, sendcounts, displs, sendtype, recvbuf, recvcount,
+                       recvtype, root, comm, nullptr);
 }
 int PMPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                    MPI_Datatype recvtype, MPI_Comm comm) {
-  return allgather_entry("MPI_Allgather", sendbuf, sendcount, sendtype, recvbuf, recvcount, nullptr, nullptr, recvtype,
-                         comm, nullptr);
+  return allgather_entry("MPI_Allgather", CollKind::allgather, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                         nullptr, nullptr, recvtype, comm, nullptr);
 }
 int PMPI_Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
                     const int displs[], MPI_Datatype recvtype, MPI_Comm comm) {
   if (recvcounts == nullptr) return comm_error("MPI_Allgatherv", comm, MPI_ERR_ARG, "receive counts array is NULL");
-  return allgather_entry("MPI_Allgatherv", sendbuf, sendcount, sendtype, recvbuf, 0, recvcounts, displs, recvtype,
-                         comm, nullptr);
+  return allgather_entry("MPI_Allgatherv", CollKind::allgatherv, sendbuf, sendcount, sendtype, recvbuf, 0, recvcounts,
+                         displs, recvtype, comm, nullptr);
 }
 int PMPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                   MPI_Datatype recvtype, MPI_Comm comm) {
-  return alltoall_entry("MPI_Alltoall", sendbuf, sendcount, nullptr, nullptr, sendtype, recvbuf, recvcount, nullptr,
-                        nullptr, recvtype, comm, nullptr);
+  return alltoall_entry("MPI_Alltoall", CollKind::alltoall, sendbuf, sendcount, nullptr, nullptr, sendtype, recvbuf,
+                        recvcount, nullptr, nullptr, recvtype, comm, nullptr);
 }
 int PMPI_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
                    void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm) {
   if (recvcounts == nullptr) return null_arrays("MPI_Alltoallv", comm);
-  return alltoall_entry("MPI_Alltoallv", sendbuf, 0, sendcounts, sdispls, sendtype, recvbuf, 0, recvcounts, rdispls,
-                        recvtype, comm, nullptr);
+  return alltoall_entry("MPI_Alltoallv", CollKind::alltoallv, sendbuf, 0, sendcounts, sdispls, sendtype, recvbuf, 0,
+                        recvcounts, rdispls, recvtype, comm, nullptr);
 }
 int PMPI_Alltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[],
                    void* recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[],
                    MPI_Comm comm) {
-  return alltoallw_entry("MPI_Alltoallw", sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
-                         recvtypes, comm, nullptr);
+  return alltoallw_entry("MPI_Alltoallw", CollKind::alltoallw, sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
+                         recvcounts, rdispls, recvtypes, comm, nullptr);
 }
 
 // Nonblocking forms: the same operations, kept in the request.
@@ -863,20 +877,21 @@ int PMPI_Iexscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype dat
 int PMPI_Ireduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op,
                                MPI_Comm comm, MPI_Request* request) {
   if (request == nullptr) return null_request("MPI_Ireduce_scatter_block", comm);
-  return reduce_scatter_entry("MPI_Ireduce_scatter_block", sendbuf, recvbuf, recvcount, nullptr, datatype, op, comm,
-                              request);
+  return reduce_scatter_entry("MPI_Ireduce_scatter_block", CollKind::reduce_scatter_block, sendbuf, recvbuf, recvcount,
+                              nullptr, datatype, op, comm, request);
 }
 int PMPI_Ireduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op,
                          MPI_Comm comm, MPI_Request* request) {
   if (request == nullptr) return null_request("MPI_Ireduce_scatter", comm);
   if (recvcounts == nullptr) return comm_error("MPI_Ireduce_scatter", comm, MPI_ERR_ARG, "receive counts array is NULL");
-  return reduce_scatter_entry("MPI_Ireduce_scatter", sendbuf, recvbuf, 0, recvcounts, datatype, op, comm, request);
+  return reduce_scatter_entry("MPI_Ireduce_scatter", CollKind::reduce_scatter, sendbuf, recvbuf, 0, recvcounts,
+                              datatype, op, comm, request);
 }
 int PMPI_Igather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                  MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request) {
   if (request == nullptr) return null_request("MPI_Igather", comm);
-  return gather_entry("MPI_Igather", sendbuf, sendcount, sendtype, recvbuf, recvcount, nullptr, nullptr, recvtype, root,
-                      comm, request);
+  return gather_entry("MPI_Igather", CollKind::gather, sendbuf, sendcount, sendtype, recvbuf, recvcount, nullptr,
+                      nullptr, recvtype, root, comm, request);
 }
 int PMPI_Igatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
                   const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request) {
@@ -884,14 +899,14 @@ int PMPI_Igatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, voi
   if (recvcounts == nullptr && rank_is_root(comm, root)) {
     return comm_error("MPI_Igatherv", comm, MPI_ERR_ARG, "receive counts array is NULL");
   }
-  return gather_entry("MPI_Igatherv", sendbuf, sendcount, sendtype, recvbuf, 0, recvcounts, displs, recvtype, root,
-                      comm, request);
+  return gather_entry("MPI_Igatherv", CollKind::gatherv, sendbuf, sendcount, sendtype, recvbuf, 0, recvcounts, displs,
+                      recvtype, root, comm, request);
 }
 int PMPI_Iscatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                   MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request) {
   if (request == nullptr) return null_request("MPI_Iscatter", comm);
-  return scatter_entry("MPI_Iscatter", sendbuf, sendcount, nullptr, nullptr, sendtype, recvbuf, recvcount, recvtype,
-                       root, comm, request);
+  return scatter_entry("MPI_Iscatter", CollKind::scatter, sendbuf, sendcount, nullptr, nullptr, sendtype, recvbuf,
+                       recvcount, recvtype, root, comm, request);
 }
 int PMPI_Iscatterv(const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
                    void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request) {
@@ -899,42 +914,42 @@ int PMPI_Iscatterv(const void* sendbuf, const int sendcounts[], const int displs
   if (sendcounts == nullptr && rank_is_root(comm, root)) {
     return comm_error("MPI_Iscatterv", comm, MPI_ERR_ARG, "send counts array is NULL");
   }
-  return scatter_entry("MPI_Iscatterv", sendbuf, 0, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root,
-                       comm, request);
+  return scatter_entry("MPI_Iscatterv", CollKind::scatterv, sendbuf, 0, sendcounts, displs, sendtype, recvbuf,
+                       recvcount, recvtype, root, comm, request);
 }
 int PMPI_Iallgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                     MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
   if (request == nullptr) return null_request("MPI_Iallgather", comm);
-  return allgather_entry("MPI_Iallgather", sendbuf, sendcount, sendtype, recvbuf, recvcount, nullptr, nullptr, recvtype,
-                         comm, request);
+  return allgather_entry("MPI_Iallgather", CollKind::allgather, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                         nullptr, nullptr, recvtype, comm, request);
 }
 int PMPI_Iallgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
                      const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
   if (request == nullptr) return null_request("MPI_Iallgatherv", comm);
   if (recvcounts == nullptr) return comm_error("MPI_Iallgatherv", comm, MPI_ERR_ARG, "receive counts array is NULL");
-  return allgather_entry("MPI_Iallgatherv", sendbuf, sendcount, sendtype, recvbuf, 0, recvcounts, displs, recvtype,
-                         comm, request);
+  return allgather_entry("MPI_Iallgatherv", CollKind::allgatherv, sendbuf, sendcount, sendtype, recvbuf, 0, recvcounts,
+                         displs, recvtype, comm, request);
 }
 int PMPI_Ialltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                    MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
   if (request == nullptr) return null_request("MPI_Ialltoall", comm);
-  return alltoall_entry("MPI_Ialltoall", sendbuf, sendcount, nullptr, nullptr, sendtype, recvbuf, recvcount, nullptr,
-                        nullptr, recvtype, comm, request);
+  return alltoall_entry("MPI_Ialltoall", CollKind::alltoall, sendbuf, sendcount, nullptr, nullptr, sendtype, recvbuf,
+                        recvcount, nullptr, nullptr, recvtype, comm, request);
 }
 int PMPI_Ialltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
                     void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
                     MPI_Request* request) {
   if (request == nullptr) return null_request("MPI_Ialltoallv", comm);
   if (recvcounts == nullptr) return null_arrays("MPI_Ialltoallv", comm);
-  return alltoall_entry("MPI_Ialltoallv", sendbuf, 0, sendcounts, sdispls, sendtype, recvbuf, 0, recvcounts, rdispls,
-                        recvtype, comm, request);
+  return alltoall_entry("MPI_Ialltoallv", CollKind::alltoallv, sendbuf, 0, sendcounts, sdispls, sendtype, recvbuf, 0,
+                        recvcounts, rdispls, recvtype, comm, request);
 }
 int PMPI_Ialltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[],
                     void* recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[],
                     MPI_Comm comm, MPI_Request* request) {
   if (request == nullptr) return null_request("MPI_Ialltoallw", comm);
-  return alltoallw_entry("MPI_Ialltoallw", sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
-                         recvtypes, comm, request);
+  return alltoallw_entry("MPI_Ialltoallw", CollKind::alltoallw, sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
+                         recvcounts, rdispls, recvtypes, comm, request);
 }
 
 // The MPI_ names: weak aliases of the definitions above, which a profiling

@@ -43,9 +43,52 @@ NewContext agree_context(Communicator& parent, const char* call) {
   const mpf::coll::Key key = parent.next_collective(coll::kAllreduce, -1);
   mpf::coll::Task agree =
       agree_context_task(parent.members(), parent.member_index(), key.context, key.seq, true, &made);
-  const progress::BlockedCall blocked{call, -1, -1, parent.context};
-  agree.run(core::Runtime::instance().engine(), blocked);
+  agree.run(core::Runtime::instance().engine(), collective_wait(parent, -1, call));
   return made;
+}
+
+namespace {
+
+// Members and this rank's place among them, as every member counts them:
+// both groups of an intercommunicator.
+std::uint32_t members_count(const Communicator& c) {
+  return static_cast<std::uint32_t>(c.inter ? c.world.size() + c.remote.size() : c.world.size());
+}
+
+}  // namespace
+
+void show_communicator(const Communicator& c) {
+  // MPI_COMM_SELF has no one to wait for: not worth an entry.
+  if (members_count(c) < 2) return;
+  core::Runtime::instance().engine().collectives().show(c.calls, c.context, c.epoch, members_count(c),
+                                                        static_cast<std::int32_t>(c.member_index()));
+}
+
+CollectiveScope::CollectiveScope(const Communicator& c, progress::CollKind kind, bool nonblocking)
+    : comm_(c), outer_(c.current), outer_open_(c.current_open) {
+  progress::CollectiveLog& log = core::Runtime::instance().engine().collectives();
+  const std::uint32_t seq = log.started(c.calls, c.context, c.epoch, members_count(c),
+                                        static_cast<std::int32_t>(c.member_index()), kind, nonblocking);
+  c.current = {c.context, c.epoch, seq, kind, nonblocking};
+  c.current_open = true;
+}
+
+CollectiveScope::~CollectiveScope() {
+  if (comm_.current_open) end_collective(comm_);
+  comm_.current = outer_;
+  comm_.current_open = outer_open_;
+}
+
+void end_collective(const Communicator& c) {
+  core::Runtime::instance().engine().collectives().completed(c.calls, c.context, c.epoch, members_count(c),
+                                                             static_cast<std::int32_t>(c.member_index()));
+}
+
+progress::BlockedCall collective_wait(const Communicator& c, int root, const char* call) {
+  const std::int32_t world = root < 0 || static_cast<std::size_t>(root) >= c.world.size()
+                                 ? -1
+                                 : static_cast<std::int32_t>(c.world[static_cast<std::size_t>(root)]);
+  return progress::BlockedCall::collective(progress::WaitApi::mpi, c.current, world, call);
 }
 
 int out_of_contexts(const char* call, MPI_Comm comm) {
@@ -93,7 +136,9 @@ mpf::coll::Task idup_op(const Communicator& parent, mpf::coll::Key key, MPI_Comm
   }
   made->context = agreed.context;
   made->coll_seq = agreed.first_seq;
+  made->epoch = agreed.first_seq;
   claim_context(agreed.context);
+  show_communicator(*made);
   if (comm_is_valid(parent_handle) && comm_is_valid(handle)) {
     if (int rc = copy_attributes(parent_handle, handle)) {
       comm_error("MPI_Comm_idup", parent_handle, rc, "an attribute copy callback failed with error " + std::to_string(rc));
@@ -159,7 +204,11 @@ MPI_Comm add_communicator(std::vector<std::uint32_t> world, std::uint32_t contex
   c->world = std::move(world);
   c->context = context;
   c->coll_seq = first_seq;
-  if (context != kNoContext) claim_context(context);
+  c->epoch = first_seq;
+  if (context != kNoContext) {
+    claim_context(context);
+    show_communicator(*c);
+  }
   comm_table().push_back(std::move(c));
   return static_cast<MPI_Comm>(comm_table().size() - 1);
 }
@@ -196,6 +245,7 @@ int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm) {
   if (int rc = check_comm(call, comm)) return rc;
   if (newcomm == nullptr) return comm_error(call, comm, MPI_ERR_ARG, "newcomm argument is NULL");
   const Communicator& old = comm_of(comm);
+  const CollectiveScope scope(old, mpf::progress::CollKind::comm_create, false);
   const int rc = old.inter ? create_inter_from(call, comm, old.world, old.remote, newcomm)
                            : create_from(call, comm, old.world, newcomm);
   if (rc != MPI_SUCCESS) return rc;
@@ -223,6 +273,7 @@ int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm* newcomm, MPI_Request* request) {
   if (parent.inter) make_inter(made, parent.remote, parent.low_group);
   made.errhandler = parent.errhandler;
   made.topology = parent.topology;
+  const CollectiveScope scope(parent, mpf::progress::CollKind::comm_create, true);
   const mpf::coll::Key key = parent.next_collective(coll::kAllreduce, -1);
   *newcomm = handle;
   return coll::launch(call, comm, -1, idup_op(parent, key, comm, share_comm(handle), handle), request,
@@ -244,6 +295,7 @@ int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newcomm) {
                                                    " (colors are >= 0, or MPI_UNDEFINED)");
   }
   Communicator& parent = comm_of(comm);
+  const CollectiveScope scope(parent, mpf::progress::CollKind::comm_create, false);
   if (parent.inter) return split_inter(call, comm, color, key, newcomm);
   const int n = parent.size();
   // Everyone's (color, key), at every member.
@@ -284,6 +336,7 @@ int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* newcomm) {
   if (g == nullptr) return comm_error(call, comm, MPI_ERR_GROUP, "invalid group " + std::to_string(group));
   if (newcomm == nullptr) return comm_error(call, comm, MPI_ERR_ARG, "newcomm argument is NULL");
   const Communicator& parent = comm_of(comm);
+  const CollectiveScope scope(parent, mpf::progress::CollKind::comm_create, false);
   if (parent.inter) return create_inter_subset(call, comm, *g, newcomm);
   for (std::uint32_t w : *g) {
     if (parent.rank_of[w] < 0) {
@@ -332,7 +385,13 @@ int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm* ne
   temp.context = 0x80000000u | (hash & 0x7fffffffu);
   static std::map<std::uint32_t, std::uint32_t> calls_per_key;
   temp.coll_seq = calls_per_key[temp.context];
-  const NewContext made = agree_context(temp, call);
+  temp.epoch = temp.coll_seq;
+  NewContext made;
+  {
+    // The group's members show the agreement as a collective of theirs.
+    const CollectiveScope scope(temp, mpf::progress::CollKind::comm_create, false);
+    made = agree_context(temp, call);
+  }
   calls_per_key[temp.context] = temp.coll_seq;
   if (!made.agreed) return out_of_contexts(call, comm);
   *newcomm = add_communicator(*g, made.context, made.first_seq);

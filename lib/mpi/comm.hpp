@@ -16,6 +16,7 @@
 #include "coll/channel.hpp"
 #include "mpi/attributes.hpp"
 #include "mpi/topology.hpp"
+#include "progress/wait_record.hpp"
 
 namespace mpf::mpi {
 
@@ -40,6 +41,15 @@ struct Communicator {
   std::vector<std::uint32_t> remote;         // remote rank -> world rank
   std::vector<std::int32_t> remote_rank_of;  // world rank -> remote rank, -1 if not in the remote group
   bool low_group = false;
+  // With `context`, names the communicator in introspection: its first
+  // collective count (agreed by its members), so a reused context id is
+  // told apart from the communicator that had it before.
+  std::uint32_t epoch = 0;
+  // This rank's collective calls on it as introspection shows them
+  // (CollectiveScope): mutable, as collectives take the communicator const.
+  mutable progress::CollectiveTrack calls;
+  mutable progress::Collective current;  // the innermost call in progress (a closing scope restores the outer)
+  mutable bool current_open = false;     // `current` has not ended (nor passed to its request)
 
   int size() const { return static_cast<int>(world.size()); }
   // The ranks point-to-point names: the remote group of an intercommunicator.
@@ -55,6 +65,41 @@ struct Communicator {
     return {context, ++coll_seq, kind, static_cast<std::int32_t>(root)};
   }
 };
+
+// One collective call of the program on `c`, counted in this rank's
+// introspection (its CommRecord of `c`) and named by the waits of the
+// call's algorithms (collective_wait()). Open it where the call starts,
+// before the first wait: a blocking call ends with the scope, a
+// nonblocking one when its request's operation completes (launch() takes
+// it over). Scopes nest: an MPI call made of another (MPI_Cart_create's
+// MPI_Comm_split) counts as both, the inner one inside the outer.
+class CollectiveScope {
+ public:
+  CollectiveScope(const Communicator& c, progress::CollKind kind, bool nonblocking);
+  ~CollectiveScope();
+  CollectiveScope(const CollectiveScope&) = delete;
+  CollectiveScope& operator=(const CollectiveScope&) = delete;
+
+ private:
+  const Communicator& comm_;
+  progress::Collective outer_;
+  bool outer_open_;
+};
+// Shows a new communicator in this rank's introspection, before its first
+// collective: the inspector learns its members from the ranks that show it.
+void show_communicator(const Communicator& c);
+// Counts a collective call on `c` as completed (CollectiveScope, or the
+// request a nonblocking call handed its end to).
+void end_collective(const Communicator& c);
+// The wait of a collective's algorithm on `c` (root a rank of `c`, -1 for
+// none), shown as `call`: the call open on `c` (CollectiveScope).
+progress::BlockedCall collective_wait(const Communicator& c, int root, const char* call);
+// The wait of a point-to-point operation with world rank `world`.
+inline progress::BlockedCall p2p_wait(bool is_send, std::int32_t world, std::int32_t tag, std::uint32_t context,
+                                      const char* call) {
+  return is_send ? progress::BlockedCall::send(progress::WaitApi::mpi, world, tag, context, call)
+                 : progress::BlockedCall::receive(progress::WaitApi::mpi, world, tag, context, call);
+}
 
 // The table: index = handle; handles are never reused. A communicator the
 // program frees stays (marked freed) while requests use it: MPI lets

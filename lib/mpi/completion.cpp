@@ -72,13 +72,15 @@ bool done(MPI_Request handle) {
   return r == nullptr || !r->active || request_done(*r);
 }
 
+// The wait for requests, described by `handle` (the first incomplete one).
 progress::BlockedCall blocked_on(const char* call, MPI_Request handle) {
   const MpiRequest* r = requests().get(handle);
-  if (r == nullptr || r->proc_null || r->grequest) return {call};
+  if (r == nullptr || r->proc_null || r->grequest)
+    return progress::BlockedCall::request_unknown(progress::WaitApi::mpi, call);
   if (r->persistent_coll) return blocked_on(call, r->persistent_coll->operation);
-  if (r->coll) return {call, r->coll->task.waiting_for(), -1, r->coll->comm->context};
-  return {call, r->peer == MPI_ANY_SOURCE ? progress::kAnySource : to_world(r->comm, r->peer), r->tag,
-          comm_context(r->comm)};
+  if (r->coll) return coll::pending_wait(*r->coll, call);
+  const std::int32_t world = r->peer == MPI_ANY_SOURCE ? progress::kAnySource : to_world(r->comm, r->peer);
+  return progress::BlockedCall::request(p2p_wait(r->is_send, world, r->tag, comm_context(r->comm), call), call);
 }
 
 MPI_Status* at(MPI_Status* statuses, int i) { return statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[i]; }

@@ -87,6 +87,7 @@ int create_inter_from(const char* call, MPI_Comm parent, const std::vector<std::
   *out = add_communicator(local, made.context, made.first_seq);
   Communicator& c = comm_of(*out);
   make_inter(c, remote, p.low_group);
+  show_communicator(c);
   c.errhandler = p.errhandler;
   return MPI_SUCCESS;
 }
@@ -159,6 +160,7 @@ int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_c
                           std::to_string(local.size()));
   }
   if (tag < 0) return comm_error(call, local_comm, MPI_ERR_TAG, "invalid tag " + std::to_string(tag));
+  const CollectiveScope scope(local, mpf::progress::CollKind::intercomm_create, false);
   // The leaders swap their groups over peer_comm, then each leader
   // broadcasts the other group in its own: [error class or 0, size, world ranks...].
   const std::uint32_t world_size = static_cast<std::uint32_t>(comm_of(MPI_COMM_WORLD).size());
@@ -185,7 +187,9 @@ int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_c
       mpf::progress::Engine& engine = mpf::core::Runtime::instance().engine();
       mpf::progress::Request* in = start_internal(false, other, context, tag, message.data(), bytes);
       mpf::progress::Request* out = start_internal(true, other, context, tag, mine.data(), bytes);
-      engine.wait_until([in, out] { return in->done() && out->done(); }, {call, other, tag, local.context});
+      // The leaders' exchange: this one's wait ends with the other's answer.
+      engine.wait_until([in, out] { return in->done() && out->done(); },
+                        mpf::progress::BlockedCall::receive(mpf::progress::WaitApi::mpi, other, tag, context, call));
       engine.free_request(in);
       engine.free_request(out);
       for (std::uint32_t i = 0; i < message[1] && problem.empty(); ++i) {
@@ -214,11 +218,17 @@ int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_c
   both.rank = local.rank;
   both.context = kCreateAgreementKey;
   make_inter(both, remote, low);
-  const NewContext made = agree_context(both, call);
+  NewContext made;
+  {
+    // Both groups show the agreement as a collective of theirs.
+    const CollectiveScope both_scope(both, mpf::progress::CollKind::intercomm_create, false);
+    made = agree_context(both, call);
+  }
   if (!made.agreed) return out_of_contexts(call, local_comm);
   *newintercomm = add_communicator(local.world, made.context, made.first_seq);
   Communicator& c = comm_of(*newintercomm);
   make_inter(c, std::move(remote), low);
+  show_communicator(c);
   c.errhandler = local.errhandler;
   return MPI_SUCCESS;
 }
@@ -228,6 +238,7 @@ int PMPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm* newintracomm) {
   if (int rc = check_inter(call, intercomm)) return rc;
   if (newintracomm == nullptr) return comm_error(call, intercomm, MPI_ERR_ARG, "newintracomm argument is NULL");
   Communicator& c = comm_of(intercomm);
+  const CollectiveScope scope(c, mpf::progress::CollKind::intercomm_create, false);
   const int mine = high != 0 ? 1 : 0;
   const auto [local, remote] = split_sides<int>(c, gather_members(call, intercomm, &mine, sizeof mine));
   // The group that passed high = false comes first; when both passed the

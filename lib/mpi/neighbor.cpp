@@ -87,6 +87,9 @@ int allgather_entry(const char* call, bool nonblocking, const void* sendbuf, int
                     bool varying, MPI_Comm comm, MPI_Request* request) {
   NeighborLists lists;
   if (int rc = begin(call, comm, nonblocking, request, &lists)) return rc;
+  const CollectiveScope scope(
+      comm_of(comm), varying ? progress::CollKind::neighbor_allgatherv : progress::CollKind::neighbor_allgather,
+      nonblocking);
   if (int rc = check_type(call, comm, "send", sendtype)) return rc;
   if (int rc = check_type(call, comm, "receive", recvtype)) return rc;
   const std::size_t in = lists.sources.size();
@@ -104,6 +107,9 @@ int alltoall_entry(const char* call, bool nonblocking, const void* sendbuf, int 
                    const int rdispls[], MPI_Datatype recvtype, bool varying, MPI_Comm comm, MPI_Request* request) {
   NeighborLists lists;
   if (int rc = begin(call, comm, nonblocking, request, &lists)) return rc;
+  const CollectiveScope scope(comm_of(comm),
+                              varying ? progress::CollKind::neighbor_alltoallv : progress::CollKind::neighbor_alltoall,
+                              nonblocking);
   if (int rc = check_type(call, comm, "send", sendtype)) return rc;
   if (int rc = check_type(call, comm, "receive", recvtype)) return rc;
   const std::size_t in = lists.sources.size(), out = lists.destinations.size();
@@ -122,6 +128,7 @@ int alltoallw_entry(const char* call, bool nonblocking, const void* sendbuf, con
                     const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request* request) {
   NeighborLists lists;
   if (int rc = begin(call, comm, nonblocking, request, &lists)) return rc;
+  const CollectiveScope scope(comm_of(comm), progress::CollKind::neighbor_alltoallw, nonblocking);
   const std::size_t in = lists.sources.size(), out = lists.destinations.size();
   if (out > 0 && (sendcounts == nullptr || sdispls == nullptr || sendtypes == nullptr)) {
     return null_array(call, comm, "sendcounts, sdispls or sendtypes");

@@ -208,7 +208,9 @@ int make_request(const char* call, bool is_send, const void* buf, int count, MPI
                                        MPI_Datatype datatype, int peer, int tag, MPI_Comm comm, SendMode mode,
                                        MPI_Status* status) {
   progress::Request* e = start_engine(is_send, route, tag, buf, mode);
-  if (!e->done()) engine().wait_until([e] { return e->done(); }, {call, route.world, tag, route.context});
+  if (!e->done()) {
+    engine().wait_until([e] { return e->done(); }, p2p_wait(is_send, route.world, tag, route.context, call));
+  }
   if (e->status.error == 0) [[likely]] {
     if (!is_send) received_status(e->status, comm, status);
     engine().free_request(e);
@@ -233,7 +235,8 @@ int make_request(const char* call, bool is_send, const void* buf, int count, MPI
   start(r);
   if (r.engine != nullptr && !r.engine->done()) {
     progress::Request* e = r.engine;
-    engine().wait_until([e] { return e->done(); }, {call, to_world(comm, peer), tag, comm_context(comm)});
+    engine().wait_until([e] { return e->done(); },
+                        p2p_wait(is_send, to_world(comm, peer), tag, comm_context(comm), call));
   }
   return finish_operation(r, status, call, false);
 }
@@ -321,7 +324,7 @@ int do_mprobe(const char* call, int source, int tag, MPI_Comm comm, bool blockin
   match::UnexpectedMessage* m = nullptr;
   if (blocking_probe) {
     engine().wait_until([&] { return (m = engine().claim(world, tag, context)) != nullptr; },
-                        {call, world, tag, context});
+                        p2p_wait(false, world, tag, context, call));
   } else {
     engine().progress();
     m = engine().claim(world, tag, context);
@@ -482,7 +485,8 @@ int PMPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int
     if (r.engine == nullptr) continue;
     mpf::progress::Request* e = r.engine;
     mpf::core::Runtime::instance().engine().wait_until(
-        [e] { return e->done(); }, {"MPI_Sendrecv", to_world(comm, r.peer), r.tag, comm_context(comm)});
+        [e] { return e->done(); },
+        mpf::mpi::p2p_wait(r.is_send, to_world(comm, r.peer), r.tag, comm_context(comm), "MPI_Sendrecv"));
   }
   const int send_rc = finish_request(&requests[1], MPI_STATUS_IGNORE, "MPI_Sendrecv", false);
   const int recv_rc = finish_request(&requests[0], status, "MPI_Sendrecv", false);
@@ -577,7 +581,7 @@ int PMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status* status) {
   const std::int32_t world = to_world(comm, source);
   const mpf::match::UnexpectedMessage* m = nullptr;
   eng.wait_until([&] { return (m = eng.unexpected().find(world, tag, comm_context(comm))) != nullptr; },
-                 {"MPI_Probe", world, tag, comm_context(comm)});
+                 mpf::mpi::p2p_wait(false, world, tag, comm_context(comm), "MPI_Probe"));
   probe_status(comm, *m, status);
   return MPI_SUCCESS;
 }

@@ -29,6 +29,7 @@ void Engine::init(shm::Transport& transport, const common::Tunables& t) {
   transport_ = &transport;
   counters_ = &transport.control().counters;
   introspection_ = &transport.introspection();
+  collectives_.init(*introspection_);
   unexpected_ = std::make_unique<match::UnexpectedQueue>(
       static_cast<std::size_t>(t.integer(common::Tunable::unexpected_pool)), transport.size());
   backlog_.assign(transport.size(), {});
@@ -738,22 +739,29 @@ bool Engine::on_packet(std::uint32_t source, const Packet& p) {
 void Engine::publish_blocked(const BlockedCall& call) {
   const auto now = static_cast<std::int64_t>(now_ns());
   introspection_->snapshot.write([&](shm::RankSnapshot& s) {
+    shm::WaitRecord& w = s.wait;
+    w.kind = call.kind;
+    w.api = call.api;
+    w.of = call.of;
+    w.coll = call.coll;
+    w.peer = call.peer;
+    w.tag = call.tag;
+    w.context = call.context;
+    w.epoch = call.epoch;
+    w.seq = call.seq;
+    w.root = call.root;
+    w.since_ns = now;
     // A bounded copy, not snprintf: this runs at every wait that lasts.
     const char* name = call.function != nullptr ? call.function : "";
-    const std::size_t length = ::strnlen(name, sizeof s.function - 1);
-    std::memcpy(s.function, name, length);
-    s.function[length] = '\0';
-    s.peer = call.peer;
-    s.tag = call.tag;
-    s.context = call.context;
-    s.root = call.root;
-    s.blocked_since_ns = now;
+    const std::size_t length = ::strnlen(name, sizeof w.function - 1);
+    std::memcpy(w.function, name, length);
+    w.function[length] = '\0';
   });
   blocked_published_ = true;
 }
 
 void Engine::clear_blocked() {
-  introspection_->snapshot.write([](shm::RankSnapshot& s) { s.function[0] = '\0'; });
+  introspection_->snapshot.write([](shm::RankSnapshot& s) { s.wait.kind = shm::WaitKind::none; });
   blocked_published_ = false;
 }
 

@@ -45,6 +45,7 @@
 #include "common/tunables.hpp"
 #include "match/queues.hpp"
 #include "progress/request.hpp"
+#include "progress/wait_record.hpp"
 #include "progress/yield_slots.hpp"
 #include "shm/introspection.hpp"
 #include "shm/transport.hpp"
@@ -59,29 +60,6 @@ inline constexpr std::int32_t kErrorSignature = 2;  // the sender's datatype sig
 // below that one end would copy it all anyway).
 inline constexpr std::uint64_t kSplitChunkMin = 128 * 1024;
 inline constexpr std::uint64_t kSplitMinBytes = 2 * kSplitChunkMin;
-
-// A wait for a broadcast in a run whose root moves one rank on at each
-// call (coll::Board's turns): near, the rank's own turn as root comes
-// within the next few calls, and it yields as in any crowd wait; far, it
-// sleeps at once (kSleepsDeferred), and the root a few turns before its
-// own wakes it. Any other wait is none, and wakes the far sleepers first,
-// in case it waits for one of them.
-enum class Turn : std::uint8_t { none, near, far };
-
-// What a rank is blocked in, for introspection.
-struct BlockedCall {
-  const char* function = nullptr;  // "MPI_Recv", ...
-  std::int32_t peer = kAnySource;
-  std::int32_t tag = kAnyTag;
-  std::uint32_t context = 0;
-  std::int32_t root = -1;  // collectives with a root: its world rank
-  // The wait ends only after most of the job's ranks have run (a flat
-  // collective on the board): with more ranks than CPUs the rank yields
-  // at once, without polling first and without taking a yield slot: every
-  // rank it yields to has work, and sleeping would cost each a wake-up.
-  bool crowd = false;
-  Turn turn = Turn::none;
-};
 
 class Engine {
  public:
@@ -144,6 +122,8 @@ class Engine {
   }
 
   shm::Transport& transport() { return *transport_; }
+  // This rank's record of its collectives per communicator (introspection).
+  CollectiveLog& collectives() { return collectives_; }
   const match::PostedQueue<Request>& posted() const { return posted_; }
   const match::UnexpectedQueue& unexpected() const { return *unexpected_; }
   std::size_t backlog_size() const { return backlog_count_; }
@@ -223,6 +203,7 @@ class Engine {
   shm::RankCounters* counters_ = nullptr;
   shm::Introspection* introspection_ = nullptr;
   bool blocked_published_ = false;
+  CollectiveLog collectives_;
   void (*hook_)() = nullptr;
   RequestPool pool_;
   match::PostedQueue<Request> posted_;

@@ -155,7 +155,8 @@ static_assert(std::atomic<std::uint32_t>::is_always_lock_free && std::atomic<std
 class RanksLayout {
  public:
   static constexpr std::string_view kName = "ranks";
-  static constexpr std::uint32_t kVersion = 1;
+  // 2: typed wait records in the introspection snapshots.
+  static constexpr std::uint32_t kVersion = 2;
   static RegionSpec spec();
 
   RanksLayout() = default;

@@ -1,6 +1,7 @@
 """mpfinspect on running jobs, and the view mpfrun --timeout prints (SPEC §7)."""
 import json
 import os
+import re
 import subprocess
 import time
 import unittest
@@ -228,6 +229,53 @@ class Inspect(JobTestCase):
         self.assertEqual(status, 124)
         self.assertIn("not deadlocked:", err)
         self.assertIn("rank 0 is computing; ranks 1-3 wait for it in MPI_Bcast(root 0) on MPI_COMM_WORLD", err)
+        self.assert_clean()
+
+    def wait_for_deadlock(self, proc):
+        """Polls mpfinspect --deadlock --json until the job shows as deadlocked; returns the verdict."""
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            status, out, _ = self.inspect("--deadlock", "--json", str(proc.pid))
+            if status == 3:
+                return json.loads(out)
+            time.sleep(0.05)  # the ranks need a moment to block and publish their waits
+        proc.kill()
+        self.fail("the job never showed as deadlocked")
+
+    def test_sub_communicator_collective_waits_only_for_its_members(self):
+        proc = self.start("--timeout", "60", "-n", "4", ACTIONS, "coll-subcomm")
+        verdict = self.wait_for_deadlock(proc)
+        # Ranks 0 and 1 wait in the barrier of ranks 0-2 for rank 2 alone.
+        self.assertEqual(verdict["waits_for"]["0"], [2])
+        self.assertEqual(verdict["waits_for"]["1"], [2])
+        self.assertEqual(verdict["waits_for"]["2"], [3])
+        self.assertTrue(any(re.fullmatch(r"ranks 0-1 wait in MPI_Barrier, collective #1 on the communicator with "
+                                         r"context \d+ \(ranks 0-2\), for rank 2, which has not entered it", line)
+                            for line in verdict["explanation"]), verdict["explanation"])
+        group = verdict["collectives"][0]
+        self.assertEqual((group["members"], group["ranks"], group["not_entered"]), ([0, 1, 2], [0, 1], [2]))
+        self.assertEqual((group["operation"], group["seq"], group["function"]), ("barrier", 1, "MPI_Barrier"))
+        status, out, _ = self.inspect("--json", str(proc.pid))
+        state = json.loads(out)
+        jsonschema.validate(state, self.load_schema("mpfinspect-job.schema.json"))
+        rank0 = state["ranks"][0]["blocked_in"]
+        self.assertEqual((rank0["api"], rank0["kind"], rank0["collective"]),
+                         ("mpi", "collective", {"operation": "barrier", "seq": 1}))
+        rank2 = state["ranks"][2]["blocked_in"]
+        self.assertEqual((rank2["kind"], rank2["peer"], rank2["tag"]), ("receive", 3, 1))
+        sub = [c for c in state["ranks"][2]["communicators"] if c["context"] == rank0["context"]]
+        self.assertEqual((sub[0]["size"], sub[0]["rank"], sub[0]["started"]), (3, 2, 0))
+        proc.terminate()
+        self.finish(proc)
+        self.assert_clean()
+
+    def test_collective_completed_as_another_operation_is_named(self):
+        status, _, err = self.mpfrun("--timeout", "2", "-n", "4", ACTIONS, "coll-completed")
+        self.assertEqual(status, 124)
+        self.assertIn("deadlocked:", err)
+        self.assertIn("ranks 1-3 are in MPI_Barrier on MPI_COMM_WORLD while rank 0 waits in MPI_Finalize", err)
+        self.assertIn("rank 0 completed collective #2 on MPI_COMM_WORLD as MPI_Bcast, which ranks 1-3 entered as "
+                      "MPI_Barrier", err)
         self.assert_clean()
 
     def test_timeout_prints_the_inspectors_view(self):

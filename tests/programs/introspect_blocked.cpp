@@ -28,8 +28,9 @@ int main(int argc, char** argv) {
     bool seen = false;
     while (!seen && std::chrono::steady_clock::now() < deadline) {
       if (peer.snapshot.try_read(s)) {
-        seen = std::strcmp(s.function, "MPI_Recv") == 0 && s.peer == 0 && s.tag == 7 && s.posted_total == 1 &&
-               s.posted_listed == 1 && s.posted[0].tag == 7 && s.unexpected_total == 1 &&
+        seen = s.wait.kind == mpf::shm::WaitKind::receive && s.wait.api == mpf::shm::WaitApi::mpi &&
+               std::strcmp(s.wait.function, "MPI_Recv") == 0 && s.wait.peer == 0 && s.wait.tag == 7 &&
+               s.posted_total == 1 && s.posted_listed == 1 && s.posted[0].tag == 7 && s.unexpected_total == 1 &&
                s.unexpected[0].tag == 3 && s.unexpected[0].source == 0 && s.unexpected[0].bytes == sizeof(int);
       }
       // Reading another rank's snapshot is polling by nature; a short sleep
@@ -37,9 +38,10 @@ int main(int argc, char** argv) {
       if (!seen) std::this_thread::sleep_for(std::chrono::milliseconds(1));
     }
     if (!seen) {
-      std::printf("rank 1 never showed MPI_Recv(0, 7) with one posted and one unexpected: function '%s' peer %d tag %d "
-                  "posted %u unexpected %u\n",
-                  s.function, s.peer, s.tag, s.posted_total, s.unexpected_total);
+      std::printf(
+          "rank 1 never showed MPI_Recv(0, 7) with one posted and one unexpected: function '%s' peer %d tag %d "
+          "posted %u unexpected %u\n",
+          s.wait.function, s.wait.peer, s.wait.tag, s.posted_total, s.unexpected_total);
       MPI_Abort(MPI_COMM_WORLD, 1);
     }
     MPI_Send(&payload, 1, MPI_INT, 1, 7, MPI_COMM_WORLD);

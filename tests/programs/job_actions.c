@@ -24,6 +24,10 @@
  *   job_actions coll-mismatch         rank 0 calls MPI_Bcast(root 1), the others MPI_Barrier (deadlock)
  *   job_actions coll-comm-mismatch    rank 0 calls MPI_Barrier on a duplicate of MPI_COMM_WORLD, the others
  *                                     on MPI_COMM_WORLD (deadlock)
+ *   job_actions coll-subcomm          ranks 0-2 split off a communicator; ranks 0 and 1 call MPI_Barrier on it,
+ *                                     rank 2 waits for tag 1 from rank 3 and rank 3 for tag 2 from rank 2 (deadlock)
+ *   job_actions coll-completed        every rank calls MPI_Bcast(root 0) on MPI_COMM_WORLD; then rank 0 calls
+ *                                     MPI_Bcast(root 0) again and finalizes, the others call MPI_Barrier (deadlock)
  *   job_actions coll-computing        rank 0 computes for SECONDS (default 60) before MPI_Bcast(root 0);
  *                                     the others wait in that MPI_Bcast (not a deadlock)
  *   job_actions write-until-stopped RANK CODE DIR
@@ -149,6 +153,25 @@ int main(int argc, char **argv) {
     MPI_Comm dup;
     MPI_Comm_dup(MPI_COMM_WORLD, &dup);
     MPI_Barrier(rank == 0 ? dup : MPI_COMM_WORLD);
+  } else if (strcmp(action, "coll-subcomm") == 0) {
+    MPI_Comm sub;
+    int value = 0;
+    MPI_Comm_split(MPI_COMM_WORLD, rank < 3 ? 0 : 1, rank, &sub);
+    if (rank < 2) {
+      MPI_Barrier(sub);
+    } else if (rank == 2) {
+      MPI_Recv(&value, 1, MPI_INT, 3, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    } else {
+      MPI_Recv(&value, 1, MPI_INT, 2, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    }
+  } else if (strcmp(action, "coll-completed") == 0) {
+    int value = 0;
+    MPI_Bcast(&value, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    if (rank == 0) {
+      MPI_Bcast(&value, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    } else {
+      MPI_Barrier(MPI_COMM_WORLD);
+    }
   } else if (strcmp(action, "coll-computing") == 0) {
     int value = 0;
     if (rank == 0) {

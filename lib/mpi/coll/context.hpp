@@ -199,9 +199,9 @@ inline std::vector<std::uint32_t> worlds_of(const Communicator& c, const std::ve
 // `call` on `c` (with its root, if any) while it waits, after the
 // nonblocking collectives this rank started before it (pending.hpp).
 inline void run(mpf::coll::Task task, const Communicator& c, const char* call, int root) {
-  finish_pending(call, static_cast<std::int32_t>(c.context));
-  const progress::BlockedCall blocked{call, -1, -1, c.context,
-                                      root < 0 ? -1 : static_cast<std::int32_t>(world_of(c, root)), on_board(c)};
+  finish_pending(call);
+  progress::BlockedCall blocked = collective_wait(c, root, call);
+  blocked.crowd = on_board(c);
   core::Runtime& rt = core::Runtime::instance();
   task.run(rt.engine(), blocked);
   rt.transport().flush_wakes();  // the task's last posts may have deferred theirs

@@ -61,20 +61,32 @@ int launch(const char* call, MPI_Comm comm, int root, mpf::coll::Task op, MPI_Re
   r.comm = comm;
   r.active = true;
   r.coll = pending;
+  // The call's end comes when the operation completes, not when the
+  // CollectiveScope of the starting call closes.
+  const Communicator& c = comm_of(comm);
+  pending->call = c.current;
+  pending->counted = c.current_open;
+  c.current_open = false;
   start_pending(pending, independent);
   *request = handle;
   return MPI_SUCCESS;
 }
 
-void finish_pending(const char* call, std::int32_t context) {
+progress::BlockedCall pending_wait(const PendingCollective& oldest, const char* call) {
+  const progress::BlockedCall of = progress::BlockedCall::collective(progress::WaitApi::mpi, oldest.call, -1, call);
+  progress::BlockedCall wait = progress::BlockedCall::request(of, call);
+  wait.peer = oldest.task.waiting_for();
+  return wait;
+}
+
+void finish_pending(const char* call) {
   if (pending_idle()) return;
-  const progress::BlockedCall blocked{call, -1, -1, static_cast<std::uint32_t>(context)};
   core::Runtime::instance().engine().wait_until(
       [] {
         advance_pending();
         return pending_idle();
       },
-      blocked);
+      pending_wait(*g_pending.front(), call));
 }
 
 }  // namespace mpf::mpi::coll

@@ -36,11 +36,17 @@ struct PendingCollective {
   std::shared_ptr<const Communicator> comm;  // kept alive even if the program frees the handle
   std::shared_ptr<const CollectiveError> error;  // null: the operation finds no errors of its own
   bool done = false;
+  // The program's collective call this operation is (launch() takes it
+  // from the CollectiveScope): counted as completed when it is done.
+  progress::Collective call;
+  bool counted = false;
 
   bool failed() const { return done && error != nullptr && error->error_class != MPI_SUCCESS; }
 
   void advance() {
-    if (!done) done = task.advance();
+    if (done) return;
+    done = task.advance();
+    if (done && counted) end_collective(*comm);
   }
 };
 
@@ -54,7 +60,10 @@ void advance_pending();
 bool pending_idle();
 // Before a blocking collective: waits (as `call`) until every nonblocking
 // one started before it has completed.
-void finish_pending(const char* call, std::int32_t context);
+void finish_pending(const char* call);
+// The wait for the oldest nonblocking collective of the queue to complete
+// (a request wait of a collective), shown as `call`.
+progress::BlockedCall pending_wait(const PendingCollective& oldest, const char* call);
 
 // Runs `op` to its end (request == nullptr: the blocking call, shown as
 // `call` with its root) or starts it as the nonblocking request *request

@@ -36,10 +36,10 @@ namespace mpf::mpi::coll {
 // rank started before, shown to mpfinspect as `call` on `c` while it waits.
 template <class Steps>
 void run_steps(Steps& steps, const Communicator& c, const char* call, int root) {
-  finish_pending(call, static_cast<std::int32_t>(c.context));
+  finish_pending(call);
   core::Runtime& rt = core::Runtime::instance();
-  progress::BlockedCall blocked{call, -1, -1, c.context,
-                                root < 0 ? -1 : static_cast<std::int32_t>(world_of(c, root)), on_board(c)};
+  progress::BlockedCall blocked = collective_wait(c, root, call);
+  blocked.crowd = on_board(c);
   const int count = steps.count();
   for (int i = 0; i < count; ++i) {
     if (steps.try_step(i)) continue;

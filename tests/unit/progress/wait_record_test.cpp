@@ -1,0 +1,85 @@
+// Unit tests of the wait records (progress/wait_record.hpp): each factory
+// fills in what its kind of wait needs, and CollectiveLog keeps a rank's
+// table of communicators (shm::CommRecord) as the inspector reads it.
+#include "progress/wait_record.hpp"
+
+#include <gtest/gtest.h>
+
+namespace mpf::progress {
+namespace {
+
+TEST(BlockedCall, FactoriesFillTheTypedFields) {
+  const BlockedCall r = BlockedCall::receive(WaitApi::mpi, 3, 7, 2, "MPI_Recv");
+  EXPECT_EQ(r.kind, WaitKind::receive);
+  EXPECT_EQ(r.api, WaitApi::mpi);
+  EXPECT_EQ(r.peer, 3);
+  EXPECT_EQ(r.tag, 7);
+  EXPECT_EQ(r.context, 2u);
+  EXPECT_STREQ(r.function, "MPI_Recv");
+
+  const BlockedCall c = BlockedCall::collective(WaitApi::mpi, {4, 9, 2, CollKind::bcast, false}, 1, "MPI_Bcast");
+  EXPECT_EQ(c.kind, WaitKind::collective);
+  EXPECT_EQ(c.coll, CollKind::bcast);
+  EXPECT_EQ(c.context, 4u);
+  EXPECT_EQ(c.epoch, 9u);
+  EXPECT_EQ(c.seq, 2u);
+  EXPECT_EQ(c.root, 1);
+  EXPECT_EQ(c.peer, kAnySource);
+
+  const BlockedCall w = BlockedCall::request(BlockedCall::send(WaitApi::mpi, 5, 1, 0, "MPI_Wait"), "MPI_Wait");
+  EXPECT_EQ(w.kind, WaitKind::request);
+  EXPECT_EQ(w.of, WaitKind::send);
+  EXPECT_EQ(w.peer, 5);
+
+  EXPECT_EQ(BlockedCall::request_unknown(WaitApi::mpi, "MPI_Wait").of, WaitKind::none);
+  EXPECT_EQ(BlockedCall::finalize(WaitApi::runtime, "MPI_Finalize").kind, WaitKind::finalize);
+  EXPECT_EQ(BlockedCall::shmem_wait("shmem_wait_until").api, WaitApi::shmem);
+  EXPECT_EQ(BlockedCall::conversation(2, 11, 0, "mpf_recv").tag, 11);
+  EXPECT_EQ(BlockedCall::rma_sync(WaitApi::mpi, kAnySource, 3, "MPI_Win_fence").kind, WaitKind::rma_sync);
+}
+
+TEST(CollectiveLog, CountsCallsAndKeepsTheLastKinds) {
+  shm::Introspection block{};
+  CollectiveLog log;
+  log.init(block);
+  CollectiveTrack world;
+  log.show(world, 0, 0, 4, 2);
+  EXPECT_EQ(block.comms[0].size.load(), 4u);
+  EXPECT_EQ(block.comms[0].rank.load(), 2);
+  EXPECT_EQ(log.started(world, 0, 0, 4, 2, CollKind::bcast, false), 1u);
+  log.completed(world, 0, 0, 4, 2);
+  EXPECT_EQ(log.started(world, 0, 0, 4, 2, CollKind::barrier, true), 2u);
+  EXPECT_EQ(block.comms[0].started.load(), 2u);
+  EXPECT_EQ(block.comms[0].completed.load(), 1u);
+  const std::uint32_t kinds = block.comms[0].kinds.load();
+  EXPECT_EQ((kinds >> 8) & 0xff, static_cast<std::uint32_t>(CollKind::bcast));
+  EXPECT_EQ((kinds >> 16) & 0xff, static_cast<std::uint32_t>(CollKind::barrier) | shm::kNonblockingKind);
+}
+
+TEST(CollectiveLog, ReusesTheLeastRecentlyUsedEntryAndRefillsALostOne) {
+  shm::Introspection block{};
+  CollectiveLog log;
+  log.init(block);
+  CollectiveTrack tracks[shm::kCommRecords + 1];
+  for (std::uint32_t i = 0; i < shm::kCommRecords; ++i)
+    log.started(tracks[i], 10 + i, 0, 2, 0, CollKind::barrier, false);
+  log.started(tracks[0], 10, 0, 2, 0, CollKind::bcast, false);  // communicator 10 is used again: 11 is the oldest
+  log.show(tracks[shm::kCommRecords], 99, 5, 3, 1);
+  EXPECT_EQ(tracks[shm::kCommRecords].slot, tracks[1].slot);
+  EXPECT_EQ(block.comms[tracks[1].slot].context.load(), 99u);
+  EXPECT_EQ(block.comms[tracks[1].slot].epoch.load(), 5u);
+  EXPECT_EQ(block.comms[tracks[1].slot].started.load(), 0u);
+  // Communicator 11 lost its entry: its next call claims one, with its count.
+  EXPECT_EQ(log.started(tracks[1], 11, 0, 2, 0, CollKind::allreduce, false), 2u);
+  bool found = false;
+  for (const shm::CommRecord& r : block.comms) {
+    if (r.size.load() != 0 && r.context.load() == 11) {
+      found = true;
+      EXPECT_EQ(r.started.load(), 2u);
+    }
+  }
+  EXPECT_TRUE(found);
+}
+
+}  // namespace
+}  // namespace mpf::progress
