@@ -23,10 +23,8 @@ void Board::init(shm::Transport& transport, bool in_use) {
   stage_capacity_ = layout_.stage_bytes();
   entry_count_ = board_entries(nranks_);
   // The next ncpus - 1 roots yield, and each root wakes the rank ncpus on:
-  // about one yielding rank per CPU, the best of 1, 3 and 5 in a yield ring
-  // of 16 ranks on 2 CPUs (2.7-3.3, 3.5-4.5 and 4.5-5.1 us per turn; with
-  // 3, the 4 B Bcast took 7.0-7.3 us at 16 ranks against 5.2-5.7 with 1),
-  // and the rank woken is on the root's CPU when they are bound round-robin.
+  // about one yielding rank per CPU (more measured slower), and the rank
+  // woken is on the root's CPU when they are bound round-robin.
   turn_window_ = transport.ncpus() - 1;
 }
 

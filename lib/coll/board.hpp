@@ -29,18 +29,16 @@
 // benchmark's), each call waits for the one before it: root r + 1 can only
 // write its entry once it has read root r's. With every waiting rank
 // yielding, a CPU runs its waiting ranks in the scheduler's order until it
-// reaches root r + 1: in a ring of processes that pass a turn this way,
-// 9-13 us per turn at 16 ranks on 2 CPUs and 36-51 us at 64. So once the roots
+// reaches root r + 1, and a turn costs a round of the CPU's waiting
+// ranks, growing with the rank count. So once the roots
 // have moved on this way for kRotatingCalls calls, a rank whose turn as
 // root is more than ncpus - 1 calls off sleeps (Turn::far) instead, and
 // each root wakes the rank ncpus ranks on, whose turn has come near: about
 // one rank per CPU yields. With ranks bound round-robin over the CPUs
 // (mpfrun's default then) the rank woken shares the root's CPU, which
-// costs a context switch and no idle CPU's wake-up. In that
-// ring (doc/perf/bcast-turns): 2.7-3.3 us per turn at 16 ranks and
-// 3.5-4.1 at 64; 3.5-5.7 with three or five ranks yielding; 7-18 us waking
-// ranks on the other CPU; 34-52 us with no rank yielding (every turn then
-// wakes an idle virtual CPU).
+// costs a context switch and no idle CPU's wake-up. More ranks yielding,
+// waking ranks on the other CPU, or no rank yielding (every turn then
+// wakes an idle virtual CPU) all measured slower.
 #pragma once
 
 #include <cstddef>

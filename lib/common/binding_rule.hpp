@@ -5,10 +5,8 @@
 // With more ranks than CPUs, each rank bound to one CPU (round-robin) runs
 // oversubscribed jobs faster and steadier: unbound, the kernel places each
 // woken rank where it likes, so which CPU a yielding rank keeps busy
-// changes from wait to wait. Measured on 2 CPUs, token ring per hop
-// unbound -> bound: 7.5 -> 4.6 us at 16 ranks, 9.6 -> 5.1 at 32, 9.3 -> 6.0
-// at 64; collectives at 64 ranks 0.74-0.93 of the unbound time, at 16
-// level. Only when the ranks divide evenly among the CPUs: with an uneven
+// changes from wait to wait (token passing and collectives both measured
+// faster bound). Only when the ranks divide evenly among the CPUs: with an uneven
 // share (3 ranks on 2 CPUs) a bound job would run at the pace of the most
 // crowded CPU, while the kernel balances an unbound one.
 #pragma once

@@ -3,10 +3,9 @@
 // An ordinary store to a line that is not in the cache first reads the line
 // in (read for ownership), so copying into a cold buffer moves each byte
 // three times: the source in, the destination in, the destination out. A
-// streaming (non-temporal) store writes whole lines without reading them:
-// copying from a cached 1 MiB into cold memory on this project's 2-CPU
-// test machine ran at 19-23 GB/s against 10.5-11.4 with memcpy
-// (doc/perf/copy-rate). The price: the destination is not in the cache after,
+// streaming (non-temporal) store writes whole lines without reading them,
+// which roughly doubles the rate of a copy into cold memory. The price:
+// the destination is not in the cache after,
 // so it only pays when it would have been evicted anyway, as when the
 // copies of a collective across a node outgrow the last-level cache.
 #pragma once

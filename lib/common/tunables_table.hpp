@@ -223,14 +223,12 @@ inline constexpr std::array<TunableSpec, kTunableCount> kTunableTable{{
                "of rotating roots sleep while the rank's turn is far off), spin, yield (spin, unless ranks "
                "outnumber CPUs, then yield; never sleep), or sleep at once",
     },
-    // About 10 ms of polling here. With 20000 (1 ms) a 2-rank ping-pong on
-    // the project's virtual machines often fell into taking 600-700 us per
-    // message (doc/perf/spin-10ms). Once a waiting rank had slept, its
-    // virtual CPU idled, and (as far as the figures tell) the host then ran
-    // both virtual CPUs on one of its own: every wait outlasted the polls,
-    // each rank slept at every message, and the job stayed that way. With
-    // polls that outlast such a wait the ranks do not sleep, the virtual
-    // CPUs stay busy, and the job keeps 0.2 us.
+    // About 10 ms of polling. With far fewer polls a 2-rank ping-pong on
+    // virtual machines can fall into a state where every wait outlasts the
+    // polls: once a waiting rank has slept its virtual CPU idles, the host
+    // may then run both virtual CPUs on one of its own, and each rank
+    // sleeps at every message from then on. Polls that outlast such a wait
+    // keep the virtual CPUs busy and the ranks awake.
     {
         .id = Tunable::spin_count,
         .name = "spin_count",

@@ -47,48 +47,11 @@ NewContext agree_context(Communicator& parent, const char* call) {
   return made;
 }
 
-namespace {
-
-// Members and this rank's place among them, as every member counts them:
-// both groups of an intercommunicator.
-std::uint32_t members_count(const Communicator& c) {
-  return static_cast<std::uint32_t>(c.inter ? c.world.size() + c.remote.size() : c.world.size());
-}
-
-}  // namespace
-
 void show_communicator(const Communicator& c) {
   // MPI_COMM_SELF has no one to wait for: not worth an entry.
-  if (members_count(c) < 2) return;
-  core::Runtime::instance().engine().collectives().show(c.calls, c.context, c.epoch, members_count(c),
+  if (c.members_count() < 2) return;
+  core::Runtime::instance().engine().collectives().show(c.calls, c.context, c.epoch, c.members_count(),
                                                         static_cast<std::int32_t>(c.member_index()));
-}
-
-CollectiveScope::CollectiveScope(const Communicator& c, progress::CollKind kind, bool nonblocking)
-    : comm_(c), outer_(c.current), outer_open_(c.current_open) {
-  progress::CollectiveLog& log = core::Runtime::instance().engine().collectives();
-  const std::uint32_t seq = log.started(c.calls, c.context, c.epoch, members_count(c),
-                                        static_cast<std::int32_t>(c.member_index()), kind, nonblocking);
-  c.current = {c.context, c.epoch, seq, kind, nonblocking};
-  c.current_open = true;
-}
-
-CollectiveScope::~CollectiveScope() {
-  if (comm_.current_open) end_collective(comm_);
-  comm_.current = outer_;
-  comm_.current_open = outer_open_;
-}
-
-void end_collective(const Communicator& c) {
-  core::Runtime::instance().engine().collectives().completed(c.calls, c.context, c.epoch, members_count(c),
-                                                             static_cast<std::int32_t>(c.member_index()));
-}
-
-progress::BlockedCall collective_wait(const Communicator& c, int root, const char* call) {
-  const std::int32_t world = root < 0 || static_cast<std::size_t>(root) >= c.world.size()
-                                 ? -1
-                                 : static_cast<std::int32_t>(c.world[static_cast<std::size_t>(root)]);
-  return progress::BlockedCall::collective(progress::WaitApi::mpi, c.current, world, call);
 }
 
 int out_of_contexts(const char* call, MPI_Comm comm) {
@@ -156,10 +119,6 @@ std::vector<std::uint32_t> Communicator::members() const {
   return all;
 }
 
-std::size_t Communicator::member_index() const {
-  const auto me = static_cast<std::size_t>(rank);
-  return inter && !low_group ? remote.size() + me : me;
-}
 
 void make_inter(Communicator& comm, std::vector<std::uint32_t> remote, bool low_group) {
   comm.inter = true;

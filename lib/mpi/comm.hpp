@@ -21,11 +21,34 @@
 namespace mpf::mpi {
 
 struct Communicator {
+  // Cache line 0: what every call on it reads or counts (a collective's
+  // data path touches no other line of it).
   std::vector<std::uint32_t> world;  // comm rank -> world rank
-  std::vector<std::int32_t> rank_of; // world rank -> comm rank, -1 if not a member
   int rank = 0;
   std::uint32_t context = 0;         // matching context and collective key
   std::uint32_t coll_seq = 0;        // collectives run on this communicator
+  // With `context`, names the communicator in introspection: its first
+  // collective count (agreed by its members), so a reused context id is
+  // told apart from the communicator that had it before.
+  std::uint32_t epoch = 0;
+  // The innermost collective call in progress (CollectiveScope; a closing
+  // scope restores the outer): its number, operation and start, and
+  // whether it is still open (not ended, nor passed to its request).
+  // Mutable, as collectives take the communicator const.
+  mutable std::uint32_t current_seq = 0;
+  mutable progress::CollKind current_kind = progress::CollKind::none;
+  mutable bool current_nonblocking = false;
+  mutable bool current_open = false;
+  // An intercommunicator (MPI 3.1 §6.6): `world` and `rank` are the local
+  // group, and point-to-point and collectives address the remote group.
+  // Both groups share `context`. `low_group`: this side's group comes first
+  // in the order both sides agree on (context agreements, MPI_Intercomm_merge).
+  bool inter = false;
+  // This rank's collective calls on it as introspection shows them; its
+  // counters come first, in this line.
+  mutable progress::CollectiveTrack calls;
+  // Cache line 1 and on.
+  std::vector<std::int32_t> rank_of; // world rank -> comm rank, -1 if not a member
   MPI_Errhandler errhandler = MPI_ERRORS_ARE_FATAL;
   std::string name;
   AttributeSet attributes;
@@ -33,23 +56,14 @@ struct Communicator {
   std::uint32_t exchange_seq = 0;    // point-to-point collectives run on it (block_exchange.hpp: their tags)
   MPI_Info info = 0;                 // hints (MPI_Comm_set_info), MPI_INFO_NULL when none
   bool freed = false;                // MPI_Comm_free'd, kept for the requests still using it
-  // An intercommunicator (MPI 3.1 §6.6): `world` and `rank` are the local
-  // group, and point-to-point and collectives address the remote group.
-  // Both groups share `context`. `low_group`: this side's group comes first
-  // in the order both sides agree on (context agreements, MPI_Intercomm_merge).
-  bool inter = false;
+  bool low_group = false;
   std::vector<std::uint32_t> remote;         // remote rank -> world rank
   std::vector<std::int32_t> remote_rank_of;  // world rank -> remote rank, -1 if not in the remote group
-  bool low_group = false;
-  // With `context`, names the communicator in introspection: its first
-  // collective count (agreed by its members), so a reused context id is
-  // told apart from the communicator that had it before.
-  std::uint32_t epoch = 0;
-  // This rank's collective calls on it as introspection shows them
-  // (CollectiveScope): mutable, as collectives take the communicator const.
-  mutable progress::CollectiveTrack calls;
-  mutable progress::Collective current;  // the innermost call in progress (a closing scope restores the outer)
-  mutable bool current_open = false;     // `current` has not ended (nor passed to its request)
+
+  // The collective call in progress, as waits and requests name it.
+  progress::Collective current() const {
+    return {context, epoch, current_seq, current_kind, current_nonblocking, &calls};
+  }
 
   int size() const { return static_cast<int>(world.size()); }
   // The ranks point-to-point names: the remote group of an intercommunicator.
@@ -58,7 +72,13 @@ struct Communicator {
   // Both groups of an intercommunicator in their agreed order (the local
   // group alone for an intracommunicator), and this rank's place in it.
   std::vector<std::uint32_t> members() const;
-  std::size_t member_index() const;
+  std::size_t member_index() const {
+    const auto me = static_cast<std::size_t>(rank);
+    return inter && !low_group ? remote.size() + me : me;
+  }
+  std::uint32_t members_count() const {
+    return static_cast<std::uint32_t>(inter ? world.size() + remote.size() : world.size());
+  }
   // The key of the next collective on this communicator (every member runs
   // the same collectives in the same order, so they agree on it).
   coll::Key next_collective(std::uint32_t kind, int root) {
@@ -75,25 +95,48 @@ struct Communicator {
 // MPI_Comm_split) counts as both, the inner one inside the outer.
 class CollectiveScope {
  public:
-  CollectiveScope(const Communicator& c, progress::CollKind kind, bool nonblocking);
-  ~CollectiveScope();
+  CollectiveScope(const Communicator& c, progress::CollKind kind, bool nonblocking)
+      : comm_(c),
+        outer_seq_(c.current_seq),
+        outer_kind_(c.current_kind),
+        outer_nonblocking_(c.current_nonblocking),
+        outer_open_(c.current_open) {
+    c.current_seq = progress::CollectiveLog::started(c.calls, kind, nonblocking);
+    c.current_kind = kind;
+    c.current_nonblocking = nonblocking;
+    c.current_open = true;
+  }
+  ~CollectiveScope() {
+    if (comm_.current_open) progress::CollectiveLog::completed(comm_.calls);
+    comm_.current_seq = outer_seq_;
+    comm_.current_kind = outer_kind_;
+    comm_.current_nonblocking = outer_nonblocking_;
+    comm_.current_open = outer_open_;
+  }
   CollectiveScope(const CollectiveScope&) = delete;
   CollectiveScope& operator=(const CollectiveScope&) = delete;
 
  private:
   const Communicator& comm_;
-  progress::Collective outer_;
+  std::uint32_t outer_seq_;
+  progress::CollKind outer_kind_;
+  bool outer_nonblocking_;
   bool outer_open_;
 };
 // Shows a new communicator in this rank's introspection, before its first
 // collective: the inspector learns its members from the ranks that show it.
 void show_communicator(const Communicator& c);
-// Counts a collective call on `c` as completed (CollectiveScope, or the
-// request a nonblocking call handed its end to).
-void end_collective(const Communicator& c);
+// Counts a collective call on `c` as completed (the request a nonblocking
+// call handed its end to).
+inline void end_collective(const Communicator& c) { progress::CollectiveLog::completed(c.calls); }
 // The wait of a collective's algorithm on `c` (root a rank of `c`, -1 for
 // none), shown as `call`: the call open on `c` (CollectiveScope).
-progress::BlockedCall collective_wait(const Communicator& c, int root, const char* call);
+inline progress::BlockedCall collective_wait(const Communicator& c, int root, const char* call) {
+  const std::int32_t world = root < 0 || static_cast<std::size_t>(root) >= c.world.size()
+                                 ? -1
+                                 : static_cast<std::int32_t>(c.world[static_cast<std::size_t>(root)]);
+  return progress::BlockedCall::collective(progress::WaitApi::mpi, c.current(), world, call);
+}
 // The wait of a point-to-point operation with world rank `world`.
 inline progress::BlockedCall p2p_wait(bool is_send, std::int32_t world, std::int32_t tag, std::uint32_t context,
                                       const char* call) {

@@ -55,9 +55,7 @@ void Engine::init(shm::Transport& transport, const common::Tunables& t) {
     spin_limit_ = std::numeric_limits<std::uint64_t>::max();
   } else if (policy == "yield") {
     // Polls only with a CPU per rank: with more ranks than CPUs they would
-    // take the CPU from the rank with work (a barrier of 16 ranks on 2 CPUs
-    // took 6.8 ms with 20000 polls per wait, the default then, against 18 us
-    // adaptive).
+    // take the CPU from the rank with work, hundreds of times slower.
     spin_limit_ = transport.oversubscribed() ? 0 : spins;
     never_sleep_ = true;
   } else if (policy == "sleep") {
@@ -737,6 +735,7 @@ bool Engine::on_packet(std::uint32_t source, const Packet& p) {
 // Introspection (slow path: only when a wait has lasted or the rank sleeps)
 
 void Engine::publish_blocked(const BlockedCall& call) {
+  collectives_.publish(call.track);  // the counts a reader of this wait needs
   const auto now = static_cast<std::int64_t>(now_ns());
   introspection_->snapshot.write([&](shm::RankSnapshot& s) {
     shm::WaitRecord& w = s.wait;
@@ -766,6 +765,7 @@ void Engine::clear_blocked() {
 }
 
 void Engine::publish_queues() {
+  collectives_.publish(nullptr);
   const auto now = static_cast<std::int64_t>(now_ns());
   introspection_->snapshot.write([&](shm::RankSnapshot& s) {
     s.published_ns = now;

@@ -203,7 +203,6 @@ class Engine {
   shm::RankCounters* counters_ = nullptr;
   shm::Introspection* introspection_ = nullptr;
   bool blocked_published_ = false;
-  CollectiveLog collectives_;
   void (*hook_)() = nullptr;
   RequestPool pool_;
   match::PostedQueue<Request> posted_;
@@ -234,6 +233,9 @@ class Engine {
   YieldSlots yield_slots_;
   bool holds_yield_slot_ = false;
   std::uint64_t yield_ns_ = 0;
+  // Last: written only when the rank shows a wait, so it stays off the
+  // cache lines the data path uses.
+  CollectiveLog collectives_;
 };
 
 }  // namespace mpf::progress

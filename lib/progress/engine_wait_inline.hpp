@@ -5,10 +5,8 @@
 // per CPU every waiting rank yields; with more, at most yielders_per_cpu
 // waiting ranks per CPU keep yielding, for yield_us, and every other
 // waiting rank sleeps at once (progress/yield_slots.hpp). A holder whose
-// wait ends passes its slot to the rank that has slept longest. On the
-// 2-CPU machines of the project one slot per CPU measured best for token
-// passing at 64 ranks (tune/kernels/token_ring.c: 7.4 us per hop, against
-// 12.7 with eight slots per CPU that nobody passed on).
+// wait ends passes its slot to the rank that has slept longest, the
+// likeliest to be handed work next (tune/kernels/token_ring.c measures it).
 #pragma once
 
 #include <sched.h>
@@ -35,9 +33,9 @@ inline constexpr std::uint64_t kPublishAfterYields = 64;
 
 // The longest a deferred sleep (Turn::far) lasts unwoken: a safety net for
 // a sleeper nobody wakes (the ranks that need it poll with MPI_Test, say,
-// and never wait). Far longer than a whole round of turns: at 64 ranks on
-// 2 CPUs, 62 calls of 30-40 us each when every call also checks 8 KiB
-// (tests/mpi/bcast_turns.c); with 2 ms there, 42% of the sleeps ran out.
+// and never wait). Far longer than a whole round of turns at 64 ranks
+// (tests/mpi/bcast_turns.c), so that it ends almost no sleep that a root
+// would have ended.
 inline constexpr std::uint64_t kDeferredSleepNs = 50'000'000;
 
 template <class Done>

@@ -35,6 +35,8 @@ using shm::WaitKind;
 // in case it waits for one of them.
 enum class Turn : std::uint8_t { none, near, far };
 
+struct CollectiveTrack;
+
 // One collective call: which communicator (context and epoch), its number
 // there (1: the first), its operation and whether it was started
 // nonblocking. Every member numbers the same call alike.
@@ -44,6 +46,8 @@ struct Collective {
   std::uint32_t seq = 0;
   CollKind kind = CollKind::none;
   bool nonblocking = false;
+  // The communicator's count: a wait in this call makes sure it is shown.
+  CollectiveTrack* track = nullptr;
 };
 
 // What a rank is blocked in, for introspection.
@@ -83,6 +87,7 @@ class BlockedCall {
     b.epoch = call.epoch;
     b.seq = call.seq;
     b.root = root;
+    b.track = call.track;
     return b;
   }
   // RMA synchronisation with peer (kAnySource: the window's whole group).
@@ -122,6 +127,8 @@ class BlockedCall {
   // rank it yields to has work, and sleeping would cost each a wake-up.
   bool crowd = false;
   Turn turn = Turn::none;
+  // A collective's communicator count (CollectiveLog::publish shows it).
+  CollectiveTrack* track = nullptr;
 
  private:
   BlockedCall(WaitKind k, WaitApi a, const char* f) : function(f), kind(k), api(a) {}
@@ -135,83 +142,97 @@ class BlockedCall {
   }
 };
 
+class CollectiveLog;
+
 // A communicator's (or a group's) collective count as the rank keeps it,
-// beside the communicator; CollectiveLog publishes it.
+// beside the communicator; CollectiveLog publishes it. Counting a call is
+// two increments here and nothing else: the shared table is written only
+// when the rank shows a wait (CollectiveLog::publish), so a collective's
+// data path touches no extra cache line.
 struct CollectiveTrack {
+  CollectiveTrack() = default;
+  // A copy is another communicator's count, not yet in the log.
+  CollectiveTrack(const CollectiveTrack& other)
+      : started(other.started), completed(other.completed), kinds(other.kinds) {}
+  CollectiveTrack& operator=(const CollectiveTrack&) = delete;
+  inline ~CollectiveTrack();
+
+  // What a call touches, first.
   std::uint32_t started = 0;
   std::uint32_t completed = 0;
-  std::uint32_t kinds = 0;   // as shm::CommRecord::kinds
-  std::uint32_t slot = ~0u;  // its entry in the log, if it still has one
+  std::uint32_t kinds = 0;       // as shm::CommRecord::kinds
+  std::uint32_t slot = ~0u;      // its entry in the log
+  // What the log shows of it, while it has an entry there.
+  std::uint32_t context = 0;
+  std::uint32_t epoch = 0;
+  std::uint32_t size = 0;
+  std::int32_t rank = 0;
+  CollectiveLog* log = nullptr;  // the log it has an entry in
+  std::uint64_t last_shown = 0;  // when its entry was last written (the log's clock)
 };
 
-// The writer of a rank's shm::CommRecord table: one entry per communicator
-// among the kCommRecords used last. Entries are claimed least recently
-// used first; a communicator that lost its entry gets one again at its
-// next call, filled from its CollectiveTrack. Per call: a few relaxed
-// stores, no lock, no system call.
+// The writer of a rank's shm::CommRecord table: one entry per communicator,
+// for the kCommRecords shown last. A communicator takes an entry when it
+// is created (show) and again whenever it is waited in; the entry shown
+// longest ago gives way. The counts are copied into the table when the
+// rank publishes a wait (publish), the only time a reader needs them: an
+// inspector looks at a job whose ranks wait.
 class CollectiveLog {
  public:
+  CollectiveLog() = default;
+  CollectiveLog(const CollectiveLog&) = delete;
+  CollectiveLog& operator=(const CollectiveLog&) = delete;
+  ~CollectiveLog() {
+    for (CollectiveTrack*& t : tracks_) {
+      if (t != nullptr) t->log = nullptr;
+    }
+  }
+
   void init(shm::Introspection& block) {
     records_ = block.comms;
-    for (Owner& o : owners_) o = Owner{};
+    for (CollectiveTrack*& t : tracks_) {
+      if (t != nullptr) t->log = nullptr;
+      t = nullptr;
+    }
   }
 
   // Shows the communicator (context, epoch) of `size` members, this rank
-  // `rank` among them, before any call on it (a new communicator).
-  void show(CollectiveTrack& track, std::uint32_t context, std::uint32_t epoch, std::uint32_t size, std::int32_t rank) {
-    if (records_ == nullptr) return;
-    // Its size may have changed (an intercommunicator gets its remote group).
-    shm::CommRecord& r = entry(track, context, epoch, size, rank);
-    r.rank.store(rank, std::memory_order_relaxed);
-    r.size.store(size, std::memory_order_relaxed);
-  }
+  // `rank` among them (a new communicator, or one being waited in).
+  void show(CollectiveTrack& track, std::uint32_t context, std::uint32_t epoch, std::uint32_t size, std::int32_t rank);
   // A collective call starts: returns its number there.
-  std::uint32_t started(CollectiveTrack& track, std::uint32_t context, std::uint32_t epoch, std::uint32_t size,
-                        std::int32_t rank, CollKind kind, bool nonblocking) {
+  static std::uint32_t started(CollectiveTrack& track, CollKind kind, bool nonblocking) {
     const std::uint32_t seq = ++track.started;
     const unsigned shift = 8 * (seq % shm::kKindsKept);
     const std::uint32_t byte = static_cast<std::uint8_t>(kind) | (nonblocking ? shm::kNonblockingKind : 0u);
     track.kinds = (track.kinds & ~(0xffu << shift)) | (byte << shift);
-    if (records_ == nullptr) return seq;
-    shm::CommRecord& r = entry(track, context, epoch, size, rank);
-    // Relaxed: a reader wants the latest values, not an order among them.
-    r.kinds.store(track.kinds, std::memory_order_relaxed);
-    r.started.store(track.started, std::memory_order_relaxed);
     return seq;
   }
   // A collective call on it has completed.
-  void completed(CollectiveTrack& track, std::uint32_t context, std::uint32_t epoch, std::uint32_t size,
-                 std::int32_t rank) {
-    ++track.completed;
-    if (records_ == nullptr) return;
-    entry(track, context, epoch, size, rank).completed.store(track.completed, std::memory_order_relaxed);
+  static void completed(CollectiveTrack& track) { ++track.completed; }
+  // Copies every shown communicator's counts into the table (slow path:
+  // when the rank shows a wait), `waited` first given an entry if it lost
+  // its own.
+  void publish(CollectiveTrack* waited);
+  // The track is going away (its communicator freed).
+  void forget(CollectiveTrack& track) {
+    if (track.slot < shm::kCommRecords && tracks_[track.slot] == &track) {
+      tracks_[track.slot] = nullptr;
+      if (records_ != nullptr) records_[track.slot].size.store(0, std::memory_order_release);
+    }
+    track.log = nullptr;
+    track.slot = ~0u;
   }
 
  private:
-  struct Owner {
-    std::uint32_t context = 0;
-    std::uint32_t epoch = 0;
-    std::uint64_t used = 0;  // 0: free
-  };
-
-  shm::CommRecord& entry(CollectiveTrack& track, std::uint32_t context, std::uint32_t epoch, std::uint32_t size,
-                         std::int32_t rank) {
-    ++clock_;
-    if (track.slot < shm::kCommRecords) {
-      Owner& o = owners_[track.slot];
-      if (o.used != 0 && o.context == context && o.epoch == epoch) [[likely]] {
-        o.used = clock_;
-        return records_[track.slot];
-      }
-    }
-    return claim(track, context, epoch, size, rank);
-  }
-  shm::CommRecord& claim(CollectiveTrack& track, std::uint32_t context, std::uint32_t epoch, std::uint32_t size,
-                         std::int32_t rank);
+  void write(std::uint32_t slot, const CollectiveTrack& track);
 
   shm::CommRecord* records_ = nullptr;
-  Owner owners_[shm::kCommRecords];
+  CollectiveTrack* tracks_[shm::kCommRecords] = {};
   std::uint64_t clock_ = 0;
 };
+
+inline CollectiveTrack::~CollectiveTrack() {
+  if (log != nullptr) log->forget(*this);
+}
 
 }  // namespace mpf::progress

@@ -25,11 +25,9 @@ class YieldSlots {
  public:
   // How many slots a node of `nranks` ranks on `ncpus` CPUs has. With at
   // most `all_yield_per_cpu` ranks per CPU, one per rank: every waiting
-  // rank yields, since the rank with work gets its turn soon (8 ranks on 2
-  // CPUs: 3.2 us per token hop, against 4.1 with one slot per CPU). With
-  // more, a CPU's round of yields takes longer than a wake-up, and
-  // `yielders_per_cpu` per CPU yield (16 ranks: 6.4 us, against 10.5 with
-  // four per CPU).
+  // rank yields, since the rank with work gets its turn soon. With more, a
+  // CPU's round of yields takes longer than a wake-up, and
+  // `yielders_per_cpu` per CPU yield.
   static std::uint32_t slots_for(std::uint32_t nranks, std::uint32_t ncpus, std::uint32_t yielders_per_cpu,
                                  std::uint32_t all_yield_per_cpu) {
     return nranks <= ncpus * all_yield_per_cpu ? nranks : ncpus * yielders_per_cpu;

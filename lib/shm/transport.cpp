@@ -53,8 +53,7 @@ void Transport::init(const Segment& segment, const wireup::RouteTable& routes, b
   // Small cells are taken a few cells apart, so that the cell a sender
   // fills next is not in the page its receiver is reading: the CPUs'
   // prefetchers, following the reader through one cell into the next,
-  // took the lines the sender then had to take back (2-rank ping-pong of
-  // 1 KiB: 0.60 us with consecutive cells, 0.51 every fifth of 64).
+  // took the lines the sender then had to take back.
   small_step_ = 1;
   while (small_cells_ > 4 && (small_step_ < 4 || std::gcd(small_step_, small_cells_) != 1)) ++small_step_;
   cell_bytes_ = layout_.eager_cell_bytes();

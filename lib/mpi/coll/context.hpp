@@ -77,10 +77,8 @@ inline bool single_copy_on() { return single_copy(std::numeric_limits<std::uint6
 // single copy (each rank reads its block from every rank; two board calls
 // expose the buffers and keep them until all have read) instead of the
 // board's rows: blocks of more than half a row, whatever coll_single_copy
-// says unless it is 0 (or rndv_mode is copy). Measured on 2 CPUs, single
-// copy against rows: 2 KiB 1.2-2.2x the time at 16 and 64 ranks, 4 KiB
-// 1.23x at 16 and 0.86x at 64, 8 KiB 0.67-0.83x, and against the slots'
-// staggered exchange 16 KiB 0.64-0.75x.
+// says unless it is 0 (or rndv_mode is copy): smaller blocks measured
+// faster through the rows, larger ones by single copy.
 inline bool board_alltoall_single(std::uint64_t bytes) {
   return bytes > mpf::coll::Board::capacity() / 2 && single_copy_on();
 }
@@ -108,12 +106,8 @@ inline bool board_sum(const Communicator& c, std::uint64_t bytes, std::size_t el
 // rank's turn on a piece comes after that of the rank before it: a wake-up, or a
 // turn on a CPU among the ranks that yield, and those turns take longer
 // the more ranks share a CPU. So a rank's share must grow with the ranks
-// per CPU: at least 512 bytes per rank per CPU, and 4 KiB. Measured on 2
-// CPUs with MPI_DOUBLE against the paths taken otherwise (slot trees,
-// single copy), in rank order took: 8 ranks 16 KiB 1.4-1.6x the time,
-// 64 KiB 0.45-0.7x; 16 ranks 64 KiB 0.6-0.87x, 1 MiB 0.45-0.7x; 32 ranks
-// 64 KiB 1.5-2.2x, 256 KiB 0.75-1.05x; 64 ranks 64 KiB 3x, 256 KiB
-// 1.1-1.25x, 1 MiB 0.55-0.8x.
+// per CPU: at least 512 bytes per rank per CPU, and 4 KiB, where it
+// measured faster than the paths taken otherwise (slot trees, single copy).
 inline bool board_sum_in_order(const Communicator& c, std::uint64_t bytes) {
   const auto n = static_cast<std::uint64_t>(c.size());
   const std::uint64_t cpus = std::max<std::uint64_t>(1, core::Runtime::instance().transport().ncpus());
@@ -124,9 +118,8 @@ inline bool board_sum_in_order(const Communicator& c, std::uint64_t bytes) {
 // The piece of a board reduction of `bytes` by single copy (board.cpp)
 // that one rank takes at a time: at least coll_single_copy, and small
 // enough that every CPU gets two, up to kReduceChunk; 0 when the
-// reduction is too small for that (measured on 2 CPUs at 16 and 64 ranks:
-// 64 KiB in one piece took 1.2-1.45x the time of the reduce tree, 256 KiB
-// in four 0.45-0.76x). Job-wide, so every rank decides the same.
+// reduction is too small for that (a reduction in one piece measured slower
+// than the reduce tree). Job-wide, so every rank decides the same.
 inline std::uint64_t board_piece(std::uint64_t bytes) {
   const common::Tunables& t = core::Runtime::instance().tunables();
   const auto threshold = static_cast<std::uint64_t>(t.integer(common::Tunable::coll_single_copy));
@@ -138,10 +131,9 @@ inline std::uint64_t board_piece(std::uint64_t bytes) {
 // True when `bytes` that every rank receives whole on the board (a Bcast's
 // message, an Allgather's blocks in all) go through its stage (board.cpp)
 // rather than its entries (or, without a stage, single-copy reads from the
-// root): from half the smallest entries' ring (64 KiB). Measured on 2
-// CPUs for Bcast, stage against entries: 48 KiB 1.4x the time at 16 and 64
-// ranks, 64 KiB 0.90-0.96x, 256 KiB 0.54-0.78x; single-copy reads from the
-// root took 1.1-1.7x the entries' time at 256 KiB and 1 MiB.
+// root): from half the smallest entries' ring (64 KiB), where the stage
+// measured faster than the entries (and single-copy reads from the root
+// slower than both).
 inline bool board_stage(std::uint64_t bytes) {
   return bytes >= std::uint64_t{mpf::coll::kBoardEntriesMin} / 2 * mpf::coll::Board::capacity() &&
          board().stage_capacity() > 0;
@@ -152,10 +144,8 @@ inline bool board_stage(std::uint64_t bytes) {
 // a staged Bcast together, larger ones in rounds of the stage's size. Each
 // rank copies its block in once and every block out once, from a source
 // that stays cached, with streaming stores when the copies outgrow the
-// cache (stream_copy_out). Measured on 2 CPUs against single-copy reads
-// (the path before for more than the stage holds): 256 KiB blocks took
-// 0.35-0.41x the time at 8 ranks, 0.31-0.36x at 16 and 0.21-0.26x at 64;
-// 1 MiB blocks 0.38-0.42x at 8 and 0.29-0.33x at 16.
+// cache (stream_copy_out): measured several times faster than every rank
+// reading every block by single copy.
 inline bool board_allgather(const Communicator& c, std::uint64_t largest) {
   return on_board(c) && board_stage(largest * static_cast<std::uint64_t>(c.size()));
 }
@@ -165,12 +155,9 @@ inline bool board_allgather(const Communicator& c, std::uint64_t largest) {
 // (common/streaming_copy.hpp): when the node's ranks together write at
 // least coll_stream_copy bytes, by default half the last-level cache (the
 // ranks' inputs and the stage share it with the destinations). Local to
-// the rank: how it copies changes nothing for the others. Measured on 2
-// CPUs (32 MiB of L3; doc/perf/copy-rate), streaming against ordinary
-// stores: at 64 ranks Bcast 1 MiB took 0.51-0.6x the time and Allreduce
-// 1 MiB 0.74-0.84x; at 16 ranks Allreduce 1 MiB 0.67-0.89x, Allgather of
-// 64 KiB blocks 0.65-0.78x, Bcast 1 MiB the same; at 8 ranks (8 MiB in
-// all) no difference beyond the noise.
+// the rank: how it copies changes nothing for the others. Streaming pays
+// once the ranks' copies outgrow the cache (many ranks, large data) and
+// makes no difference below that.
 inline bool stream_copy_out(std::uint64_t bytes) {
   const common::Tunables& t = core::Runtime::instance().tunables();
   const auto configured = static_cast<std::uint64_t>(t.integer(common::Tunable::coll_stream_copy));

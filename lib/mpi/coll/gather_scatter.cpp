@@ -217,9 +217,8 @@ Task alltoall_task(const Communicator& c, mpf::coll::Key key, const void* send, 
     if (board_alltoall_single(bytes)) return alltoall_single_task(c, key, send, recv, bytes);
     if (bytes <= mpf::coll::Board::capacity()) return alltoall_board_task(c, key, send, recv, bytes);
   }
-  // Many more ranks than CPUs (measured on 2 CPUs: pairwise is faster at 8
-  // and 16 ranks, Bruck's 5x faster at 64): log2 n rounds beat n - 1
-  // messages, each a possible wake-up.
+  // Many more ranks than CPUs: log2 n rounds beat n - 1 messages, each a
+  // possible wake-up (with fewer, pairwise is faster).
   if (c.size() > 8 * exchange_max() && (n + 1) / 2 * bytes <= cells().capacity()) {
     return alltoall_bruck_task(c, key, send, recv, static_cast<std::uint32_t>(bytes));
   }

@@ -64,7 +64,7 @@ int launch(const char* call, MPI_Comm comm, int root, mpf::coll::Task op, MPI_Re
   // The call's end comes when the operation completes, not when the
   // CollectiveScope of the starting call closes.
   const Communicator& c = comm_of(comm);
-  pending->call = c.current;
+  pending->call = c.current();
   pending->counted = c.current_open;
   c.current_open = false;
   start_pending(pending, independent);

@@ -135,9 +135,7 @@ Task reduce_task(const Communicator& c, mpf::coll::Key key, const void* send, vo
     return reduce_cells_task(c, key, send, recv, count, type, op, root);
   }
   // Each rank reads a block of every input: with more ranks than CPUs that
-  // pays only when the blocks are single-copy sizes themselves (measured
-  // on 2 CPUs: 1 MiB at 16 ranks 1.5x faster, 256 KiB at 64 ranks 2x
-  // slower).
+  // pays only when the blocks are single-copy sizes themselves.
   const bool crowd = c.size() > exchange_max();
   if (c.size() > 1 && single_copy(bytes) && (!crowd || single_copy(bytes / static_cast<std::uint64_t>(c.size())))) {
     return reduce_single_task(c, key, send, recv, count, type, op, root);

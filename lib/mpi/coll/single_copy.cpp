@@ -172,9 +172,7 @@ Task reduce_single_task(const Communicator& c, mpf::coll::Key key, const void* s
   // the root's output: there the root's share is larger, 1 + 0.6 / (n - 1)
   // of the others', so that they finish together (writing a block costs
   // about as much as reading one peer's part of it, 0.6 of reading and
-  // combining it. Six interleaved rounds of the 2-rank Reduce: 1 MiB in
-  // 149-167 us against 173-203 with equal shares, 256 KiB in 41-46
-  // against 46-56).
+  // combining it).
   const std::int64_t share = 5 * std::int64_t{n - 1}, root_share = root >= 0 ? share + 3 : share;
   const std::int64_t shares = share * (n - 1) + root_share;
   auto first = [&](int r) {
@@ -209,9 +207,8 @@ Task reduce_single_task(const Communicator& c, mpf::coll::Key key, const void* s
   // between. Written by its maker rather than read by each peer: a peer's
   // read takes copies of lines that this rank writes again at its next
   // call, which must then win them back, dearly when the host runs the
-  // two CPUs on different caches. The 2-rank Allreduce of 1 MiB took
-  // 139-340 us that way, by where the host ran them, and 163-230 written
-  // (fifteen interleaved rounds, doc/perf/copy-rate).
+  // two CPUs on different caches (a 2-rank Allreduce of 1 MiB varied
+  // twice as much with reads as with writes).
   for (int k = 1; k < n; ++k) {
     const int j = (c.rank + k) % n;
     if (!keeps_result(j)) continue;

@@ -4,11 +4,10 @@
 // Allreduce or Alltoall of a few bytes, on up to coll_exchange_max ranks.
 // Each is a fixed list of cell posts and takes. As a coroutine (task.hpp),
 // each call pays for a frame, resumes and the task's driver. That costs
-// about as much as the cache-line transfer that carries the data: a 2-rank
-// MPI_Barrier took 0.18 us as a coroutine and 0.09 us driven straight. The
-// board's short collectives (a barrier, a Bcast of one entry, a reduction
-// of one row: board.cpp) are steps too: there the task cost 10-25% of a
-// call at 16 and 64 ranks on 2 CPUs.
+// about as much as the cache-line transfer that carries the data, so the
+// blocking call drives the steps straight. The board's short collectives
+// (a barrier, a Bcast of one entry, a reduction of one row: board.cpp) are
+// steps too, for the same reason.
 //
 // Such an algorithm is written as a Steps type instead:
 //
@@ -38,11 +37,12 @@ template <class Steps>
 void run_steps(Steps& steps, const Communicator& c, const char* call, int root) {
   finish_pending(call);
   core::Runtime& rt = core::Runtime::instance();
-  progress::BlockedCall blocked = collective_wait(c, root, call);
-  blocked.crowd = on_board(c);
   const int count = steps.count();
   for (int i = 0; i < count; ++i) {
     if (steps.try_step(i)) continue;
+    // Described only when a step has to wait: most calls never do.
+    progress::BlockedCall blocked = collective_wait(c, root, call);
+    blocked.crowd = on_board(c);
     blocked.peer = steps.peer(i);
     if constexpr (requires { steps.turn(i); }) blocked.turn = steps.turn(i);
     rt.engine().wait_until([&steps, i] { return steps.try_step(i); }, blocked);

@@ -38,7 +38,7 @@ TEST(BlockedCall, FactoriesFillTheTypedFields) {
   EXPECT_EQ(BlockedCall::rma_sync(WaitApi::mpi, kAnySource, 3, "MPI_Win_fence").kind, WaitKind::rma_sync);
 }
 
-TEST(CollectiveLog, CountsCallsAndKeepsTheLastKinds) {
+TEST(CollectiveLog, CountsCallsAndShowsThemWhenTheRankPublishesAWait) {
   shm::Introspection block{};
   CollectiveLog log;
   log.init(block);
@@ -46,9 +46,11 @@ TEST(CollectiveLog, CountsCallsAndKeepsTheLastKinds) {
   log.show(world, 0, 0, 4, 2);
   EXPECT_EQ(block.comms[0].size.load(), 4u);
   EXPECT_EQ(block.comms[0].rank.load(), 2);
-  EXPECT_EQ(log.started(world, 0, 0, 4, 2, CollKind::bcast, false), 1u);
-  log.completed(world, 0, 0, 4, 2);
-  EXPECT_EQ(log.started(world, 0, 0, 4, 2, CollKind::barrier, true), 2u);
+  EXPECT_EQ(CollectiveLog::started(world, CollKind::bcast, false), 1u);
+  CollectiveLog::completed(world);
+  EXPECT_EQ(CollectiveLog::started(world, CollKind::barrier, true), 2u);
+  EXPECT_EQ(block.comms[0].started.load(), 0u) << "the data path writes nothing shared";
+  log.publish(nullptr);
   EXPECT_EQ(block.comms[0].started.load(), 2u);
   EXPECT_EQ(block.comms[0].completed.load(), 1u);
   const std::uint32_t kinds = block.comms[0].kinds.load();
@@ -56,21 +58,22 @@ TEST(CollectiveLog, CountsCallsAndKeepsTheLastKinds) {
   EXPECT_EQ((kinds >> 16) & 0xff, static_cast<std::uint32_t>(CollKind::barrier) | shm::kNonblockingKind);
 }
 
-TEST(CollectiveLog, ReusesTheLeastRecentlyUsedEntryAndRefillsALostOne) {
+TEST(CollectiveLog, TheEntryShownLongestAgoGivesWayAndAWaitedCommunicatorIsShownAgain) {
   shm::Introspection block{};
   CollectiveLog log;
   log.init(block);
   CollectiveTrack tracks[shm::kCommRecords + 1];
-  for (std::uint32_t i = 0; i < shm::kCommRecords; ++i)
-    log.started(tracks[i], 10 + i, 0, 2, 0, CollKind::barrier, false);
-  log.started(tracks[0], 10, 0, 2, 0, CollKind::bcast, false);  // communicator 10 is used again: 11 is the oldest
+  for (std::uint32_t i = 0; i < shm::kCommRecords; ++i) log.show(tracks[i], 10 + i, 0, 2, 0);
+  log.show(tracks[0], 10, 0, 2, 0);  // communicator 10 is shown again: 11 is the oldest
   log.show(tracks[shm::kCommRecords], 99, 5, 3, 1);
-  EXPECT_EQ(tracks[shm::kCommRecords].slot, tracks[1].slot);
-  EXPECT_EQ(block.comms[tracks[1].slot].context.load(), 99u);
-  EXPECT_EQ(block.comms[tracks[1].slot].epoch.load(), 5u);
-  EXPECT_EQ(block.comms[tracks[1].slot].started.load(), 0u);
-  // Communicator 11 lost its entry: its next call claims one, with its count.
-  EXPECT_EQ(log.started(tracks[1], 11, 0, 2, 0, CollKind::allreduce, false), 2u);
+  EXPECT_EQ(tracks[shm::kCommRecords].slot, 1u);
+  EXPECT_EQ(block.comms[1].context.load(), 99u);
+  EXPECT_EQ(block.comms[1].epoch.load(), 5u);
+  EXPECT_EQ(tracks[1].log, nullptr) << "communicator 11 lost its entry";
+  // A wait in communicator 11 shows it again, with its count.
+  CollectiveLog::started(tracks[1], CollKind::allreduce, false);
+  CollectiveLog::started(tracks[1], CollKind::allreduce, false);
+  log.publish(&tracks[1]);
   bool found = false;
   for (const shm::CommRecord& r : block.comms) {
     if (r.size.load() != 0 && r.context.load() == 11) {
@@ -79,6 +82,23 @@ TEST(CollectiveLog, ReusesTheLeastRecentlyUsedEntryAndRefillsALostOne) {
     }
   }
   EXPECT_TRUE(found);
+}
+
+TEST(CollectiveLog, AFreedCommunicatorLeavesTheTable) {
+  shm::Introspection block{};
+  CollectiveLog log;
+  log.init(block);
+  {
+    CollectiveTrack gone;
+    log.show(gone, 7, 1, 3, 0);
+    EXPECT_EQ(block.comms[0].size.load(), 3u);
+  }
+  EXPECT_EQ(block.comms[0].size.load(), 0u) << "its entry is free";
+  log.publish(nullptr);  // and nothing reads the track that went away
+  CollectiveTrack copy_source;
+  log.show(copy_source, 8, 1, 2, 1);
+  const CollectiveTrack copy(copy_source);
+  EXPECT_EQ(copy.log, nullptr) << "a copy is not in the log";
 }
 
 }  // namespace
