@@ -147,4 +147,9 @@ Task::Until<Condition> until(std::int32_t peer, Condition condition) {
   return {peer, std::move(condition)};
 }
 
+// co_await finished(sub): waits until another task has run to its end.
+inline auto finished(Task& sub) {
+  return until(-1, [&sub] { return sub.advance(); });
+}
+
 }  // namespace mpf::coll

@@ -3,13 +3,13 @@
 #include "coll/task.hpp"
 #include "core/runtime.hpp"
 #include "mpi/errors.hpp"
-#include "mpi/internal_p2p.hpp"
+#include "core/internal_p2p.hpp"
 
 namespace mpf::mpi::exchange {
 namespace {
 
 progress::Request* start(bool is_send, const Transfer& t, std::uint32_t context) {
-  return start_internal(is_send, t.peer, context, t.tag, t.data, t.bytes, t.signature);
+  return core::start_internal(is_send, t.peer, context, t.tag, t.data, t.bytes, t.signature);
 }
 
 // What went wrong with a received block, in the words point-to-point uses;

@@ -26,16 +26,14 @@
 
 #include "mpi/coll/pending.hpp"
 #include "mpi/comm.hpp"
-#include "mpi/context_ids.hpp"
+#include "core/context_ids.hpp"
 #include "mpi/datatype.hpp"
 
 namespace mpf::mpi::exchange {
 
-// The matching context: the communicator's with bit 29 set. Communicators'
-// ids are below kContextIds, the context agreement's messages set bit 30
-// (context_ids.cpp) and MPI_Comm_create_group's keys bit 31 (comm.cpp).
-inline constexpr std::uint32_t kContextBit = 0x20000000u;
-static_assert(kContextIds <= kContextBit, "communicator ids must stay below the exchange context bit");
+// The matching context: the communicator's with the exchange bit set
+// (core/context_space.hpp).
+inline constexpr std::uint32_t kContextBit = core::kExchangeContextBit;
 
 // The tag of a block: the communicator's count of exchanges (every member
 // runs them in the same order, so all agree on it) and one bit the caller

@@ -10,9 +10,9 @@
 #include <set>
 #include <tuple>
 
+#include "core/context_ids.hpp"
 #include "core/runtime.hpp"
 #include "mpi/attributes.hpp"
-#include "mpi/context_ids.hpp"
 #include "mpi/coll/algorithms.hpp"
 #include "mpi/coll/context.hpp"
 #include "mpi/coll/pending.hpp"
@@ -22,6 +22,13 @@
 #include "mpi/requests.hpp"
 
 namespace mpf::mpi {
+
+using core::agree_context_task;
+using core::claim_context;
+using core::kContextIds;
+using core::NewContext;
+using core::release_context;
+using core::reset_contexts;
 
 constinit std::vector<std::shared_ptr<Communicator>> g_comms;
 
@@ -341,7 +348,7 @@ int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm* ne
   mix(comm_context(comm));
   mix(static_cast<std::uint32_t>(tag));
   for (std::uint32_t w : *g) mix(w);
-  temp.context = 0x80000000u | (hash & 0x7fffffffu);
+  temp.context = mpf::core::kGroupKeyBit | (hash & ~mpf::core::kGroupKeyBit);
   static std::map<std::uint32_t, std::uint32_t> calls_per_key;
   temp.coll_seq = calls_per_key[temp.context];
   temp.epoch = temp.coll_seq;

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "coll/channel.hpp"
+#include "core/context_ids.hpp"
 #include "mpi/attributes.hpp"
 #include "mpi/topology.hpp"
 #include "progress/wait_record.hpp"
@@ -207,8 +208,7 @@ MPI_Comm add_communicator(std::vector<std::uint32_t> world, std::uint32_t contex
 // among all its members (both groups of an intercommunicator). The
 // agreement is not a collective on the parent's slots: it does not wait
 // for the nonblocking collectives this rank started before.
-struct NewContext;
-NewContext agree_context(Communicator& parent, const char* call);
+core::NewContext agree_context(Communicator& parent, const char* call);
 // The error when no context id is free at every member.
 int out_of_contexts(const char* call, MPI_Comm comm);
 // Makes communicator `comm` an intercommunicator whose remote group is

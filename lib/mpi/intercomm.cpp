@@ -13,26 +13,23 @@
 #include "mpi/block_exchange.hpp"
 #include "mpi/coll/algorithms.hpp"
 #include "mpi/comm.hpp"
-#include "mpi/context_ids.hpp"
+#include "core/context_ids.hpp"
 #include "mpi/errors.hpp"
-#include "mpi/internal_p2p.hpp"
+#include "core/internal_p2p.hpp"
 
 namespace mpf::mpi {
 namespace {
 
-// The leaders' messages of MPI_Intercomm_create: in peer_comm's context
-// with bit 27 set (a context no communicator has: ids stay below
-// kContextIds, and the other internal contexts set bits 29 to 31), with
-// the program's tag.
-constexpr std::uint32_t kLeaderContextBit = 0x08000000u;
-static_assert(kContextIds <= kLeaderContextBit, "communicator ids must stay below the leader context bit");
-
-// The agreement of MPI_Intercomm_create's context runs among both groups,
-// which share no communicator yet: it is keyed by a context no
-// communicator has. A rank is in one such (blocking) agreement at a time,
-// and messages between two ranks do not overtake each other, so the key
-// may be the same for every call.
-constexpr std::uint32_t kCreateAgreementKey = 0x10000000u;
+// The leaders' messages of MPI_Intercomm_create run in peer_comm's context
+// with kLeaderContextBit set, with the program's tag. The agreement of the
+// new context runs among both groups, which share no communicator yet: it
+// is keyed by kCreateAgreementKey. A rank is in one such (blocking)
+// agreement at a time, and messages between two ranks do not overtake each
+// other, so the key may be the same for every call.
+using core::kCreateAgreementKey;
+using core::kLeaderContextBit;
+using core::start_internal;
+using core::NewContext;
 
 int check_inter(const char* call, MPI_Comm comm) {
   require_initialized(call);

@@ -72,9 +72,6 @@ progress::BlockedCall pending_wait(const PendingCollective& oldest, const char* 
 int launch(const char* call, MPI_Comm comm, int root, mpf::coll::Task op, MPI_Request* request,
            bool independent = false, std::shared_ptr<const CollectiveError> error = nullptr);
 
-// co_await finished(sub): waits until another task has run to its end.
-inline auto finished(mpf::coll::Task& sub) {
-  return mpf::coll::until(-1, [&sub] { return sub.advance(); });
-}
+using mpf::coll::finished;
 
 }  // namespace mpf::mpi::coll

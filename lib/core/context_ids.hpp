@@ -1,5 +1,6 @@
-// Context ids of communicators: which this rank uses, and how the members
-// of a new communicator agree on one (context_ids.cpp).
+// Context ids of groups (MPI communicators, and the SHMEM teams and MPF
+// conversations to come; context_space.hpp): which this rank uses, and how
+// the members of a new group agree on one (context_ids.cpp).
 //
 // The members offer the ids they have free, a bitwise AND over them leaves
 // those free everywhere, and all take the lowest (MPICH's free-mask
@@ -31,10 +32,9 @@
 #include <vector>
 
 #include "coll/task.hpp"
+#include "core/context_space.hpp"
 
-namespace mpf::mpi {
-
-inline constexpr std::uint32_t kContextIds = 4096;
+namespace mpf::core {
 
 // What a new communicator's members agree on.
 struct NewContext {
@@ -60,4 +60,4 @@ void release_context(std::uint32_t context, std::uint32_t last_seq);
 // MPI_Init: every id free, no count to start past.
 void reset_contexts();
 
-}  // namespace mpf::mpi
+}  // namespace mpf::core

@@ -1,15 +1,14 @@
-#include "mpi/context_ids.hpp"
+#include "core/context_ids.hpp"
 
 #include <algorithm>
 #include <bitset>
 #include <tuple>
 #include <vector>
 
+#include "core/internal_p2p.hpp"
 #include "core/runtime.hpp"
-#include "mpi/coll/pending.hpp"
-#include "mpi/internal_p2p.hpp"
 
-namespace mpf::mpi {
+namespace mpf::core {
 namespace {
 
 // A round offers one window of ids, so that an offer fits in a ring
@@ -82,11 +81,9 @@ void release_offer(const Offer& offer, std::size_t window) {
   }
 }
 
-// The agreement's messages: a context no communicator has (the parent's
-// with bit 30 flipped: communicators' ids are below kContextIds, and keys
-// of MPI_Comm_create_group have bit 31 set) and a tag from the parent's
-// count, the round and the direction.
-constexpr std::uint32_t kAgreementContextBit = 0x40000000u;
+// The agreement's messages: a context no group has (the parent's with
+// kAgreementContextBit flipped) and a tag from the parent's count, the
+// round and the direction.
 std::int32_t message_tag(std::uint32_t parent_seq, unsigned round, bool down) {
   return static_cast<std::int32_t>(((parent_seq & 0xffffffu) << 6) | ((round & 31u) << 1) | (down ? 1u : 0u));
 }
@@ -95,7 +92,7 @@ std::int32_t message_tag(std::uint32_t parent_seq, unsigned round, bool down) {
 mpf::coll::Task transfer(bool is_send, std::uint32_t peer, std::uint32_t context, std::int32_t tag, Offer* data) {
   progress::Request* r = start_internal(is_send, static_cast<std::int32_t>(peer), context, tag, data, sizeof(Offer));
   co_await mpf::coll::until(static_cast<std::int32_t>(peer), [r] { return r->done(); });
-  core::Runtime::instance().engine().free_request(r);
+  Runtime::instance().engine().free_request(r);
 }
 
 }  // namespace
@@ -120,25 +117,25 @@ mpf::coll::Task agree_context_task(std::vector<std::uint32_t> members, std::size
     for (; mask < n; mask <<= 1) {
       if (me & mask) {
         mpf::coll::Task up = transfer(true, members[me - mask], context, message_tag(parent_seq, round, false), &all);
-        co_await coll::finished(up);
+        co_await mpf::coll::finished(up);
         break;
       }
       if (me + mask < n) {
         Offer child{};
         mpf::coll::Task in = transfer(false, members[me + mask], context, message_tag(parent_seq, round, false), &child);
-        co_await coll::finished(in);
+        co_await mpf::coll::finished(in);
         all.combine(child);
       }
     }
     // And the result down the same tree.
     if (me != 0) {
       mpf::coll::Task in = transfer(false, members[me - mask], context, message_tag(parent_seq, round, true), &all);
-      co_await coll::finished(in);
+      co_await mpf::coll::finished(in);
     }
     for (mask >>= 1; mask > 0; mask >>= 1) {
       if (me + mask < n) {
         mpf::coll::Task down = transfer(true, members[me + mask], context, message_tag(parent_seq, round, true), &all);
-        co_await coll::finished(down);
+        co_await mpf::coll::finished(down);
       }
     }
     release_offer(mine, window);
@@ -175,4 +172,4 @@ void reset_contexts() {
   g_freed_seq = 0;
 }
 
-}  // namespace mpf::mpi
+}  // namespace mpf::core

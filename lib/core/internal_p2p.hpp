@@ -1,6 +1,6 @@
-// Point-to-point messages the library sends for itself (the context
-// agreement of new communicators, the neighbourhood collectives), in
-// matching contexts no communicator has, so they never match the
+// Point-to-point messages the runtime and the APIs send for themselves
+// (the context agreement of new groups, block exchanges), in matching
+// contexts no group has (context_space.hpp), so they never match the
 // program's messages. They go straight to the engine: contiguous bytes to
 // or from a world rank, no datatype, no MPI request.
 #pragma once
@@ -11,14 +11,14 @@
 #include "core/runtime.hpp"
 #include "progress/request.hpp"
 
-namespace mpf::mpi {
+namespace mpf::core {
 
 // Starts a send (or receive) of `bytes` at `data` to (from) world rank
 // `peer`; the caller waits for done() and frees the request with the
 // engine's free_request().
 inline progress::Request* start_internal(bool is_send, std::int32_t peer, std::uint32_t context, std::int32_t tag,
                                          void* data, std::uint64_t bytes, std::uint16_t signature = 0) {
-  progress::Engine& engine = core::Runtime::instance().engine();
+  progress::Engine& engine = Runtime::instance().engine();
   progress::Request* r = engine.new_request();
   r->peer = peer;
   r->tag = tag;
@@ -35,4 +35,4 @@ inline progress::Request* start_internal(bool is_send, std::int32_t peer, std::u
   return r;
 }
 
-}  // namespace mpf::mpi
+}  // namespace mpf::core
