@@ -12,6 +12,12 @@ std::string seconds(double s) {
   return buf;
 }
 
+std::string mebibytes(const nlohmann::json& bytes) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f MiB", static_cast<double>(bytes.get<std::uint64_t>()) / (1 << 20));
+  return buf;
+}
+
 std::string who(const nlohmann::json& v, const char* any) {
   const int n = v.get<int>();
   return n < 0 ? std::string(any) : std::to_string(n);
@@ -115,6 +121,14 @@ std::string render_job(const nlohmann::json& job, std::optional<std::uint32_t> r
   out << "job " << j["jobid"].get<std::string>() << ": " << j["ranks"] << " ranks on " << j["host"].get<std::string>()
       << " (" << j["cpus"] << " CPUs" << (j["oversubscribed"].get<bool>() ? ", oversubscribed" : "")
       << "), mpfrun pid " << j["mpfrun_pid"] << ": " << command_line(j["command"]) << "\n";
+  if (j.contains("segment_resident_bytes")) {
+    out << "shared memory: " << mebibytes(j["segment_resident_bytes"]) << " in use of the segment's "
+        << mebibytes(j["segment_bytes"]);
+    for (const auto& m : j["node_memory"]) {
+      out << "; " << m["name"].get<std::string>() << " of rank " << m["owner_rank"] << ", " << mebibytes(m["bytes"]);
+    }
+    out << "\n";
+  }
   for (const auto& r : job["ranks"]) {
     if (rank && r["rank"].get<std::uint32_t>() != *rank) continue;
     render_rank(out, r, rank.has_value());

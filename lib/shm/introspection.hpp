@@ -146,11 +146,11 @@ struct RankSnapshot {
 
 // A communicator's collectives as this rank has run them: one entry of a
 // rank's table (the kCommRecords communicators it used last; an entry with
-// size 0 is free). Written by the rank alone, one relaxed store per field
-// that changes (a collective call stores `started` and `kinds`, its end
-// `completed`), and read by mpfinspect without a lock: a reader may see
-// one call's fields half updated, which a hung rank (the case that
-// matters) never leaves. The inspector learns a communicator's members
+// size 0 is free). Written by the rank alone, with relaxed stores, when it
+// shows a wait (progress::CollectiveLog::publish: a collective call only
+// counts in process memory), and read by mpfinspect without a lock: the
+// counts are those of the rank's last shown wait, which for a hung rank
+// (the case that matters) is the wait it hangs in. The inspector learns a communicator's members
 // from the ranks whose tables hold its (context, epoch).
 inline constexpr std::uint32_t kCommRecords = 8;
 inline constexpr std::uint32_t kKindsKept = 4;
@@ -171,8 +171,7 @@ static_assert(std::atomic<std::uint32_t>::is_always_lock_free);
 
 struct alignas(64) Introspection {
   common::Seqlock<RankSnapshot> snapshot;
-  // Its own cache lines: a collective call writes here, the seqlock only
-  // when a wait lasts.
+  // Its own cache lines, written with the snapshot when a wait lasts.
   alignas(64) CommRecord comms[kCommRecords];
 };
 

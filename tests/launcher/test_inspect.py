@@ -60,6 +60,10 @@ class Inspect(JobTestCase):
         self.assertEqual(rank1["queues"]["unexpected"][0]["protocol"], "short")
         self.assertEqual(state["ranks"][0]["counters"]["short_sent"], 1)
         jsonschema.validate(state, self.load_schema("mpfinspect-job.schema.json"))
+        job = state["job"]
+        self.assertEqual([r["name"] for r in job["segment_regions"]][:2], ["ranks", "job.tunables"])
+        self.assertLess(job["segment_resident_bytes"], job["segment_bytes"])
+        self.assertEqual(job["node_memory"], [])
 
         status, out, _ = self.inspect()
         self.assertEqual(status, 0)
@@ -67,6 +71,7 @@ class Inspect(JobTestCase):
         status, out, _ = self.inspect(str(proc.pid))
         self.assertEqual(status, 0)
         self.assertRegex(out, r"rank 1 \(pid \d+\): blocked in MPI_Recv\(peer 0, tag 7, context 0\) for ")
+        self.assertRegex(out, r"shared memory: [\d.]+ MiB in use of the segment's [\d.]+ MiB\n")
         self.assertIn("source 0, tag 3, context 0, 4 bytes, short", out)
         status, out, _ = self.inspect(str(proc.pid), "--rank", "1")
         self.assertEqual(status, 0)

@@ -1,11 +1,15 @@
 """Node memory created while the job runs (shm::NodeMemory): every rank maps
 it, and nothing of it is left once the job is gone, however it ends."""
 import glob
+import json
 import os
 import signal
+import subprocess
 import unittest
 
 from mpfrun_testing import JobTestCase, program, wait_gone
+
+MPFINSPECT = os.environ["MPFINSPECT"]
 
 NODE_MEMORY = program("node_memory")
 
@@ -45,6 +49,14 @@ class NodeMemory(JobTestCase):
         proc = self.start("-n", "3", NODE_MEMORY, name, "hang")
         pids = [int(m.group(1)) for m in self.read_lines_until(proc, 3, r"^mapped (\d+)$")]
         self.assertEqual(sorted(mappers(name)), sorted(pids))
+        # mpfinspect lists it, with its owner and size.
+        inspected = subprocess.run([MPFINSPECT, "--json", str(proc.pid)], capture_output=True, text=True,
+                                   env=self.env, timeout=60)
+        self.assertEqual(inspected.returncode, 0, inspected.stderr)
+        pieces = json.loads(inspected.stdout)["job"]["node_memory"]
+        self.assertEqual([(p["name"], p["owner_rank"], p["bytes"]) for p in pieces], [(name, 0, 1 << 20)])
+        text = subprocess.run([MPFINSPECT, str(proc.pid)], capture_output=True, text=True, env=self.env, timeout=60)
+        self.assertIn(f"; {name} of rank 0, 1.0 MiB", text.stdout)
         proc.send_signal(signal.SIGKILL)
         proc.wait()
         for pid in pids:
