@@ -122,7 +122,9 @@ TEST_P(EveryProtocol, MessagesOfEverySizeArriveIntact) {
     EXPECT_EQ(r->status.tag, 9);
     EXPECT_EQ(r->status.error, 0);
     EXPECT_EQ(r->status.bytes, bytes);
-    EXPECT_EQ(std::memcmp(got.data(), data.data(), bytes), 0);
+    if (bytes > 0) {
+      EXPECT_EQ(std::memcmp(got.data(), data.data(), bytes), 0);
+    }
     EXPECT_EQ(got[bytes], std::byte{0x5a}) << "nothing written past the message";
     e[0].free_request(s);
     e[1].free_request(r);
