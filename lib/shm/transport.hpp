@@ -59,7 +59,7 @@ class Transport {
   std::uint32_t ncpus() const { return segment_->header().ncpus; }
   const SegmentHeader& header() const { return segment_->header(); }
   const Segment& segment() const { return *segment_; }
-  // The node's count of sleeping ranks (SegmentHeader::sleepers), for
+  // The node's count of sleeping ranks (NodeWaiting::sleepers), for
   // std::atomic_ref.
   std::uint32_t& sleepers() const { return segment_->ranks().waiting().sleepers; }
   // The node's count of ranks in a deferred sleep (kSleepsDeferred).
