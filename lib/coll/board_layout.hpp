@@ -120,6 +120,7 @@ class BoardLayout {
     std::uint32_t nranks, stage_bytes;
     std::uint64_t board_offset, entries_offset, rows_offset, stage_offset, sums_offset, sum_stride;
   };
+  static_assert(sizeof(Header) == 56, "the region's header is a wire format: change kVersion with it");
   static Header header_for(std::uint32_t nranks, std::uint32_t stage_bytes);
   static Header header_of(const shm::RegionGeometry& g);
   static std::uint64_t bytes_for(const Header& h) { return h.sums_offset + 2 * h.sum_stride; }

@@ -80,6 +80,7 @@ class CellsLayout {
     std::uint32_t nranks, cell_bytes;
     std::uint64_t acks_offset, ack_row, cells_offset;
   };
+  static_assert(sizeof(Header) == 32, "the region's header is a wire format: change kVersion with it");
   static Header header_for(std::uint32_t nranks, std::uint32_t cell_data_bytes);
   static Header header_of(const shm::RegionGeometry& g);
   std::byte* base_ = nullptr;

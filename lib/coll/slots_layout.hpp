@@ -70,6 +70,7 @@ class SlotsLayout {
     std::uint32_t nranks, coll_bytes;
     std::uint64_t slots_offset, stride;
   };
+  static_assert(sizeof(Header) == 24, "the region's header is a wire format: change kVersion with it");
   static Header header_for(std::uint32_t nranks, std::uint32_t coll_bytes);
   static Header header_of(const shm::RegionGeometry& g);
   std::byte* base_ = nullptr;

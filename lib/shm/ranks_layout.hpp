@@ -175,6 +175,7 @@ class RanksLayout {
     std::uint64_t control_offset;
     std::uint64_t introspection_offset;
   };
+  static_assert(sizeof(Header) == 32, "the region's header is a wire format: change kVersion with it");
   static std::uint64_t bytes_for(std::uint32_t nranks);
   NodeWaiting* waiting_ = nullptr;
   RankControl* control_ = nullptr;

@@ -135,6 +135,7 @@ class TransportLayout {
     std::uint64_t inbox_offset, inbox_stride, credits_offset, credit_row, rings_offset, ring_stride, splits_offset,
         eager_offset, eager_pool_stride, cell_stride;
   };
+  static_assert(sizeof(Header) == 104, "the region's header is a wire format: change kVersion with it");
   static Header header_for(const TransportGeometry& g);
   static std::uint64_t bytes_for(const Header& h);
   std::byte* at(std::uint64_t offset) const { return base_ + offset; }
