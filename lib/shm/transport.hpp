@@ -51,7 +51,6 @@ class Transport {
   std::uint32_t local_of(std::uint32_t peer) const { return local_of_[peer]; }
   std::uint32_t world_of(std::uint32_t local) const { return world_of_local_[local]; }
   std::uint32_t local_size() const { return static_cast<std::uint32_t>(world_of_local_.size()); }
-  bool on_this_node(std::uint32_t peer) const { return local_of_[peer] != kOffNode; }
   RankControl& control() const { return *control_; }
   Introspection& introspection() const { return segment_->introspection(local_me_); }
   // More ranks than CPUs on this node, and how many CPUs.
