@@ -8,7 +8,7 @@
 
 #include "inspect/collective_names.hpp"
 #include "shm/counters.hpp"
-#include "shm/packet.hpp"
+#include "progress/packet.hpp"
 #include "shm/node_memory.hpp"
 #include "shm/segment.hpp"
 #include "shm/transport_layout.hpp"
@@ -23,10 +23,10 @@ std::int64_t monotonic_ns() {
 }
 
 const char* protocol_name(std::uint32_t kind) {
-  switch (static_cast<shm::PacketKind>(kind)) {
-    case shm::PacketKind::short_msg: return "short";
-    case shm::PacketKind::eager: return "eager";
-    case shm::PacketKind::rts: return "rendezvous";
+  switch (static_cast<progress::PacketKind>(kind)) {
+    case progress::PacketKind::short_msg: return "short";
+    case progress::PacketKind::eager: return "eager";
+    case progress::PacketKind::rts: return "rendezvous";
     default: return "receive";
   }
 }

@@ -43,7 +43,7 @@ void Board::wake_all(bool deferred) {
   // After our seq_cst store of what they wait for: a rank counted in later
   // looks again before it sleeps.
   if (deferred) transport_->wake_deferred();
-  if (std::atomic_ref<std::uint32_t>(transport_->sleepers()).load(std::memory_order_seq_cst) == 0) return;
+  if (std::atomic_ref<std::uint32_t>(transport_->node().waiting().sleepers).load(std::memory_order_seq_cst) == 0) return;
   const shm::Segment& segment = *segment_;
   for (std::uint32_t r = 0; r < nranks_; ++r) {
     const std::uint32_t why = segment.rank(r).sleeping.load(std::memory_order_seq_cst);

@@ -112,7 +112,7 @@ inline constexpr std::array<std::string_view, 4> kWaitPolicies{"adaptive", "spin
 inline constexpr std::array<std::string_view, 5> kDebugTopics{"none", "wireup", "protocol", "wait", "all"};
 
 // The largest short message: what fits in a ring slot after the packet
-// header (lib/shm/packet.hpp checks this against the slot layout).
+// header (lib/progress/packet.hpp checks this against the packet layout).
 inline constexpr std::int64_t kMaxShortLimit = 88;
 
 inline constexpr std::array<TunableSpec, kTunableCount> kTunableTable{{

@@ -15,12 +15,12 @@ UnexpectedQueue::UnexpectedQueue(std::size_t pool_bytes, std::uint32_t nranks)
     : per_sender_(nranks, 0), sender_share_(sender_share(pool_bytes, nranks)) {}
 
 namespace {
-bool carries_data(shm::PacketKind kind) {
-  return kind == shm::PacketKind::short_msg || kind == shm::PacketKind::eager;
+bool carries_data(progress::PacketKind kind) {
+  return kind == progress::PacketKind::short_msg || kind == progress::PacketKind::eager;
 }
 }  // namespace
 
-UnexpectedMessage* UnexpectedQueue::add(const shm::Packet& p, std::uint32_t source, std::uint64_t now_ns) {
+UnexpectedMessage* UnexpectedQueue::add(const progress::Packet& p, std::uint32_t source, std::uint64_t now_ns) {
   if (free_.empty()) [[unlikely]] {
     constexpr std::size_t kBlock = 64;
     blocks_.push_back(std::make_unique<UnexpectedMessage[]>(kBlock));
@@ -37,12 +37,12 @@ UnexpectedMessage* UnexpectedQueue::add(const shm::Packet& p, std::uint32_t sour
   m->bytes = p.header.bytes;
   m->cookie = p.header.cookie;
   m->arrived_ns = now_ns;
-  if (p.header.kind == shm::PacketKind::short_msg) {
+  if (p.header.kind == progress::PacketKind::short_msg) {
     std::memcpy(m->data, p.inline_data, p.header.bytes);
-  } else if (p.header.kind == shm::PacketKind::eager) {
-    m->cell = p.chunk.cell;
+  } else if (p.header.kind == progress::PacketKind::eager) {
+    m->where.eager = p.chunk.buffer;
   } else {
-    m->address = p.rendezvous.address;
+    m->where.remote = p.rendezvous.memory;
   }
   list_.push_back(m);
   if (carries_data(m->kind)) ++per_sender_[source];

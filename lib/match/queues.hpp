@@ -29,7 +29,8 @@
 #include <memory>
 #include <vector>
 
-#include "shm/packet.hpp"
+#include "progress/packet.hpp"
+#include "transport/handles.hpp"
 
 namespace mpf::match {
 
@@ -92,21 +93,20 @@ class PostedQueue {
 };
 
 // A message that arrived before its receive: the envelope and where its data
-// is (inline for short messages, the sender's eager cell, or the sender's
-// buffer for a rendezvous).
+// is (inline for short messages; else the transport's handle of the sender's
+// eager buffer or of the memory it exposed for a rendezvous).
 struct UnexpectedMessage {
-  shm::PacketKind kind;
+  progress::PacketKind kind;
   std::uint8_t flags;
   std::uint16_t signature;
   std::uint32_t context;
   std::int32_t tag;
   std::uint32_t source;
   std::uint64_t bytes;
-  std::uint64_t cookie;   // the sender's request
-  std::uint32_t cell;     // eager: the sender's cell
-  std::uint64_t address;  // rendezvous: the sender's buffer
+  std::uint64_t cookie;       // the sender's request
+  transport::DataRef where;   // eager, rendezvous: where the data waits
   std::uint64_t arrived_ns;
-  std::byte data[shm::kShortCapacity];  // short: the message
+  std::byte data[progress::kShortCapacity];  // short: the message
   UnexpectedMessage* next;
   UnexpectedMessage* prev;
 };
@@ -126,7 +126,7 @@ class UnexpectedQueue {
     return !carries_data || per_sender_[source] < sender_share_;
   }
   // Stores a message from its packet (the caller checked has_room_for).
-  UnexpectedMessage* add(const shm::Packet& packet, std::uint32_t source, std::uint64_t now_ns);
+  UnexpectedMessage* add(const progress::Packet& packet, std::uint32_t source, std::uint64_t now_ns);
   // The oldest message a receive for (source, tag, context) matches.
   UnexpectedMessage* find(std::int32_t source, std::int32_t tag, std::uint32_t context) const;
   // The message the sender's request `cookie` sent, if it waits here.

@@ -16,13 +16,16 @@ progress::Request* start(bool is_send, const Transfer& t, std::uint32_t context)
 // `what` names the call when its request reports it (MPI_Wait...), or is
 // empty.
 void record_error(coll::CollectiveError& error, const std::string& what, const Transfer& t,
-                  const progress::Status& st) {
+                  const progress::Completion& st) {
   if (error.error_class != MPI_SUCCESS) return;  // the first is reported
   const std::string block = "receive block " + std::to_string(t.block);
   const std::string from = " from rank " + std::to_string(t.rank);
   if (st.error == progress::kErrorSignature) {
     error = {MPI_ERR_TYPE, what + "datatype mismatch: the data for " + block + from +
                                " was sent with another type signature (checked because datatype_check is on)"};
+  } else if (st.error == progress::kErrorTransport) {
+    error = {MPI_ERR_OTHER, what + "the data for " + block + from +
+                                " could not be moved (the rank's error output says why)"};
   } else {
     error = {MPI_ERR_TRUNCATE, what + "message truncated: " + std::to_string(st.message_bytes) + " bytes arrived" +
                                    from + " for " + block + " of " + std::to_string(t.bytes) +
@@ -42,7 +45,7 @@ mpf::coll::Task exchange_task(Exchange x) {
   for (progress::Request* r : recvs) co_await mpf::coll::until(r->peer, [r] { return r->done(); });
   for (progress::Request* r : sends) co_await mpf::coll::until(r->peer, [r] { return r->done(); });
   for (std::size_t i = 0; i < recvs.size(); ++i) {
-    const progress::Status st = recvs[i]->status;
+    const progress::Completion st = recvs[i]->status;
     engine.free_request(recvs[i]);
     const Transfer& t = x.recvs[i];
     if (st.error != 0) {

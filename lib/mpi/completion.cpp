@@ -15,7 +15,7 @@
 
 namespace mpf::mpi {
 
-void received_status(const progress::Status& st, MPI_Comm comm, MPI_Status* status) {
+void received_status(const progress::Completion& st, MPI_Comm comm, MPI_Status* status) {
   if (status == MPI_STATUS_IGNORE) return;
   status->MPI_SOURCE = from_world(comm, st.source);
   status->MPI_TAG = st.tag;
@@ -34,7 +34,7 @@ void fill_status(const MpiRequest& r, MPI_Status* status) {
     empty_status(status);
     return;
   }
-  const progress::Status& st = r.engine != nullptr ? r.engine->status : r.fixed_status;
+  const progress::Completion& st = r.engine != nullptr ? r.engine->status : r.fixed_status;
   if (!r.is_send) {
     received_status(st, r.comm, status);
     return;
@@ -171,8 +171,9 @@ int finish_operation(MpiRequest& r, MPI_Status* status, const char* call, bool s
     if (status != MPI_STATUS_IGNORE && set_error_field) status->MPI_ERROR = MPI_SUCCESS;
     return MPI_SUCCESS;
   }
-  const progress::Status st = e->status;
+  const progress::Completion st = e->status;
   const std::uint64_t capacity = e->bytes;
+  const std::int32_t e_peer = e->peer;
   engine().free_request(e);
   if (st.error == progress::kErrorSignature) {
     if (status != MPI_STATUS_IGNORE && set_error_field) status->MPI_ERROR = MPI_ERR_TYPE;
@@ -180,6 +181,13 @@ int finish_operation(MpiRequest& r, MPI_Status* status, const char* call, bool s
                       "datatype mismatch: the message from rank " + std::to_string(from_world(r.comm, st.source)) +
                           " (tag " + std::to_string(st.tag) + ") was sent with another type signature than " +
                           datatype_name(r.datatype) + " (checked because datatype_check is on)");
+  }
+  if (st.error == progress::kErrorTransport) {
+    if (status != MPI_STATUS_IGNORE && set_error_field) status->MPI_ERROR = MPI_ERR_OTHER;
+    return comm_error(call, r.comm, MPI_ERR_OTHER,
+                      std::string("the message ") + (r.is_send ? "to" : "from") + " rank " +
+                          std::to_string(from_world(r.comm, r.is_send ? e_peer : st.source)) +
+                          " could not be moved (the rank's error output says why)");
   }
   if (status != MPI_STATUS_IGNORE && set_error_field) status->MPI_ERROR = MPI_ERR_TRUNCATE;
   return comm_error(call, r.comm, MPI_ERR_TRUNCATE,

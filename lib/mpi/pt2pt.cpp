@@ -127,7 +127,7 @@ bool direct_route(bool is_send, const void* buf, int count, MPI_Datatype datatyp
 void start(MpiRequest& r) {
   r.active = true;
   if (r.proc_null) {
-    r.fixed_status = progress::Status{};
+    r.fixed_status = progress::Completion{};
     r.fixed_status.source = MPI_PROC_NULL;
     r.fixed_status.tag = MPI_ANY_TAG;
     return;
@@ -136,7 +136,7 @@ void start(MpiRequest& r) {
   if (r.buffered) {
     // The message is copied into the attached buffer and sent from there;
     // the request itself is complete once the copy is made.
-    r.fixed_status = progress::Status{};
+    r.fixed_status = progress::Completion{};
     return;
   }
   const void* data = r.buffer;
@@ -263,7 +263,7 @@ int make_request(const char* call, bool is_send, const void* buf, int count, MPI
       return MPI_SUCCESS;
     }
   } else if (route.world >= 0) {
-    progress::Status received;
+    progress::Completion received;
     if (engine().try_recv_now(static_cast<std::uint32_t>(route.world), tag, route.context, const_cast<void*>(buf),
                               route.bytes, route.signature, received)) {
       received_status(received, comm, status);

@@ -33,7 +33,7 @@ struct RequestFields {
   progress::SendMode mode = progress::SendMode::standard;
   const char* call = "";          // the call that created it, for error messages
   progress::Request* engine = nullptr;
-  progress::Status fixed_status;  // status of a request completed without the engine
+  progress::Completion fixed_status;  // status of a request completed without the engine
   progress::Request* buffered_copy = nullptr;  // Bsend family: the send of the attached buffer's copy (buffered.hpp)
   // The operation's arguments (kept for persistent requests and for statuses).
   MPI_Comm comm = MPI_COMM_NULL;
@@ -154,7 +154,7 @@ int finish_operation(MpiRequest& r, MPI_Status* status, const char* call, bool s
 int finish_request(MPI_Request* handle, MPI_Status* status, const char* call, bool set_error_field);
 // The status of a receive the engine completed with `st`, in `comm`'s ranks
 // (`status` may be MPI_STATUS_IGNORE; MPI_ERROR is left alone).
-void received_status(const progress::Status& st, MPI_Comm comm, MPI_Status* status);
+void received_status(const progress::Completion& st, MPI_Comm comm, MPI_Status* status);
 // An empty status (inactive or null requests).
 void empty_status(MPI_Status* status);
 // The status of an operation on MPI_PROC_NULL: source MPI_PROC_NULL, tag

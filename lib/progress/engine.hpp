@@ -12,7 +12,7 @@
 //               buffers (copy, or when the kernel refuses CMA)
 //   split copy  the receiver reads chunks from the front of the message, the
 //               sender writes chunks from the back, one chunk per round of
-//               progress, until they meet (shm::SplitCopy). Two CPUs copy
+//               progress, until they meet (transport::SplitCopy). Two CPUs copy
 //               where get and put use one; an end that is busy elsewhere
 //               leaves its chunks to the other, so nothing waits for it.
 //               A pair has kSplitsPerPair SplitCopies; a message that finds
@@ -33,6 +33,12 @@
 // A waiting rank polls, then yields, then sleeps on its futex until a peer
 // hands it work (wait_until).
 //
+// The engine is written against the transport interface
+// (transport/interface.hpp): BasicEngine<T> runs over transport T, every
+// transport call resolved at compile time. The library instantiates it for
+// the shared-memory transport (Engine); the unit tests also over the
+// in-process loopback transport (lib/loopback).
+//
 // Single-threaded: one thread at a time calls into the engine.
 #pragma once
 
@@ -47,23 +53,29 @@
 #include "progress/request.hpp"
 #include "progress/wait_record.hpp"
 #include "progress/yield_slots.hpp"
+#include "progress/packet.hpp"
 #include "shm/introspection.hpp"
 #include "shm/transport.hpp"
+#include "transport/interface.hpp"
 
 namespace mpf::progress {
 
 // Status.error values the engine produces.
 inline constexpr std::int32_t kErrorTruncated = 1;
 inline constexpr std::int32_t kErrorSignature = 2;  // the sender's datatype signature is not the receive's
+// The transport could not move the data (reported on stderr where it
+// failed, with the system call and errno text); both ends' requests fail.
+inline constexpr std::int32_t kErrorTransport = 3;
 
 // Split copies: the smallest chunk, and the smallest message (two chunks:
 // below that one end would copy it all anyway).
 inline constexpr std::uint64_t kSplitChunkMin = 128 * 1024;
 inline constexpr std::uint64_t kSplitMinBytes = 2 * kSplitChunkMin;
 
-class Engine {
+template <transport::Transport T>
+class BasicEngine {
  public:
-  void init(shm::Transport& transport, const common::Tunables& tunables);
+  void init(T& transport, const common::Tunables& tunables);
 
   Request* new_request() { return pool_.acquire(); }
   void free_request(Request* r) { pool_.release(r); }
@@ -87,7 +99,7 @@ class Engine {
   // first, other work is pending, the packet is another message or a
   // rendezvous, nothing came in time), having changed nothing.
   bool try_recv_now(std::uint32_t source, std::int32_t tag, std::uint32_t context, void* buffer,
-                    std::uint64_t capacity, std::uint16_t signature, Status& status);
+                    std::uint64_t capacity, std::uint16_t signature, Completion& status);
   // Cancels a receive that has not matched yet; false if it already has.
   bool cancel_recv(Request* r);
   // Starts cancelling send `s` (started, not yet freed): a control packet
@@ -121,7 +133,7 @@ class Engine {
     if (blocked_published_) clear_blocked();
   }
 
-  shm::Transport& transport() { return *transport_; }
+  T& transport() { return *transport_; }
   // This rank's record of its collectives per communicator (introspection).
   CollectiveLog& collectives() { return collectives_; }
   const match::PostedQueue<Request>& posted() const { return posted_; }
@@ -136,26 +148,25 @@ class Engine {
   // What a message is and where its data is: from a packet that just
   // arrived, or from the unexpected queue.
   struct Message {
-    shm::PacketKind kind;
+    PacketKind kind;
     std::uint8_t flags;
     std::uint16_t signature;
     std::uint32_t source;
     std::int32_t tag;
     std::uint64_t bytes;
     std::uint64_t cookie;
-    const std::byte* data;  // short
-    std::uint32_t cell;     // eager
-    std::uint64_t address;  // rendezvous
+    const std::byte* data;     // short
+    transport::DataRef where;  // eager: the sender's buffer; rendezvous: its exposed memory
   };
   struct Outbound {
     enum class What : std::uint8_t { start, stream, control } what;
     Request* request;
-    shm::Packet packet;  // control
+    Packet packet;  // control
   };
 
-  bool on_packet(std::uint32_t source, const shm::Packet& p);
+  bool on_packet(std::uint32_t source, const Packet& p);
   // The message a packet that just arrived carries.
-  static Message message_of(std::uint32_t source, const shm::Packet& p);
+  static Message message_of(std::uint32_t source, const Packet& p);
   void deliver(Request* r, const Message& m);
   // A short or eager message's data, `bytes` of it, copied to `to`: the
   // sender's eager buffer goes back, the message counts as matched for the
@@ -165,22 +176,30 @@ class Engine {
     shm::count(counters_->received);
     shm::count(counters_->received_bytes, bytes);
   }
-  void on_cts(Request* s, const shm::Packet& p);
+  void on_cts(Request* s, const Packet& p);
   void advance_reads();
-  void finish_cma_copy(Request* r, std::uint32_t peer);
+  // One end copied the whole of `r` with one get or put: the other end
+  // learns it (fin), and `r` is complete.
+  void finish_single_copy(Request* r, std::uint32_t peer);
+  // The transport failed to move `r`'s data (and said why): `r` fails, and
+  // so does the peer's request, told by a fin with kFailed.
+  void fail_copy(Request* r, std::uint32_t peer);
   bool start_split(Request* r, std::uint32_t source);
-  [[noreturn]] static void cma_refused_midway(std::uint32_t peer);
   void advance_splits();
   bool advance_split(Request* x, bool claim);
-  void on_split_fin(std::uint32_t source, const shm::Packet& p);
-  void on_data(std::uint32_t source, const shm::Packet& p);
-  void on_cancel(std::uint32_t source, const shm::Packet& p);
+  void on_split_fin(std::uint32_t source, const Packet& p);
+  void on_data(std::uint32_t source, const Packet& p);
+  void on_cancel(std::uint32_t source, const Packet& p);
   void on_cancel_reply(Request* s, bool cancelled);
   void complete(Request* r, std::uint64_t bytes);
+  void fail(Request* r) {
+    r->status.error = kErrorTransport;
+    complete(r, 0);
+  }
 
   bool try_start_send(Request* r);
   bool try_stream(Request* s);
-  void send_control(std::uint32_t peer, const shm::PacketHeader& header, const shm::RendezvousFields& fields);
+  void send_control(std::uint32_t peer, const PacketHeader& header, const RendezvousFields& fields);
   void enqueue(std::uint32_t peer, Outbound item);
   void flush_backlog();
   void sleep_once(const auto& done);
@@ -199,7 +218,8 @@ class Engine {
   void publish_queues();
   std::uint64_t now_ns() const;
 
-  shm::Transport* transport_ = nullptr;
+  T* transport_ = nullptr;
+  shm::RankControl* control_ = nullptr;  // this rank's: its doorbell, counters
   shm::RankCounters* counters_ = nullptr;
   shm::Introspection* introspection_ = nullptr;
   bool blocked_published_ = false;
@@ -237,6 +257,11 @@ class Engine {
   // cache lines the data path uses.
   CollectiveLog collectives_;
 };
+
+// The engine of the library's ranks, over the shared-memory transport
+// (instantiated in engine.cpp).
+using Engine = BasicEngine<shm::Transport>;
+extern template class BasicEngine<shm::Transport>;
 
 }  // namespace mpf::progress
 

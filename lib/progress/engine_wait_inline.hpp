@@ -38,15 +38,16 @@ inline constexpr std::uint64_t kPublishAfterYields = 64;
 // would have ended.
 inline constexpr std::uint64_t kDeferredSleepNs = 50'000'000;
 
+template <transport::Transport T>
 template <class Done>
-void Engine::wait_until(Done&& predicate, const BlockedCall& call) {
+void BasicEngine<T>::wait_until(Done&& predicate, const BlockedCall& call) {
   // The predicate may act when it succeeds (MPI_Mprobe's claims the
   // message it finds), so once it has said true it is not asked again.
   bool succeeded = false;
   auto done = [&] { return succeeded || (succeeded = predicate()); };
   progress();
   if (done()) return;
-  transport_->warm_next_eager_cell();
+  transport_->warm_next_eager();
   // One step of waiting: progress and look again.
   auto finished = [&] {
     progress();
@@ -125,8 +126,9 @@ void Engine::wait_until(Done&& predicate, const BlockedCall& call) {
   if (blocked_published_) clear_blocked();
 }
 
-void Engine::sleep_once(const auto& done) {
-  shm::RankControl& me = transport_->control();
+template <transport::Transport T>
+void BasicEngine<T>::sleep_once(const auto& done) {
+  shm::RankControl& me = *control_;
   // Announce the sleep, then look once more: a peer that handed us work
   // before seeing `sleeping` set (or the node's count of sleepers) is found
   // by this last look; one that hands it after sees the flag and rings the
@@ -136,7 +138,7 @@ void Engine::sleep_once(const auto& done) {
   // look may find no room: then we say so and look again, so room freed in
   // between is found either way.
   auto wants_room = [&] { return backlog_count_ > 0 || transport_->room_wanted(); };
-  std::atomic_ref<std::uint32_t> sleepers(transport_->sleepers());
+  std::atomic_ref<std::uint32_t> sleepers(transport_->node().waiting().sleepers);
   sleepers.fetch_add(1, std::memory_order_seq_cst);
   const bool for_room = wants_room();
   me.sleeping.store(for_room ? shm::kSleepsForRoom : shm::kSleepsForWork, std::memory_order_seq_cst);
@@ -165,10 +167,11 @@ void Engine::sleep_once(const auto& done) {
   transport_->clear_room_wanted();  // what still lacks room says so again before the next sleep
 }
 
-inline bool Engine::sleep_on_doorbell(std::uint32_t seen, std::uint64_t timeout_ns) {
+template <transport::Transport T>
+inline bool BasicEngine<T>::sleep_on_doorbell(std::uint32_t seen, std::uint64_t timeout_ns) {
   shm::count(counters_->sleeps);
   publish_queues();
-  std::atomic<std::uint32_t>& doorbell = transport_->control().doorbell;
+  std::atomic<std::uint32_t>& doorbell = control_->doorbell;
   const std::uint64_t since = debug_.wait ? now_ns() : 0;
   bool woken = true;
   if (timeout_ns == 0) {
@@ -183,12 +186,13 @@ inline bool Engine::sleep_on_doorbell(std::uint32_t seen, std::uint64_t timeout_
   return woken;
 }
 
-bool Engine::sleep_deferred(const auto& done) {
+template <transport::Transport T>
+bool BasicEngine<T>::sleep_deferred(const auto& done) {
   if (backlog_count_ > 0 || transport_->room_wanted()) return false;
-  shm::RankControl& me = transport_->control();
+  shm::RankControl& me = *control_;
   // As in sleep_once: say so, then look once more; a root that publishes
   // after the last look sees the flag (Board's turn wake).
-  std::atomic_ref<std::uint32_t> deferred(transport_->deferred_sleepers());
+  std::atomic_ref<std::uint32_t> deferred(transport_->node().waiting().deferred_sleepers);
   deferred.fetch_add(1, std::memory_order_seq_cst);
   me.sleeping.store(shm::kSleepsDeferred, std::memory_order_seq_cst);
   const std::uint32_t seen = me.doorbell.load(std::memory_order_seq_cst);

@@ -10,6 +10,8 @@
 #include <memory>
 #include <vector>
 
+#include "transport/handles.hpp"
+
 namespace mpf::progress {
 
 inline constexpr std::int32_t kAnySource = -1;
@@ -18,7 +20,7 @@ inline constexpr std::int32_t kAnyTag = -1;
 enum class SendMode : std::uint8_t { standard, synchronous, ready };
 
 // What a completed request reports (MPI_Status, before rank translation).
-struct Status {
+struct Completion {
   std::int32_t source = kAnySource;  // world rank of the sender
   std::int32_t tag = kAnyTag;
   std::int32_t error = 0;            // 0, or an error class (truncation)
@@ -60,7 +62,7 @@ struct Request {
   std::uint64_t offset = 0;          // bytes moved so far (two-copy path)
   std::uint64_t transfer_bytes = 0;  // bytes the receiver accepted (rendezvous)
   std::uint64_t peer_cookie = 0;     // the other side's request
-  std::uint64_t remote = 0;          // split copy: the other side's buffer (an address in its process)
+  transport::RemoteMemory remote{};  // get, split copy: the other side's exposed buffer
   std::int32_t split = -1;           // split copy: which SplitCopy of the pair, -1: none
   std::uint32_t chunk_bytes = 0;     // split copy: bytes of each chunk
   std::uint32_t peer_rank = 0;       // receive: the matched sender
@@ -70,7 +72,7 @@ struct Request {
   // for its answer (status.cancelled says which).
   bool cancel_pending = false;
 
-  Status status;
+  Completion status;
   Request* next = nullptr;  // intrusive links: posted queue
   Request* prev = nullptr;
 

@@ -1,13 +1,13 @@
 #include "progress/yield_slots.hpp"
 
-#include "shm/ranks_layout.hpp"
-#include "shm/transport_inline.hpp"
-
 namespace mpf::progress {
 
-void YieldSlots::init(shm::Transport& transport, std::uint32_t slots) {
-  shm::NodeWaiting& header = transport.waiting();
-  transport_ = &transport;
+void YieldSlots::init(const shm::RanksLayout& node, std::uint32_t local, std::uint32_t node_size,
+                      std::uint32_t slots) {
+  shm::NodeWaiting& header = node.waiting();
+  node_ = &node;
+  local_ = local;
+  node_size_ = node_size;
   slots_ = slots;
   taken_ = &header.yield_slots_taken;
   next_ = &header.sleep_tickets_next;
@@ -46,11 +46,11 @@ void YieldSlots::pass_on() {
     // is an older sleeper's): its own ticket says whether it still sleeps
     // on this one.
     // Owners are local indices: the queue is the node's.
-    if (owner < transport_->local_size()) {
+    if (owner < node_size_) {
       std::uint64_t expected = ticket + 1;
-      if (transport_->segment().rank(owner).sleep_ticket.compare_exchange_strong(expected, shm::kPromotedTicket,
-                                                                                  std::memory_order_acq_rel)) {
-        transport_->ring_doorbell(transport_->world_of(owner));
+      shm::RankControl& sleeper = node_->rank(owner);
+      if (sleeper.sleep_ticket.compare_exchange_strong(expected, shm::kPromotedTicket, std::memory_order_acq_rel)) {
+        shm::ring_doorbell(sleeper, node_->rank(local_));
         return;
       }
     }
@@ -61,13 +61,13 @@ void YieldSlots::pass_on() {
 
 void YieldSlots::enter_queue() {
   const std::uint64_t ticket = std::atomic_ref<std::uint64_t>(*next_).fetch_add(1, std::memory_order_acq_rel);
-  transport_->control().sleep_ticket.store(ticket + 1, std::memory_order_release);
+  node_->rank(local_).sleep_ticket.store(ticket + 1, std::memory_order_release);
   std::atomic_ref<std::uint32_t>(owners_[ticket % shm::kSleepTicketPlaces])
-      .store(transport_->local_rank(), std::memory_order_release);
+      .store(local_, std::memory_order_release);
 }
 
 bool YieldSlots::leave_queue() {
-  return transport_->control().sleep_ticket.exchange(0, std::memory_order_acq_rel) == shm::kPromotedTicket;
+  return node_->rank(local_).sleep_ticket.exchange(0, std::memory_order_acq_rel) == shm::kPromotedTicket;
 }
 
 }  // namespace mpf::progress

@@ -17,7 +17,7 @@
 #include <atomic>
 #include <cstdint>
 
-#include "shm/transport.hpp"
+#include "shm/ranks_layout.hpp"
 
 namespace mpf::progress {
 
@@ -32,9 +32,10 @@ class YieldSlots {
                                  std::uint32_t all_yield_per_cpu) {
     return nranks <= ncpus * all_yield_per_cpu ? nranks : ncpus * yielders_per_cpu;
   }
-  // `slots` slots for the node (slots_for).
-  void init(shm::Transport& transport, std::uint32_t slots);
-  bool enabled() const { return transport_ != nullptr; }
+  // `slots` slots for the node of `node_size` ranks (slots_for), for the
+  // rank at `local` (its place in the node's ranks region).
+  void init(const shm::RanksLayout& node, std::uint32_t local, std::uint32_t node_size, std::uint32_t slots);
+  bool enabled() const { return node_ != nullptr; }
 
   // Takes a free slot; false when all are held.
   bool try_take();
@@ -51,7 +52,9 @@ class YieldSlots {
   bool leave_queue();
 
  private:
-  shm::Transport* transport_ = nullptr;
+  const shm::RanksLayout* node_ = nullptr;
+  std::uint32_t local_ = 0;
+  std::uint32_t node_size_ = 0;
   std::uint32_t slots_ = 0;
   std::uint32_t* taken_ = nullptr;  // the node's waiting state's fields, through std::atomic_ref
   std::uint64_t* next_ = nullptr;

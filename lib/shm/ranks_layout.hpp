@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "common/futex.hpp"
 #include "shm/introspection.hpp"
 #include "shm/region.hpp"
 #include "shm/segment_layout.hpp"
@@ -150,6 +151,15 @@ static_assert(offsetof(RankControl, counters) == 2 * kCacheLine);
 static_assert(sizeof(RankControl) == 5 * kCacheLine);
 static_assert(std::atomic<std::uint32_t>::is_always_lock_free && std::atomic<std::uint64_t>::is_always_lock_free,
               "segment atomics must be lock-free to work across processes");
+
+// Wakes `sleeper` whatever it sleeps for, or makes its next sleep end at
+// once: bumps its doorbell and wakes its futex. Counted in `waker`'s
+// counters (the calling rank's).
+inline void ring_doorbell(RankControl& sleeper, RankControl& waker) {
+  sleeper.doorbell.fetch_add(1, std::memory_order_seq_cst);
+  common::futex_wake(sleeper.doorbell);
+  count(waker.counters.wakeups_sent);
+}
 
 // A view of the ranks region.
 class RanksLayout {

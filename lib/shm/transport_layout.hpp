@@ -20,31 +20,27 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "shm/packet.hpp"
+#include "common/spsc_ring.hpp"
 #include "shm/region.hpp"
 #include "shm/segment_layout.hpp"
+#include "transport/interface.hpp"
 
 namespace mpf::shm {
+
+// A ring's slot holds one packet of the progress engine and the ring's
+// sequence word.
+inline constexpr std::size_t kSlotBytes = 128;
+using PacketRing = common::SpscRing<kSlotBytes>;
+static_assert(PacketRing::kPayloadBytes == progress::kPacketBytes, "a packet fills a ring slot");
 
 // Per receiver, a bitmap of inbox_words(nranks) atomic 64-bit words. Sender
 // s sets bit s after it publishes a packet in ring (s -> r), so a poll looks
 // only at rings with packets instead of scanning every peer.
 inline constexpr std::size_t inbox_words(std::uint32_t nranks) { return (nranks + 63) / 64; }
 
-// A large message that both ends copy at once (rndv_mode=split, see
-// progress/engine.hpp): the message is cut into chunks; the receiver claims
-// chunks from the front and reads them with CMA, the sender claims them from
-// the back and writes them, until the two meet. One claim is one
-// compare-and-swap on `claims`; after copying a chunk each end adds its bytes
-// to `done`, and the message has arrived when `done` is its size. The
-// receiver owns the SplitCopy objects of each pair (sender -> receiver): it
-// sets one up when it matches the request-to-send and reuses it only after
-// the sender's fin says the sender no longer looks at it.
-inline constexpr std::uint32_t kSplitsPerPair = 4;
-struct alignas(kCacheLine) SplitCopy {
-  std::atomic<std::uint64_t> claims;  // low 32 bits: next front chunk; high 32: end of the back chunks
-  std::atomic<std::uint64_t> done;    // bytes copied, by either end
-};
+// The pairs' split copies (transport::SplitCopy), kSplitsPerPair each.
+using transport::kSplitsPerPair;
+using transport::SplitCopy;
 static_assert(sizeof(SplitCopy) == kCacheLine);
 
 // Header of an eager cell, in its own cache line; the payload follows.

@@ -51,8 +51,15 @@ void copy_with_peer(bool write, std::uint32_t peer, void* local, std::uint64_t r
     }
     return;
   }
-  if (!(write ? rt.transport().cma_write(peer, remote, local, bytes) : rt.transport().cma_read(peer, local, remote, bytes))) {
-    rt.abort(1, std::string("the kernel refused Cross Memory Attach (") +
+  // The node's collectives exchange buffer addresses, which is what the
+  // shared-memory transport exposes.
+  shm::Transport& transport = rt.transport();
+  const transport::RemoteMemory memory{remote, 0};
+  const common::Status copy =
+      write ? transport.put(peer, memory, 0, local, bytes) : transport.get(peer, local, memory, 0, bytes);
+  if (copy != common::Status::done) [[unlikely]] {
+    rt.abort(1, std::string(copy == common::Status::retry ? "the kernel refused Cross Memory Attach ("
+                                                          : "Cross Memory Attach failed (") +
                     (write ? "process_vm_writev" : "process_vm_readv") + ") to rank " + std::to_string(peer) +
                     " in a single-copy " + what +
                     "; run with --set coll_single_copy=0 (or MPF_COLL_SINGLE_COPY=0) to move large collectives "

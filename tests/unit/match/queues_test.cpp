@@ -19,9 +19,9 @@ struct Receive {
   Receive* prev = nullptr;
 };
 
-shm::Packet packet(shm::PacketKind kind, std::uint32_t context, std::int32_t tag, std::uint64_t bytes,
+progress::Packet packet(progress::PacketKind kind, std::uint32_t context, std::int32_t tag, std::uint64_t bytes,
                    std::uint64_t cookie = 0) {
-  shm::Packet p{};
+  progress::Packet p{};
   p.header.kind = kind;
   p.header.context = context;
   p.header.tag = tag;
@@ -70,11 +70,11 @@ TEST(PostedQueue, RemoveTakesAReceiveOutFromAnywhere) {
 
 TEST(UnexpectedQueue, AReceiveFindsTheOldestMessageItMatchesAndShortDataIsKept) {
   UnexpectedQueue q(1 << 20, 4);
-  shm::Packet first = packet(shm::PacketKind::short_msg, 0, 7, 5);
+  progress::Packet first = packet(progress::PacketKind::short_msg, 0, 7, 5);
   std::memcpy(first.inline_data, "first", 5);
   UnexpectedMessage* m1 = q.add(first, 1, 100);
-  UnexpectedMessage* m2 = q.add(packet(shm::PacketKind::short_msg, 0, 8, 0), 1, 200);
-  UnexpectedMessage* m3 = q.add(packet(shm::PacketKind::rts, 0, 7, 1 << 20), 2, 300);
+  UnexpectedMessage* m2 = q.add(packet(progress::PacketKind::short_msg, 0, 8, 0), 1, 200);
+  UnexpectedMessage* m3 = q.add(packet(progress::PacketKind::rts, 0, 7, 1 << 20), 2, 300);
   EXPECT_EQ(q.find(kAny, kAny, 0), m1);
   EXPECT_EQ(q.find(1, 8, 0), m2);
   EXPECT_EQ(q.find(2, kAny, 0), m3);
@@ -96,7 +96,7 @@ TEST(UnexpectedQueue, EachSenderHasAShareOfThePoolAndEnvelopesAreAlwaysTaken) {
   std::vector<UnexpectedMessage*> kept;
   for (std::uint32_t i = 0; i < share; ++i) {
     ASSERT_TRUE(q.has_room_for(1, true)) << i;
-    kept.push_back(q.add(packet(shm::PacketKind::eager, 0, 0, 100), 1, 0));
+    kept.push_back(q.add(packet(progress::PacketKind::eager, 0, 0, 100), 1, 0));
   }
   EXPECT_FALSE(q.has_room_for(1, true)) << "sender 1 filled its share";
   EXPECT_TRUE(q.has_room_for(2, true)) << "the others keep theirs";
@@ -111,9 +111,9 @@ TEST(UnexpectedQueue, EachSenderHasAShareOfThePoolAndEnvelopesAreAlwaysTaken) {
 
 TEST(UnexpectedQueue, ASendersMessageIsFoundByItsCookie) {
   UnexpectedQueue q(1 << 20, 4);
-  q.add(packet(shm::PacketKind::short_msg, 0, 1, 0, 11), 1, 0);
-  UnexpectedMessage* m = q.add(packet(shm::PacketKind::short_msg, 0, 1, 0, 12), 1, 0);
-  q.add(packet(shm::PacketKind::short_msg, 0, 1, 0, 12), 2, 0);
+  q.add(packet(progress::PacketKind::short_msg, 0, 1, 0, 11), 1, 0);
+  UnexpectedMessage* m = q.add(packet(progress::PacketKind::short_msg, 0, 1, 0, 12), 1, 0);
+  q.add(packet(progress::PacketKind::short_msg, 0, 1, 0, 12), 2, 0);
   EXPECT_EQ(q.find_sent(1, 12), m) << "cookies are per sender";
   EXPECT_EQ(q.find_sent(1, 13), nullptr);
 }

@@ -344,7 +344,7 @@ TEST(Engine, TheBlockingFastPathsDeliverShortMessages) {
   const char text[] = "direct";
   ASSERT_TRUE(e[0].try_send_now(1, 4, 0, text, sizeof text, 0));
   char got[16] = {};
-  Status status;
+  Completion status;
   ASSERT_TRUE(e[1].try_recv_now(0, 4, 0, got, sizeof got, 0, status));
   EXPECT_STREQ(got, "direct");
   EXPECT_EQ(status.bytes, sizeof text);

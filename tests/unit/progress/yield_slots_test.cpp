@@ -1,6 +1,6 @@
 // The node's yield slots and the queue of sleepers they pass along
 // (progress/yield_slots.hpp): four ranks that live in this one process, a
-// transport each on one segment. A rank "sleeps" here by entering the queue
+// place each in one segment's ranks region. A rank "sleeps" here by entering the queue
 // as the engine does before its futex wait; being handed a slot shows as a
 // bump of its doorbell (the futex wake finds no waiter and returns) and as
 // leave_queue() saying so.
@@ -10,10 +10,8 @@
 
 #include "progress/yield_slots.hpp"
 #include "shm/segment.hpp"
-#include "support/test_segment.hpp"
-#include "wireup/routes.hpp"
 #include "shm/segment_layout.hpp"
-#include "shm/transport.hpp"
+#include "support/test_segment.hpp"
 
 namespace mpf::progress {
 namespace {
@@ -23,16 +21,12 @@ constexpr std::uint32_t kRanks = 4;
 class YieldSlotsTest : public ::testing::Test {
  protected:
   YieldSlotsTest() : segment_(testing::small_segment(kRanks, 2, "unit-yield-slots")) {
-    for (std::uint32_t r = 0; r < kRanks; ++r) {
-      transport_[r].init(segment_, wireup::RouteTable::one_node(kRanks, r), false);
-      slots_[r].init(transport_[r], 2);
-    }
+    for (std::uint32_t r = 0; r < kRanks; ++r) slots_[r].init(segment_.ranks(), r, kRanks, 2);
   }
 
   std::uint32_t doorbell(std::uint32_t r) { return segment_.rank(r).doorbell.load(); }
 
   shm::Segment segment_;
-  shm::Transport transport_[kRanks];
   YieldSlots slots_[kRanks];
 };
 

@@ -64,10 +64,21 @@ class EagerCellsTransport : public ::testing::Test {
       : segment_(segment_with(small_cells)) {
     for (std::uint32_t r = 0; r < 2; ++r) transport_[r].init(segment_, wireup::RouteTable::one_node(2, r), false);
   }
+  // Rank 0's cell for an eager message of `bytes`, or -1 when none is free.
+  std::int32_t take(std::uint64_t bytes) {
+    transport::EagerRef cell{};
+    return transport_[0].try_take_eager(bytes, cell) == common::Status::done ? static_cast<std::int32_t>(cell.id) : -1;
+  }
+  std::int32_t take_chunk() {
+    transport::EagerRef cell{};
+    return transport_[0].try_take_chunk(cell) == common::Status::done ? static_cast<std::int32_t>(cell.id) : -1;
+  }
+  // Rank 1 copied rank 0's cell out.
+  void release(std::int32_t cell) { transport_[1].release_eager(0, {static_cast<std::uint32_t>(cell)}); }
   // Takes cells for eager messages of `bytes` until none is left.
   std::vector<std::int32_t> take_all(std::uint64_t bytes) {
     std::vector<std::int32_t> cells;
-    for (std::int32_t c; (c = transport_[0].try_take_eager_cell(bytes)) >= 0;) cells.push_back(c);
+    for (std::int32_t c; (c = take(bytes)) >= 0;) cells.push_back(c);
     return cells;
   }
 
@@ -82,21 +93,21 @@ TEST_F(EagerCellsTransport, SmallMessagesTakeTheSmallCellsFirstThenTheLargeOnes)
   EXPECT_EQ(small, (std::set<std::int32_t>{4, 5, 6}));
   const std::set<std::int32_t> large(cells.begin() + kSmallCells, cells.end());
   EXPECT_EQ(large, (std::set<std::int32_t>{0, 1, 2})) << "cell 3 is for rendezvous chunks";
-  EXPECT_EQ(transport_[0].try_take_chunk_cell(), 3) << "chunks keep their own cell";
+  EXPECT_EQ(take_chunk(), 3) << "chunks keep their own cell";
 }
 
 TEST_F(EagerCellsTransport, LargerMessagesNeverTakeASmallCell) {
   const std::vector<std::int32_t> cells = take_all(kSmallCellBytes + 1);
   EXPECT_EQ(std::set<std::int32_t>(cells.begin(), cells.end()), (std::set<std::int32_t>{0, 1, 2}));
-  EXPECT_GE(transport_[0].try_take_eager_cell(1), 4) << "the small cells were all still free";
+  EXPECT_GE(take(1), 4) << "the small cells were all still free";
 }
 
 TEST_F(EagerCellsTransport, AReleasedSmallCellIsTakenAgain) {
   std::vector<std::int32_t> cells = take_all(100);
   ASSERT_EQ(cells.size(), kSmallCells + 3);
-  transport_[1].release_cell(0, static_cast<std::uint32_t>(cells[1]));  // the receiver copied it out
-  EXPECT_EQ(transport_[0].try_take_eager_cell(100), cells[1]);
-  EXPECT_EQ(transport_[0].try_take_eager_cell(100), -1);
+  release(cells[1]);  // the receiver copied it out
+  EXPECT_EQ(take(100), cells[1]);
+  EXPECT_EQ(take(100), -1);
 }
 
 class ManySmallCells : public EagerCellsTransport {
@@ -110,16 +121,16 @@ TEST_F(ManySmallCells, SuccessiveSmallMessagesTakeCellsAPageApart) {
   std::set<std::int32_t> seen;
   const std::byte* previous = nullptr;
   for (int i = 0; i < 64; ++i) {
-    const std::int32_t c = transport_[0].try_take_eager_cell(64);
+    const std::int32_t c = take(64);
     ASSERT_GE(c, 4);
     EXPECT_TRUE(seen.insert(c).second) << "cell " << c << " taken twice";
-    const std::byte* data = transport_[0].cell_data(0, static_cast<std::uint32_t>(c));
+    const std::byte* data = transport_[0].eager_data(0, {static_cast<std::uint32_t>(c)});
     if (previous != nullptr) {
       const std::ptrdiff_t distance = data > previous ? data - previous : previous - data;
       EXPECT_GE(distance, 4096) << "message " << i;
     }
     previous = data;
-    transport_[1].release_cell(0, static_cast<std::uint32_t>(c));
+    release(c);
   }
 }
 

@@ -1,7 +1,7 @@
 // Unit tests of the node's shared segment (lib/shm/segment.{hpp,cpp} and its wire
 // format, lib/shm/segment_layout.hpp): creation, the header checks of attach_fd()
 // and open_of_process(), and sharing across descriptors and processes.
-#include "shm/packet.hpp"
+#include "progress/packet.hpp"
 #include "shm/segment.hpp"
 
 #include <fcntl.h>

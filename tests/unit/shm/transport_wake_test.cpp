@@ -25,14 +25,14 @@ class TransportWakeTest : public ::testing::Test {
 
   // Rank 0 sends one packet to rank 1.
   void send_packet() {
-    Packet* p = transport_[0].try_claim(1);
+    progress::Packet* p = transport_[0].try_claim(1);
     ASSERT_NE(p, nullptr);
-    p->header = {PacketKind::short_msg, 0, 0, 0, 0, 0, 0, 0};
+    p->header = {progress::PacketKind::short_msg, 0, 0, 0, 0, 0, 0, 0};
     transport_[0].publish(1);
   }
   // Rank 1 takes what rank 0 sent; returns how many packets.
   std::size_t drain_at_1() {
-    return transport_[1].poll([](std::uint32_t, const Packet&) { return true; });
+    return transport_[1].poll([](std::uint32_t, const progress::Packet&) { return true; });
   }
 
   Segment segment_;
@@ -65,18 +65,18 @@ TEST_F(TransportWakeTest, DrainingWakesTheSenderOnlyWhenItWaitsForRoom) {
 }
 
 TEST_F(TransportWakeTest, AReleasedEagerBufferWakesItsOwnerOnlyWhenItWaitsForRoom) {
-  const std::int32_t cell = transport_[0].try_take_eager_cell(8);
-  ASSERT_GE(cell, 0);
+  transport::EagerRef cell{};
+  ASSERT_EQ(transport_[0].try_take_eager(8, cell), common::Status::done);
   sleep_as(0, kSleepsForWork);
   std::uint32_t before = doorbell(0);
-  transport_[1].release_cell(0, static_cast<std::uint32_t>(cell));
+  transport_[1].release_eager(0, cell);
   EXPECT_EQ(doorbell(0), before);
 
-  const std::int32_t again = transport_[0].try_take_eager_cell(8);
-  ASSERT_GE(again, 0);
+  transport::EagerRef again{};
+  ASSERT_EQ(transport_[0].try_take_eager(8, again), common::Status::done);
   sleep_as(0, kSleepsForRoom);
   before = doorbell(0);
-  transport_[1].release_cell(0, static_cast<std::uint32_t>(again));
+  transport_[1].release_eager(0, again);
   EXPECT_EQ(doorbell(0), before + 1);
 }
 
