@@ -72,7 +72,7 @@ class Node {
     std::vector<std::byte> data;
   };
   EagerBuffer& eager(std::uint32_t owner, std::uint32_t id) { return pools_[owner * options_.eager_buffers + id]; }
-  // Data messages of `sender` that `receiver` matched.
+  // Credits: how much of what `sender` sent `receiver` matched.
   std::uint64_t& matched(std::uint32_t sender, std::uint32_t receiver) { return matched_[sender * options_.ranks + receiver]; }
   transport::SplitCopy& split_copy(std::uint32_t sender, std::uint32_t receiver, std::uint32_t i) {
     return splits_[(std::uint64_t{receiver} * options_.ranks + sender) * transport::kSplitsPerPair + i];
@@ -132,7 +132,7 @@ class Transport {
   void note_eager_sent(std::uint32_t) {}
   void warm_next_eager() {}
   std::uint64_t matched_by(std::uint32_t peer) const { return node_->matched(me_, peer); }
-  void count_matched(std::uint32_t sender) { ++node_->matched(sender, me_); }
+  void count_matched(std::uint32_t sender, std::uint64_t units) { node_->matched(sender, me_) += units; }
 
   // --- rma -----------------------------------------------------------------------
   transport::RemoteMemory expose(const void* buffer, std::uint64_t) const {

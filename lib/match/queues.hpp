@@ -12,13 +12,17 @@
 // non-overtaking rule. MPI_ANY_SOURCE and MPI_ANY_TAG are kAnySource/kAnyTag.
 //
 // The unexpected queue is bounded (SPEC §2 Protocols): messages that carry
-// their data (short and eager) take at most `pool_bytes` of entries, and a
-// single sender at most its share (sender_share()), so a flood from one rank
-// throttles that rank and leaves room for the others. The throttling is
-// done by the sender: it counts its data messages not yet matched at each
-// receiver (the pair's credit counter in the segment) and, at its share,
-// sends further messages by rendezvous, whose entries here are envelopes
-// only and always accepted. So a receiver never has to leave a packet in its
+// their data (short and eager) take at most `pool_bytes`, and a single
+// sender at most its share (sender_share()), so a flood from one rank
+// throttles that rank and leaves room for the others. A message costs its
+// entry, and an eager message also its data: the receiver copies that out
+// of the sender's eager buffer into memory of its own (hold()) and gives
+// the buffer back at once, so a sender whose messages wait here keeps its
+// buffers for the next ones (seed 004's unexpected buffer). The throttling
+// is done by the sender: it counts the cost of its data messages not yet
+// matched at each receiver (the pair's credits) and, at its share, sends
+// further messages by rendezvous, whose entries here are envelopes only
+// and always accepted. So a receiver never has to leave a packet in its
 // ring (which could hide the one a posted receive waits for), nothing is
 // dropped, and nothing aborts.
 #pragma once
@@ -93,8 +97,8 @@ class PostedQueue {
 };
 
 // A message that arrived before its receive: the envelope and where its data
-// is (inline for short messages; else the transport's handle of the sender's
-// eager buffer or of the memory it exposed for a rendezvous).
+// is (short: inline; eager: held, a copy of the receiver's own; rendezvous:
+// the transport's handle of the memory the sender exposed).
 struct UnexpectedMessage {
   progress::PacketKind kind;
   std::uint8_t flags;
@@ -104,7 +108,8 @@ struct UnexpectedMessage {
   std::uint32_t source;
   std::uint64_t bytes;
   std::uint64_t cookie;       // the sender's request
-  transport::DataRef where;   // eager, rendezvous: where the data waits
+  transport::DataRef where;   // rendezvous: the sender's exposed memory
+  std::byte* held;            // eager: the data, copied out (hold())
   std::uint64_t arrived_ns;
   std::byte data[progress::kShortCapacity];  // short: the message
   UnexpectedMessage* next;
@@ -115,18 +120,31 @@ class UnexpectedQueue {
  public:
   // Every entry costs sizeof(UnexpectedMessage) of the pool.
   UnexpectedQueue(std::size_t pool_bytes, std::uint32_t nranks);
+  ~UnexpectedQueue();
+  UnexpectedQueue(const UnexpectedQueue&) = delete;
+  UnexpectedQueue& operator=(const UnexpectedQueue&) = delete;
 
   static constexpr std::size_t kEntryBytes = sizeof(UnexpectedMessage);
-  // How many data-carrying messages one sender may have waiting here: the
-  // same number on every rank, so senders can count against it.
-  static std::uint32_t sender_share(std::size_t pool_bytes, std::uint32_t nranks);
+  // What a message of `kind` and `bytes` costs its sender's share while it
+  // waits here: its entry, and an eager message's data; a rendezvous
+  // envelope costs nothing (always taken).
+  static std::uint64_t cost(progress::PacketKind kind, std::uint64_t bytes) {
+    return kind == progress::PacketKind::rts ? 0 : kEntryBytes + (kind == progress::PacketKind::eager ? bytes : 0);
+  }
+  // How many bytes of cost one sender may have waiting here: the same on
+  // every rank, so senders can count against it; never less than a few
+  // short messages' worth.
+  static std::uint64_t sender_share(std::size_t pool_bytes, std::uint32_t nranks);
   // The sender has not used up its share (senders keep within it, so this
   // only guards against a peer that does not).
-  bool has_room_for(std::uint32_t source, bool carries_data) const {
-    return !carries_data || per_sender_[source] < sender_share_;
+  bool has_room_for(std::uint32_t source, std::uint64_t cost) const {
+    return cost == 0 || per_sender_[source] + cost <= sender_share_;
   }
   // Stores a message from its packet (the caller checked has_room_for).
   UnexpectedMessage* add(const progress::Packet& packet, std::uint32_t source, std::uint64_t now_ns);
+  // Memory for eager message m's data, of m->bytes, held until free(m): the
+  // caller copies the data in and gives the sender's buffer back.
+  std::byte* hold(UnexpectedMessage* m);
   // The oldest message a receive for (source, tag, context) matches.
   UnexpectedMessage* find(std::int32_t source, std::int32_t tag, std::uint32_t context) const;
   // The message the sender's request `cookie` sent, if it waits here.
@@ -136,16 +154,23 @@ class UnexpectedQueue {
   void free(UnexpectedMessage* m);
 
   const List<UnexpectedMessage>& list() const { return list_; }
-  std::size_t used_bytes() const { return used_ * kEntryBytes; }
-  std::size_t high_water_bytes() const { return high_water_ * kEntryBytes; }
+  // Entries and held data.
+  std::size_t used_bytes() const { return used_; }
+  std::size_t high_water_bytes() const { return high_water_; }
 
  private:
+  static constexpr std::size_t kBlock = 64;  // entries are allocated in blocks of this many
   List<UnexpectedMessage> list_;
   std::vector<std::unique_ptr<UnexpectedMessage[]>> blocks_;
   std::vector<UnexpectedMessage*> free_;
-  std::vector<std::uint32_t> per_sender_;  // data-carrying entries per sender
-  std::uint32_t sender_share_;
-  std::size_t used_ = 0;
+  // Held data, by size class: class c holds up to 2^(c + kSmallestClass)
+  // bytes; freed memory waits for the next message of its class.
+  static constexpr unsigned kSmallestClass = 7;
+  static unsigned size_class(std::uint64_t bytes);
+  std::vector<std::vector<std::unique_ptr<std::byte[]>>> held_free_;
+  std::vector<std::uint64_t> per_sender_;  // cost of the messages of each sender waiting here
+  std::uint64_t sender_share_;
+  std::size_t used_ = 0;  // bytes: entries and held data
   std::size_t high_water_ = 0;
 };
 

@@ -26,10 +26,11 @@
 //   synchronous short and eager sends complete on the receiver's ack (TA)
 //
 // Sends that find no ring space wait in a per-peer backlog, in order, and go
-// out as room appears. A sender without a free eager buffer, or with as many
-// data messages unmatched at the receiver as its share of the receiver's
+// out as room appears. A sender without a free eager buffer, or whose
+// messages unmatched at the receiver fill its share of the receiver's
 // unexpected pool, uses rendezvous (flow control by credits: see
-// match/queues.hpp).
+// match/queues.hpp). An eager message that arrives unexpected is copied out
+// of its buffer at once, so the sender has the buffer back.
 // A waiting rank polls, then yields, then sleeps on its futex until a peer
 // hands it work (wait_until).
 //
@@ -155,7 +156,7 @@ class BasicEngine {
     std::int32_t tag;
     std::uint64_t bytes;
     std::uint64_t cookie;
-    const std::byte* data;     // short
+    const std::byte* data;     // short, and eager held in the unexpected queue
     transport::DataRef where;  // eager: the sender's buffer; rendezvous: its exposed memory
   };
   struct Outbound {
@@ -228,9 +229,9 @@ class BasicEngine {
   match::PostedQueue<Request> posted_;
   std::unique_ptr<match::UnexpectedQueue> unexpected_;
   std::vector<std::deque<Outbound>> backlog_;  // per peer, in order
-  std::vector<std::uint64_t> data_sent_;       // per peer: short and eager messages sent
+  std::vector<std::uint64_t> data_sent_;       // per peer: the cost of the short and eager messages sent
   std::vector<std::uint64_t> matched_seen_;    // per peer: its matched counter when we last read it
-  std::uint32_t credit_limit_ = 0;             // the peer's unexpected share for us
+  std::uint64_t credit_limit_ = 0;             // the peer's unexpected share for us, in bytes
   std::size_t backlog_count_ = 0;
   std::size_t incomplete_sends_ = 0;
   std::vector<std::uint32_t> rendezvous_out_;  // per peer: our rendezvous sends not yet complete

@@ -110,12 +110,13 @@ template <transport::Transport T>
 bool BasicEngine<T>::try_send_now(std::uint32_t peer, std::int32_t tag, std::uint32_t context, const void* buffer,
                           std::uint64_t bytes, std::uint16_t signature) {
   if (bytes > short_limit_ || !backlog_[peer].empty() || debug_.protocol) return false;
-  if (data_sent_[peer] - matched_seen_[peer] >= credit_limit_) return false;
+  constexpr std::uint64_t cost = match::UnexpectedQueue::kEntryBytes;
+  if (data_sent_[peer] - matched_seen_[peer] + cost > credit_limit_) return false;
   Packet* p = transport_->try_claim(peer);
   if (p == nullptr) return false;
   p->header = {PacketKind::short_msg, 0, signature, context, tag, transport_->rank(), bytes, 0};
   detail::copy_bytes(p->inline_data, buffer, bytes);
-  ++data_sent_[peer];
+  data_sent_[peer] += cost;
   transport_->publish(peer);
   shm::count(counters_->short_sent);
   shm::count(counters_->short_bytes, bytes);
@@ -136,26 +137,31 @@ bool BasicEngine<T>::try_start_send(Request* r) {
   h.bytes = r->bytes;
   h.cookie = r->cookie();
   const bool sync = r->mode == SendMode::synchronous;
-  // Flow control: at most credit_limit_ data-carrying messages of ours wait
-  // unmatched at the peer; beyond that, rendezvous (envelope only). The
-  // peer's counter is read again only when the last value we read says we
-  // are at the limit (it only grows), so a steady stream does not pull the
-  // counter's cache line over on every send.
-  bool credit = data_sent_[peer] - matched_seen_[peer] < credit_limit_;
-  if (!credit) [[unlikely]] {
+  // Flow control: what of ours waits unmatched at the peer costs at most
+  // credit_limit_ of its unexpected pool (match::UnexpectedQueue::cost);
+  // beyond that, rendezvous (envelope only). The peer's counter is read
+  // again only when the last value we read says we are at the limit (it
+  // only grows), so a steady stream does not pull the counter's cache line
+  // over on every send.
+  const bool carries_data = r->bytes <= eager_limit_ || r->bytes <= short_limit_;
+  const std::uint64_t cost = match::UnexpectedQueue::kEntryBytes + (r->bytes <= short_limit_ ? 0 : r->bytes);
+  bool credit = carries_data && data_sent_[peer] - matched_seen_[peer] + cost <= credit_limit_;
+  if (carries_data && !credit) [[unlikely]] {
     matched_seen_[peer] = transport_->matched_by(peer);
-    credit = data_sent_[peer] - matched_seen_[peer] < credit_limit_;
+    credit = data_sent_[peer] - matched_seen_[peer] + cost <= credit_limit_;
+    if (!credit) shm::count(counters_->flow_stalls);
   }
-  if (!credit) [[unlikely]] shm::count(counters_->flow_stalls);
   if (debug_.protocol) [[unlikely]] {
-    const char* protocol = !credit ? "rendezvous (out of credit: " : r->bytes <= short_limit_ ? "short" :
+    const char* protocol = carries_data && !credit ? "rendezvous (out of credit: " : r->bytes <= short_limit_ ? "short" :
                            r->bytes <= eager_limit_ ? "eager" : "rendezvous";
+    const bool stalled = carries_data && !credit;
     common::debug_report(transport_->rank(), "send %llu bytes to rank %d tag %d: %s%s%s",
                          static_cast<unsigned long long>(r->bytes), r->peer, r->tag, protocol,
-                         !credit ? std::to_string(credit_limit_).c_str() : "", !credit ? " unmatched messages)" : "");
+                         stalled ? std::to_string(data_sent_[peer] - matched_seen_[peer]).c_str() : "",
+                         stalled ? " bytes of its unexpected pool in use)" : "");
   }
   if (credit && r->bytes <= short_limit_) {
-    ++data_sent_[peer];
+    data_sent_[peer] += cost;
     h.kind = PacketKind::short_msg;
     detail::copy_bytes(p->inline_data, r->buffer, r->bytes);
     transport_->publish(peer);
@@ -171,7 +177,7 @@ bool BasicEngine<T>::try_start_send(Request* r) {
   if (credit && r->bytes <= eager_limit_) {
     transport::EagerRef buffer{};
     if (transport_->try_take_eager(r->bytes, buffer) == common::Status::done) [[likely]] {
-      ++data_sent_[peer];
+      data_sent_[peer] += cost;
       h.kind = PacketKind::eager;
       p->chunk = {buffer, static_cast<std::uint32_t>(r->bytes), 0};
       detail::copy_bytes(transport_->eager_data(transport_->rank(), buffer), r->buffer, r->bytes);
@@ -186,8 +192,8 @@ bool BasicEngine<T>::try_start_send(Request* r) {
       }
       return true;
     }
-    // Every eager buffer is held (by unexpected messages at busy receivers):
-    // rendezvous needs none, and the receiver's match releases the sender.
+    // Every eager buffer is in use (its receivers have not copied them out
+    // yet): rendezvous needs none.
     shm::count(counters_->flow_stalls);
     if (debug_.protocol) [[unlikely]] {
       common::debug_report(transport_->rank(), "no free eager buffer: rendezvous instead");
@@ -356,10 +362,8 @@ template <transport::Transport T>
 void BasicEngine<T>::on_cancel(std::uint32_t source, const Packet& p) {
   match::UnexpectedMessage* m = unexpected_->find_sent(source, p.header.cookie);
   if (m != nullptr) {
-    // Dropped as a match would take it: the sender's eager buffer and its
-    // credit go back.
-    if (m->kind != PacketKind::rts) transport_->count_matched(source);
-    if (m->kind == PacketKind::eager) transport_->release_eager(source, m->where.eager);
+    // Dropped as a match would take it: the sender's credit goes back.
+    transport_->count_matched(source, match::UnexpectedQueue::cost(m->kind, m->bytes));
     unexpected_->remove(m);
     unexpected_->free(m);
     transport_->retry_deferred();
@@ -397,7 +401,9 @@ match::UnexpectedMessage* BasicEngine<T>::claim(std::int32_t source, std::int32_
 template <transport::Transport T>
 void BasicEngine<T>::receive_claimed(Request* r, match::UnexpectedMessage* m) {
   r->is_send = false;
-  const Message msg{m->kind, m->flags, m->signature, m->source, m->tag, m->bytes, m->cookie, m->data, m->where};
+  const Message msg{m->kind,  m->flags,  m->signature, m->source,
+                    m->tag,   m->bytes,  m->cookie,    m->kind == PacketKind::short_msg ? m->data : m->held,
+                    m->where};
   deliver(r, msg);
   unexpected_->free(m);
   transport_->retry_deferred();  // room in the pool: look at held-back senders again
@@ -433,14 +439,15 @@ auto BasicEngine<T>::message_of(std::uint32_t source, const Packet& p) -> Messag
   } else if (h.kind == PacketKind::rts) {
     where.remote = p.rendezvous.memory;
   }
-  return {h.kind, h.flags, h.signature, source, h.tag, h.bytes, h.cookie, p.inline_data, where};
+  return {h.kind, h.flags,  h.signature, source, h.tag, h.bytes, h.cookie,
+          h.kind == PacketKind::short_msg ? p.inline_data : nullptr, where};
 }
 
 template <transport::Transport T>
 void BasicEngine<T>::copy_out(const Message& m, void* to, std::uint64_t bytes) {
-  transport_->count_matched(m.source);
-  if (m.kind == PacketKind::short_msg) {
-    detail::copy_bytes(to, m.data, bytes);
+  transport_->count_matched(m.source, match::UnexpectedQueue::cost(m.kind, m.bytes));
+  if (m.data != nullptr) {
+    detail::copy_bytes(to, m.data, bytes);  // a short message's, or an unexpected eager message's held copy
   } else {
     detail::copy_bytes(to, transport_->eager_data(m.source, m.where.eager), bytes);
     transport_->release_eager(m.source, m.where.eager);
@@ -789,12 +796,18 @@ bool BasicEngine<T>::on_packet(std::uint32_t source, const Packet& p) {
         deliver(r, message_of(source, p));
         return true;
       }
-      if (!unexpected_->has_room_for(source, h.kind != PacketKind::rts)) [[unlikely]] {
+      if (!unexpected_->has_room_for(source, match::UnexpectedQueue::cost(h.kind, h.bytes))) [[unlikely]] {
         // Leave it in the ring: the sender is throttled until receives are
         // posted (never dropped, never an abort).
         return false;
       }
-      unexpected_->add(p, source, now_ns());
+      match::UnexpectedMessage* m = unexpected_->add(p, source, now_ns());
+      if (h.kind == PacketKind::eager) {
+        // Copied out at once, so that the sender has its buffer back for its
+        // next messages while this one waits for its receive.
+        detail::copy_bytes(unexpected_->hold(m), transport_->eager_data(source, p.chunk.buffer), h.bytes);
+        transport_->release_eager(source, p.chunk.buffer);
+      }
       shm::count(counters_->unexpected);
       const std::uint64_t used = unexpected_->used_bytes();
       if (used > counters_->unexpected_hwm_bytes.load(std::memory_order_relaxed)) {

@@ -102,15 +102,16 @@ class Transport {
   void note_eager_sent(std::uint32_t bytes) { warm_bytes_ = bytes; }
   inline void warm_next_eager();
 
-  // Credits: data messages this rank sent to `peer` that the peer has matched.
+  // Credits, in the engine's units: of what this rank sent to `peer`, how
+  // much the peer has matched.
   std::uint64_t matched_by(std::uint32_t peer) const {
     // Acquire: the peer's match happened before we count the credit back.
     return layout_.matched(local_me_, endpoints_[peer].local).load(std::memory_order_acquire);
   }
-  // Counts one more data message from `sender` matched here.
-  void count_matched(std::uint32_t sender) {
+  // Counts `units` more of `sender`'s matched here.
+  void count_matched(std::uint32_t sender, std::uint64_t units) {
     std::atomic<std::uint64_t>& c = layout_.matched(endpoints_[sender].local, local_me_);
-    c.store(c.load(std::memory_order_relaxed) + 1, std::memory_order_release);  // we are its only writer
+    c.store(c.load(std::memory_order_relaxed) + units, std::memory_order_release);  // we are its only writer
   }
 
   // --- rma (transport_rma_inline.hpp, transport_rma.cpp) ----------------------

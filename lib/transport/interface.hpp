@@ -108,10 +108,11 @@ concept Transport = requires(T& t, const T& ct, std::uint32_t peer, std::uint64_
   t.release_eager(peer, eager);                                      // the receiver is done with it
   t.note_eager_sent(std::uint32_t{});  // a hint: the next eager buffer is worth warming
   t.warm_next_eager();                 // at the start of a wait
-  // msg: credits. Data messages this rank sent to `peer` that it matched;
-  // count one more matched from `peer`.
+  // msg: credits, in the engine's units (match::UnexpectedQueue::cost): of
+  // what this rank sent to `peer`, how much it matched; `units` more
+  // matched here from `peer`.
   { ct.matched_by(peer) } -> std::same_as<std::uint64_t>;
-  t.count_matched(peer);
+  t.count_matched(peer, bytes);
 
   // rma
   { ct.expose(clocal, bytes) } -> std::same_as<RemoteMemory>;

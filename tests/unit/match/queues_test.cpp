@@ -3,10 +3,10 @@
 // unexpected pool's per-sender shares.
 #include "match/queues.hpp"
 
+#include <gtest/gtest.h>
+
 #include <cstring>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 namespace mpf::match {
 namespace {
@@ -20,7 +20,7 @@ struct Receive {
 };
 
 progress::Packet packet(progress::PacketKind kind, std::uint32_t context, std::int32_t tag, std::uint64_t bytes,
-                   std::uint64_t cookie = 0) {
+                        std::uint64_t cookie = 0) {
   progress::Packet p{};
   p.header.kind = kind;
   p.header.context = context;
@@ -88,25 +88,37 @@ TEST(UnexpectedQueue, AReceiveFindsTheOldestMessageItMatchesAndShortDataIsKept) 
   EXPECT_EQ(q.list().size(), 2u);
 }
 
-TEST(UnexpectedQueue, EachSenderHasAShareOfThePoolAndEnvelopesAreAlwaysTaken) {
-  const std::size_t pool = 64 * UnexpectedQueue::kEntryBytes;
+// A message costs its sender's share its entry, and an eager message its
+// data too; rendezvous envelopes cost nothing.
+TEST(UnexpectedQueue, EachSenderHasAShareOfThePoolInBytesAndEnvelopesAreAlwaysTaken) {
+  constexpr std::uint64_t kEager = 100;
+  const std::uint64_t cost = UnexpectedQueue::cost(progress::PacketKind::eager, kEager);
+  EXPECT_EQ(cost, UnexpectedQueue::kEntryBytes + kEager);
+  EXPECT_EQ(UnexpectedQueue::cost(progress::PacketKind::short_msg, 80), UnexpectedQueue::kEntryBytes);
+  EXPECT_EQ(UnexpectedQueue::cost(progress::PacketKind::rts, 1 << 20), 0u);
+  const std::size_t pool = 4 * 16 * cost;
   UnexpectedQueue q(pool, 4);
-  const std::uint32_t share = UnexpectedQueue::sender_share(pool, 4);
-  EXPECT_EQ(share, 16u);
+  EXPECT_EQ(UnexpectedQueue::sender_share(pool, 4), 16 * cost);
   std::vector<UnexpectedMessage*> kept;
-  for (std::uint32_t i = 0; i < share; ++i) {
-    ASSERT_TRUE(q.has_room_for(1, true)) << i;
-    kept.push_back(q.add(packet(progress::PacketKind::eager, 0, 0, 100), 1, 0));
+  for (int i = 0; i < 16; ++i) {
+    ASSERT_TRUE(q.has_room_for(1, cost)) << i;
+    kept.push_back(q.add(packet(progress::PacketKind::eager, 0, 0, kEager), 1, 0));
+    std::memset(q.hold(kept.back()), i, kEager);
   }
-  EXPECT_FALSE(q.has_room_for(1, true)) << "sender 1 filled its share";
-  EXPECT_TRUE(q.has_room_for(2, true)) << "the others keep theirs";
-  EXPECT_TRUE(q.has_room_for(1, false)) << "a rendezvous envelope carries no data and is always taken";
+  EXPECT_FALSE(q.has_room_for(1, cost)) << "sender 1 filled its share";
+  EXPECT_TRUE(q.has_room_for(2, cost)) << "the others keep theirs";
+  EXPECT_TRUE(q.has_room_for(1, 0)) << "a rendezvous envelope carries no data and is always taken";
+  EXPECT_EQ(q.used_bytes(), 16 * cost) << "entries and the data held for them";
+  EXPECT_EQ(kept[3]->held[kEager - 1], std::byte{3}) << "each message holds its own copy";
   q.remove(kept.front());
   q.free(kept.front());
-  EXPECT_TRUE(q.has_room_for(1, true)) << "a match gives the share back";
-  EXPECT_EQ(q.high_water_bytes(), share * UnexpectedQueue::kEntryBytes);
-  // A large job still gives every sender a few entries.
-  EXPECT_EQ(UnexpectedQueue::sender_share(pool, 1000), 4u);
+  EXPECT_TRUE(q.has_room_for(1, cost)) << "a match gives the share back";
+  EXPECT_EQ(q.high_water_bytes(), 16 * cost);
+  // Freed memory is reused by the next message of its size.
+  UnexpectedMessage* again = q.add(packet(progress::PacketKind::eager, 0, 0, kEager - 1), 1, 0);
+  EXPECT_NE(q.hold(again), nullptr);
+  // A large job still gives every sender a few short messages.
+  EXPECT_EQ(UnexpectedQueue::sender_share(pool, 1000), 4 * UnexpectedQueue::kEntryBytes);
 }
 
 TEST(UnexpectedQueue, ASendersMessageIsFoundByItsCookie) {

@@ -352,6 +352,36 @@ TYPED_TEST(EngineTest, BackPressureHoldsSendsInOrderAndLosesNothing) {
   EXPECT_TRUE(e[0].quiescent());
 }
 
+// An eager message that arrives before its receive is copied out of the
+// sender's buffer at once: a sender with three eager buffers sends many
+// more eager messages than that while none is received, and each arrives
+// intact.
+TYPED_TEST(EngineTest, UnexpectedEagerMessagesGiveTheirBuffersBackAtOnce) {
+  Engines<TypeParam> e;  // 4 eager buffers of 4 KiB: 3 for eager messages
+  constexpr int kMessages = 12;
+  std::vector<std::vector<std::byte>> data;
+  std::vector<Request *> sends;
+  for (int i = 0; i < kMessages; ++i)
+    data.push_back(pattern(1000 + static_cast<std::size_t>(i), static_cast<unsigned>(i)));
+  for (int i = 0; i < kMessages; ++i) {
+    sends.push_back(
+        e.send(0, 1, i, data[static_cast<std::size_t>(i)].data(), data[static_cast<std::size_t>(i)].size()));
+    e.run_until([] { return false; }, 4);
+  }
+  e.run_until([&] { return e[1].unexpected().list().size() == kMessages; });
+  EXPECT_EQ(e.counters(0).eager_sent.load(), static_cast<std::uint64_t>(kMessages));
+  EXPECT_EQ(e.counters(0).rndv_sent.load(), 0u);
+  EXPECT_EQ(e[1].unexpected().used_bytes(),
+            kMessages * match::UnexpectedQueue::kEntryBytes + kMessages * 1000 + kMessages * (kMessages - 1) / 2);
+  for (int i = kMessages; i-- > 0;) {
+    std::vector<std::byte> got(data[static_cast<std::size_t>(i)].size());
+    Request *r = e.recv(1, 0, i, got.data(), got.size());
+    ASSERT_TRUE(e.finish({r}));
+    EXPECT_EQ(got, data[static_cast<std::size_t>(i)]) << i;
+  }
+  EXPECT_EQ(e[1].unexpected().used_bytes(), 0u);
+}
+
 TYPED_TEST(EngineTest, APostedReceiveCanBeCancelledAndAMatchedOneCannot) {
   Engines<TypeParam> e;
   int got = 0, value = 4;
@@ -471,7 +501,8 @@ TEST_P(FaultsOverLoopback, AFailedSingleCopyFailsBothRequests) {
   EXPECT_EQ(got, data_);
 }
 
-INSTANTIATE_TEST_SUITE_P(GetAndPut, FaultsOverLoopback, ::testing::Values("get", "put"));
+INSTANTIATE_TEST_SUITE_P(GetAndPut, FaultsOverLoopback, ::testing::Values("get", "put"),
+                         [](const ::testing::TestParamInfo<std::string>& info) { return info.param; });
 
 // A split copy (both ends copy; only once a single copy with the pair has
 // worked) that cannot go on fails at both ends, whether the copies fail or
