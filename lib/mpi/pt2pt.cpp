@@ -273,6 +273,36 @@ int make_request(const char* call, bool is_send, const void* buf, int count, MPI
   return blocking_request(call, is_send, route, buf, count, datatype, peer, tag, comm, mode, status);
 }
 
+// A nonblocking send or receive that is neither persistent nor buffered:
+// recognised in the one pass blocking() uses, and its request given only
+// the fields its completion reads (prepare() and start() are for the
+// rest).
+[[gnu::always_inline]] inline int nonblocking(const char* call, bool is_send, const void* buf, int count,
+                                              MPI_Datatype datatype, int peer, int tag, MPI_Comm comm,
+                                              SendMode mode, MPI_Request* request) {
+  Route route;
+  if (request == nullptr || !direct_route(is_send, buf, count, datatype, peer, tag, comm, route)) [[unlikely]] {
+    return make_request(call, is_send, buf, count, datatype, peer, tag, comm, mode, false, false, request);
+  }
+  MpiRequest& r = requests().add(request);
+  r.is_send = is_send;
+  r.active = true;
+  r.mode = mode;
+  r.call = call;
+  r.comm = comm;
+  r.datatype = datatype;
+  r.buffer = buf;
+  r.count = count;
+  r.peer = peer;
+  r.tag = tag;
+  r.bytes = route.bytes;
+  r.signature = route.signature;
+  // Always an engine request, even for a send that could go out at once
+  // without one: MPI_Cancel of the send needs it to name the message.
+  r.engine = start_engine(is_send, route, tag, buf, mode);
+  return MPI_SUCCESS;
+}
+
 // A status for a message found by a probe.
 void probe_status(MPI_Comm comm, const match::UnexpectedMessage& m, MPI_Status* status) {
   if (status == MPI_STATUS_IGNORE) return;
@@ -415,13 +445,11 @@ int PMPI_Rsend(const void* buf, int count, MPI_Datatype datatype, int dest, int 
 
 int PMPI_Isend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
                MPI_Request* request) {
-  return make_request("MPI_Isend", true, buf, count, datatype, dest, tag, comm, SendMode::standard, false, false,
-                      request);
+  return nonblocking("MPI_Isend", true, buf, count, datatype, dest, tag, comm, SendMode::standard, request);
 }
 int PMPI_Issend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
                 MPI_Request* request) {
-  return make_request("MPI_Issend", true, buf, count, datatype, dest, tag, comm, SendMode::synchronous, false,
-                      false, request);
+  return nonblocking("MPI_Issend", true, buf, count, datatype, dest, tag, comm, SendMode::synchronous, request);
 }
 int PMPI_Ibsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
                 MPI_Request* request) {
@@ -430,8 +458,7 @@ int PMPI_Ibsend(const void* buf, int count, MPI_Datatype datatype, int dest, int
 }
 int PMPI_Irsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
                 MPI_Request* request) {
-  return make_request("MPI_Irsend", true, buf, count, datatype, dest, tag, comm, SendMode::ready, false, false,
-                      request);
+  return nonblocking("MPI_Irsend", true, buf, count, datatype, dest, tag, comm, SendMode::ready, request);
 }
 
 int PMPI_Send_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
@@ -460,8 +487,7 @@ int PMPI_Recv(void* buf, int count, MPI_Datatype datatype, int source, int tag, 
 }
 int PMPI_Irecv(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
                MPI_Request* request) {
-  return make_request("MPI_Irecv", false, buf, count, datatype, source, tag, comm, SendMode::standard, false, false,
-                      request);
+  return nonblocking("MPI_Irecv", false, buf, count, datatype, source, tag, comm, SendMode::standard, request);
 }
 int PMPI_Recv_init(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
                    MPI_Request* request) {
