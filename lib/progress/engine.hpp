@@ -92,13 +92,14 @@ class BasicEngine {
   // Starts a filled-in receive (peer may be kAnySource, tag kAnyTag).
   void start_recv(Request* r);
   // A blocking receive from one sender (a world rank) of a short or eager
-  // message, taken straight from that sender's ring without a request
-  // (the blocking MPI_Recv fast path): waits for the sender's next packet for
-  // a short while, polling that ring only. True, with `status` filled in,
-  // when that packet was the message; false when the receive must go the
-  // usual way (a receive posted earlier or an unexpected message may come
-  // first, other work is pending, the packet is another message or a
-  // rendezvous, nothing came in time), having changed nothing.
+  // message, without a request (the blocking MPI_Recv fast path): the
+  // oldest unexpected message it matches, or else the sender's next packet,
+  // taken straight from that sender's ring after waiting for it for a short
+  // while, polling that ring only. True, with `status` filled in, when that
+  // was the message; false when the receive must go the usual way (a receive
+  // posted earlier comes first, the message is synchronous, a rendezvous or
+  // too long, other work is pending, the packet is another message, nothing
+  // came in time), having changed nothing.
   bool try_recv_now(std::uint32_t source, std::int32_t tag, std::uint32_t context, void* buffer,
                     std::uint64_t capacity, std::uint16_t signature, Completion& status);
   // Cancels a receive that has not matched yet; false if it already has.

@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
 #include <numeric>
 #include <optional>
@@ -451,6 +452,28 @@ TYPED_TEST(EngineTest, TheBlockingFastPathsDeliverShortMessages) {
   EXPECT_EQ(status.bytes, sizeof text);
   EXPECT_EQ(status.tag, 4);
   EXPECT_FALSE(e[0].try_send_now(1, 4, 0, got, 1000, 0)) << "too long for a packet: the usual path";
+}
+
+// The blocking receive's fast path also takes a message that waits in the
+// unexpected queue: the oldest one it matches, short or eager.
+TYPED_TEST(EngineTest, TheBlockingFastPathTakesUnexpectedMessagesInOrder) {
+  Engines<TypeParam> e;
+  const std::vector<std::byte> small = pattern(20, 1), mid = pattern(3000, 2), other = pattern(10, 3);
+  Request* s1 = e.send(0, 1, 5, small.data(), small.size());
+  Request* s2 = e.send(0, 1, 6, other.data(), other.size());
+  Request* s3 = e.send(0, 1, 5, mid.data(), mid.size());
+  ASSERT_TRUE(e.run_until([&] { return e[1].unexpected().list().size() == 3; }));
+  std::vector<std::byte> got(4000);
+  Completion status;
+  ASSERT_TRUE(e[1].try_recv_now(e.world(0), 5, 0, got.data(), got.size(), 0, status));
+  EXPECT_EQ(status.bytes, small.size()) << "the oldest message with tag 5 first";
+  EXPECT_TRUE(std::equal(small.begin(), small.end(), got.begin()));
+  ASSERT_TRUE(e[1].try_recv_now(e.world(0), 5, 0, got.data(), got.size(), 0, status));
+  EXPECT_EQ(status.bytes, mid.size());
+  EXPECT_TRUE(std::equal(mid.begin(), mid.end(), got.begin()));
+  EXPECT_FALSE(e[1].try_recv_now(e.world(0), 6, 0, got.data(), 4, 0, status)) << "too long: the usual path reports it";
+  EXPECT_EQ(e[1].unexpected().list().size(), 1u);
+  ASSERT_TRUE(e.finish({s1, s2, s3}));
 }
 
 // Over the loopback transport get and put can be refused, as a kernel
