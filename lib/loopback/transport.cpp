@@ -29,7 +29,7 @@ Node::Node(const NodeOptions& options)
       matched_(std::size_t{options.ranks} * options.ranks, 0),
       copies_tried_(options.ranks, 0),
       splits_(std::make_unique<transport::SplitCopy[]>(std::size_t{options.ranks} * options.ranks *
-                                                        transport::kSplitsPerPair)) {
+                                                       transport::kSplitsPerPair)) {
   for (Queue& q : queues_) q.slots.resize(options.queue_packets);
   for (EagerBuffer& b : pools_) b.data.resize(options.eager_bytes);
 }

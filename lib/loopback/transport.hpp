@@ -73,7 +73,9 @@ class Node {
   };
   EagerBuffer& eager(std::uint32_t owner, std::uint32_t id) { return pools_[owner * options_.eager_buffers + id]; }
   // Credits: how much of what `sender` sent `receiver` matched.
-  std::uint64_t& matched(std::uint32_t sender, std::uint32_t receiver) { return matched_[sender * options_.ranks + receiver]; }
+  std::uint64_t& matched(std::uint32_t sender, std::uint32_t receiver) {
+    return matched_[sender * options_.ranks + receiver];
+  }
   transport::SplitCopy& split_copy(std::uint32_t sender, std::uint32_t receiver, std::uint32_t i) {
     return splits_[(std::uint64_t{receiver} * options_.ranks + sender) * transport::kSplitsPerPair + i];
   }
@@ -91,8 +93,7 @@ class Node {
 
 class Transport {
  public:
-  static constexpr transport::Capabilities kCapabilities{
-      .eager = true, .get = true, .put = true, .split_copy = true};
+  static constexpr transport::Capabilities kCapabilities{.eager = true, .get = true, .put = true, .split_copy = true};
 
   // --- init, endpoint --------------------------------------------------------
   // Rank `rank` of the node's job (world ranks are the node's ranks).

@@ -4,8 +4,6 @@
 // loopback transport).
 #pragma once
 
-#include "progress/engine.hpp"
-
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -13,6 +11,8 @@
 #include <limits>
 #include <stdexcept>
 #include <string>
+
+#include "progress/engine.hpp"
 
 namespace mpf::progress {
 
@@ -84,9 +84,9 @@ void BasicEngine<T>::init(T& transport, const common::Tunables& t) {
 
 template <transport::Transport T>
 std::uint64_t BasicEngine<T>::now_ns() const {
-  return static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
-                                        std::chrono::steady_clock::now().time_since_epoch())
-                                        .count());
+  return static_cast<std::uint64_t>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+          .count());
 }
 
 // ---------------------------------------------------------------------------
@@ -108,7 +108,7 @@ void BasicEngine<T>::start_send(Request* r) {
 
 template <transport::Transport T>
 bool BasicEngine<T>::try_send_now(std::uint32_t peer, std::int32_t tag, std::uint32_t context, const void* buffer,
-                          std::uint64_t bytes, std::uint16_t signature) {
+                                  std::uint64_t bytes, std::uint16_t signature) {
   if (bytes > short_limit_ || !backlog_[peer].empty() || debug_.protocol) return false;
   constexpr std::uint64_t cost = match::UnexpectedQueue::kEntryBytes;
   if (data_sent_[peer] - matched_seen_[peer] + cost > credit_limit_) return false;
@@ -152,8 +152,10 @@ bool BasicEngine<T>::try_start_send(Request* r) {
     if (!credit) shm::count(counters_->flow_stalls);
   }
   if (debug_.protocol) [[unlikely]] {
-    const char* protocol = carries_data && !credit ? "rendezvous (out of credit: " : r->bytes <= short_limit_ ? "short" :
-                           r->bytes <= eager_limit_ ? "eager" : "rendezvous";
+    const char* protocol = carries_data && !credit    ? "rendezvous (out of credit: "
+                           : r->bytes <= short_limit_ ? "short"
+                           : r->bytes <= eager_limit_ ? "eager"
+                                                      : "rendezvous";
     const bool stalled = carries_data && !credit;
     common::debug_report(transport_->rank(), "send %llu bytes to rank %d tag %d: %s%s%s",
                          static_cast<unsigned long long>(r->bytes), r->peer, r->tag, protocol,
@@ -265,8 +267,12 @@ void BasicEngine<T>::flush_backlog() {
       Outbound& item = queue.front();
       bool sent = false;
       switch (item.what) {
-        case Outbound::What::start: sent = try_start_send(item.request); break;
-        case Outbound::What::stream: sent = try_stream(item.request); break;
+        case Outbound::What::start:
+          sent = try_start_send(item.request);
+          break;
+        case Outbound::What::stream:
+          sent = try_stream(item.request);
+          break;
         case Outbound::What::control:
           if (Packet* p = transport_->try_claim(peer)) {
             *p = item.packet;
@@ -302,7 +308,7 @@ void BasicEngine<T>::start_recv(Request* r) {
 
 template <transport::Transport T>
 bool BasicEngine<T>::try_recv_now(std::uint32_t source, std::int32_t tag, std::uint32_t context, void* buffer,
-                          std::uint64_t capacity, std::uint16_t signature, Completion& status) {
+                                  std::uint64_t capacity, std::uint16_t signature, Completion& status) {
   if (!posted_.list().empty() || debug_.protocol) return false;  // a receive posted earlier matches first
   // A message that arrived before this receive is the one it matches: the
   // oldest that fits, taken from the unexpected queue.
@@ -387,9 +393,8 @@ void BasicEngine<T>::on_cancel(std::uint32_t source, const Packet& p) {
     unexpected_->free(m);
     transport_->retry_deferred();
   }
-  send_control(source, {PacketKind::cancel_reply, 0, 0, 0, 0, transport_->rank(), m != nullptr ? 1u : 0u,
-                        p.header.cookie},
-               {});
+  send_control(source,
+               {PacketKind::cancel_reply, 0, 0, 0, 0, transport_->rank(), m != nullptr ? 1u : 0u, p.header.cookie}, {});
 }
 
 template <transport::Transport T>
@@ -420,8 +425,8 @@ match::UnexpectedMessage* BasicEngine<T>::claim(std::int32_t source, std::int32_
 template <transport::Transport T>
 void BasicEngine<T>::receive_claimed(Request* r, match::UnexpectedMessage* m) {
   r->is_send = false;
-  const Message msg{m->kind,  m->flags,  m->signature, m->source,
-                    m->tag,   m->bytes,  m->cookie,    m->kind == PacketKind::short_msg ? m->data : m->held,
+  const Message msg{m->kind, m->flags, m->signature, m->source,
+                    m->tag,  m->bytes, m->cookie,    m->kind == PacketKind::short_msg ? m->data : m->held,
                     m->where};
   deliver(r, msg);
   unexpected_->free(m);
@@ -458,8 +463,9 @@ auto BasicEngine<T>::message_of(std::uint32_t source, const Packet& p) -> Messag
   } else if (h.kind == PacketKind::rts) {
     where.remote = p.rendezvous.memory;
   }
-  return {h.kind, h.flags,  h.signature, source, h.tag, h.bytes, h.cookie,
-          h.kind == PacketKind::short_msg ? p.inline_data : nullptr, where};
+  return {h.kind, h.flags, h.signature, source,
+          h.tag,  h.bytes, h.cookie,    h.kind == PacketKind::short_msg ? p.inline_data : nullptr,
+          where};
 }
 
 template <transport::Transport T>
@@ -487,9 +493,7 @@ void BasicEngine<T>::deliver(Request* r, const Message& m) {
   }
   count_received(accepted);
   const bool sync = (m.flags & kSynchronous) != 0;
-  auto ack = [&] {
-    send_control(m.source, {PacketKind::ack, 0, 0, 0, 0, transport_->rank(), 0, m.cookie}, {});
-  };
+  auto ack = [&] { send_control(m.source, {PacketKind::ack, 0, 0, 0, 0, transport_->rank(), 0, m.cookie}, {}); };
   switch (m.kind) {
     case PacketKind::short_msg:
     case PacketKind::eager:
@@ -593,9 +597,8 @@ void BasicEngine<T>::fail_copy(Request* r, std::uint32_t peer) {
 // message that could be split (chunk_bytes set) was left here because every
 // SplitCopy of the pair was in use: it is read a chunk per round, and as
 // soon as a SplitCopy is free again the rest becomes a split, so that the
-// sender copies from the back while we go on from the front. Before, such
-// messages were read whole by the receiver alone: with 64 messages of
-// 256 KiB in flight, three of four went that way.
+// sender copies from the back while we go on from the front, rather than
+// leaving the whole message to the receiver.
 template <transport::Transport T>
 void BasicEngine<T>::advance_reads() {
   Request* r = reads_.front();
@@ -622,8 +625,7 @@ void BasicEngine<T>::advance_reads() {
       // Refused after earlier reads worked: the sender streams the whole
       // message through eager buffers (the bytes read so far come again).
       r->offset = 0;
-      send_control(source, {PacketKind::cts, kCopyMode, 0, 0, 0, transport_->rank(), r->transfer_bytes,
-                            r->peer_cookie},
+      send_control(source, {PacketKind::cts, kCopyMode, 0, 0, 0, transport_->rank(), r->transfer_bytes, r->peer_cookie},
                    {{0, 0}, r->cookie(), 0, 0});
       return;
     }
@@ -632,7 +634,8 @@ void BasicEngine<T>::advance_reads() {
     if (r->offset < r->transfer_bytes) return;
     reads_.pop_front();
     if (debug_.protocol) [[unlikely]] {
-      common::debug_report(transport_->rank(), "receive %llu bytes from rank %u tag %d: read alone, a chunk at a time "
+      common::debug_report(transport_->rank(),
+                           "receive %llu bytes from rank %u tag %d: read alone, a chunk at a time "
                            "(every split copy of the pair was in use)",
                            static_cast<unsigned long long>(r->transfer_bytes), source, r->status.tag);
     }
@@ -670,9 +673,9 @@ bool BasicEngine<T>::start_split(Request* r, std::uint32_t source) {
   const std::int32_t split = transport_->try_take_split(source, chunks, read, r->offset);
   if (split < 0) return false;
   r->split = split;
-  send_control(source,
-               {PacketKind::cts, kSplitMode, 0, 0, 0, transport_->rank(), r->transfer_bytes, r->peer_cookie},
-               {transport_->expose(r->buffer, r->transfer_bytes), r->cookie(), static_cast<std::uint32_t>(split), chunk});
+  send_control(
+      source, {PacketKind::cts, kSplitMode, 0, 0, 0, transport_->rank(), r->transfer_bytes, r->peer_cookie},
+      {transport_->expose(r->buffer, r->transfer_bytes), r->cookie(), static_cast<std::uint32_t>(split), chunk});
   splits_.push_back(r);
   return true;
 }
@@ -706,7 +709,8 @@ bool BasicEngine<T>::advance_split(Request* x, bool claim) {
   const std::uint32_t me = transport_->rank();
   const std::uint32_t peer = x->is_send ? static_cast<std::uint32_t>(x->peer) : x->peer_rank;
   const auto split = static_cast<std::uint32_t>(x->split);
-  transport::SplitCopy& sc = x->is_send ? transport_->split_copy(me, peer, split) : transport_->split_copy(peer, me, split);
+  transport::SplitCopy& sc =
+      x->is_send ? transport_->split_copy(me, peer, split) : transport_->split_copy(peer, me, split);
   constexpr std::uint64_t kLow = 0xffffffffu;
   // Claim: the receiver moves the front up, the sender moves the end down.
   std::uint64_t claims = sc.claims.load(std::memory_order_relaxed);
@@ -745,7 +749,8 @@ bool BasicEngine<T>::advance_split(Request* x, bool claim) {
       // after earlier copies worked: the message cannot arrive whole. Both
       // ends see the mark and fail their requests.
       if (copy == common::Status::retry) {
-        std::fprintf(stderr, "rank %u: the receive of %llu bytes from rank %u fails: the kernel refused Cross Memory "
+        std::fprintf(stderr,
+                     "rank %u: the receive of %llu bytes from rank %u fails: the kernel refused Cross Memory "
                      "Attach in the middle of it; run with --set rndv_mode=copy to avoid it\n",
                      me, static_cast<unsigned long long>(x->transfer_bytes), peer);
       }
@@ -796,8 +801,7 @@ template <transport::Transport T>
 void BasicEngine<T>::on_data(std::uint32_t source, const Packet& p) {
   Request* r = pool_.find(p.header.cookie);
   if (r != nullptr) {
-    detail::copy_bytes(r->buffer + p.chunk.offset, transport_->eager_data(source, p.chunk.buffer),
-                       p.chunk.chunk_bytes);
+    detail::copy_bytes(r->buffer + p.chunk.offset, transport_->eager_data(source, p.chunk.buffer), p.chunk.chunk_bytes);
     r->offset += p.chunk.chunk_bytes;
   }
   transport_->release_eager(source, p.chunk.buffer);
@@ -919,8 +923,8 @@ void BasicEngine<T>::publish_queues() {
     n = 0;
     for (const match::UnexpectedMessage* m = unexpected_->list().front(); m != nullptr && n < shm::kListedEntries;
          m = m->next, ++n) {
-      s.unexpected[n] = {static_cast<std::int32_t>(m->source), m->tag, m->context,
-                         static_cast<std::uint32_t>(m->kind), m->bytes, static_cast<std::int64_t>(m->arrived_ns)};
+      s.unexpected[n] = {static_cast<std::int32_t>(m->source), m->tag,   m->context,
+                         static_cast<std::uint32_t>(m->kind),  m->bytes, static_cast<std::int64_t>(m->arrived_ns)};
     }
     s.unexpected_listed = n;
   });
@@ -930,11 +934,15 @@ template <transport::Transport T>
 void BasicEngine<T>::progress() {
   transport_->flush_wakes();
   transport_->poll([this](std::uint32_t source, const Packet& p) { return on_packet(source, p); });
-  if (backlog_count_ > 0) [[unlikely]] flush_backlog();
+  if (backlog_count_ > 0) [[unlikely]]
+    flush_backlog();
   copied_ = false;
-  if (!reads_.empty()) [[unlikely]] advance_reads();
-  if (!splits_.empty()) [[unlikely]] advance_splits();
-  if (hook_ != nullptr) [[unlikely]] hook_();
+  if (!reads_.empty()) [[unlikely]]
+    advance_reads();
+  if (!splits_.empty()) [[unlikely]]
+    advance_splits();
+  if (hook_ != nullptr) [[unlikely]]
+    hook_();
 }
 
 }  // namespace mpf::progress

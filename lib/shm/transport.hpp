@@ -41,8 +41,7 @@ namespace mpf::shm {
 // calls naming them are errors of the caller.
 class Transport {
  public:
-  static constexpr transport::Capabilities kCapabilities{
-      .eager = true, .get = true, .put = true, .split_copy = true};
+  static constexpr transport::Capabilities kCapabilities{.eager = true, .get = true, .put = true, .split_copy = true};
 
   // --- init ------------------------------------------------------------------
   // Attaches this rank (routes.me()) to the segment's rings and pools.
@@ -127,8 +126,8 @@ class Transport {
   // stderr with the call and errno text.
   inline common::Status get(std::uint32_t peer, void* local, transport::RemoteMemory remote, std::uint64_t offset,
                             std::uint64_t bytes);
-  inline common::Status put(std::uint32_t peer, transport::RemoteMemory remote, std::uint64_t offset,
-                            const void* local, std::uint64_t bytes);
+  inline common::Status put(std::uint32_t peer, transport::RemoteMemory remote, std::uint64_t offset, const void* local,
+                            std::uint64_t bytes);
   // A free split copy of the pair (peer -> this rank), set up for a message
   // of `chunks` chunks whose first `copied` chunks (`copied_bytes`) this
   // rank has read already, or -1 when all are in use.
@@ -196,8 +195,7 @@ class Transport {
   void clear_room_wanted() { room_wanted_ = false; }
 
  private:
-  common::Status cma_copy(std::uint32_t peer, bool write, std::byte* local, std::uint64_t remote,
-                          std::size_t bytes);
+  common::Status cma_copy(std::uint32_t peer, bool write, std::byte* local, std::uint64_t remote, std::size_t bytes);
   void note_cma_refused(std::uint32_t peer, const char* call);
   template <class OnPacket>
   inline std::size_t drain(std::uint32_t sender, OnPacket& on_packet);
@@ -220,9 +218,9 @@ class Transport {
   RankControl* control_ = nullptr;
   std::atomic<std::uint64_t>* inbox_ = nullptr;  // mine: bit i for the rank of local index i
   std::size_t inbox_words_ = 0;
-  std::vector<Endpoint> endpoints_;              // per world rank (ranks on other nodes: kOffNode)
-  std::vector<std::uint32_t> world_of_local_;    // per local index: the world rank
-  std::vector<std::uint64_t> deferred_;          // by local index: senders whose head packet we left in the ring
+  std::vector<Endpoint> endpoints_;            // per world rank (ranks on other nodes: kOffNode)
+  std::vector<std::uint32_t> world_of_local_;  // per local index: the world rank
+  std::vector<std::uint64_t> deferred_;        // by local index: senders whose head packet we left in the ring
   bool deferred_any_ = false;
   bool retry_deferred_ = false;
   std::uint32_t cells_ = 0;
@@ -233,7 +231,7 @@ class Transport {
   std::uint32_t cell_bytes_ = 0;
   std::uint32_t next_eager_cell_ = 0;
   std::uint32_t next_chunk_cell_ = 0;
-  std::uint32_t warm_bytes_ = 0;  // note_eager_sent(), until warm_next_eager()
+  std::uint32_t warm_bytes_ = 0;          // note_eager_sent(), until warm_next_eager()
   std::vector<std::uint32_t> wakes_due_;  // wake_later() peers, each once
   bool room_wanted_ = false;
   bool cma_refusal_reported_ = false;

@@ -27,8 +27,8 @@ struct Endpoint {
   std::uint32_t idle_polls = 0;                      // polls that found its ring empty
   std::uint32_t split_busy = 0;                      // bit i: split copy i (peer -> me) in use
   transport::RmaPath rma_path = transport::RmaPath::direct;
-  std::uint8_t rma_proven = 0;                       // a CMA copy with it succeeded
-  std::uint8_t wake_due = kNoWakeDue;                // a WakeDue, until flush_wakes()
+  std::uint8_t rma_proven = 0;         // a CMA copy with it succeeded
+  std::uint8_t wake_due = kNoWakeDue;  // a WakeDue, until flush_wakes()
 };
 static_assert(transport::kSplitsPerPair <= 32, "split_busy holds one bit per split copy of a pair");
 

@@ -30,10 +30,9 @@ TransportLayout::Header TransportLayout::header_for(const TransportGeometry& g) 
   // touched pair by pair (or rank by rank) as the job communicates.
   h.rings_offset = round_up(h.credits_offset + std::uint64_t{g.nranks} * h.credit_row, kRegionAlign);
   h.ring_stride = round_up(PacketRing::bytes_for(g.ring_slots), kCacheLine);
-  h.splits_offset =
-      round_up(h.rings_offset + std::uint64_t{g.nranks} * g.nranks * h.ring_stride, kRegionAlign);
-  h.eager_offset = round_up(h.splits_offset + std::uint64_t{g.nranks} * g.nranks * kSplitsPerPair * sizeof(SplitCopy),
-                            kRegionAlign);
+  h.splits_offset = round_up(h.rings_offset + std::uint64_t{g.nranks} * g.nranks * h.ring_stride, kRegionAlign);
+  h.eager_offset =
+      round_up(h.splits_offset + std::uint64_t{g.nranks} * g.nranks * kSplitsPerPair * sizeof(SplitCopy), kRegionAlign);
   h.cell_stride = eager_cell_stride(g.eager_cell_bytes);
   h.eager_pool_stride = g.eager_cells * h.cell_stride + g.eager_small_cells * kSmallCellStride;
   return h;
@@ -57,8 +56,7 @@ TransportLayout::TransportLayout(const Region& region, std::uint32_t nranks) {
   // make a reader go outside the mapping.
   const std::uint64_t pairs = std::uint64_t{h.nranks} * h.nranks;
   const bool sane = h.nranks == nranks && nranks > 0 && h.ring_slots >= 2 && h.eager_cells >= 1 &&
-                    h.eager_cell_bytes >= kCacheLine &&
-                    PacketRing::bytes_for(h.ring_slots) <= region.bytes / pairs &&
+                    h.eager_cell_bytes >= kCacheLine && PacketRing::bytes_for(h.ring_slots) <= region.bytes / pairs &&
                     eager_cell_stride(h.eager_cell_bytes) <= region.bytes / h.nranks / h.eager_cells &&
                     std::uint64_t{h.eager_small_cells} * kSmallCellStride <= region.bytes / h.nranks;
   if (!sane) {
@@ -72,7 +70,8 @@ TransportLayout::TransportLayout(const Region& region, std::uint32_t nranks) {
                           h.eager_pool_stride == expected.eager_pool_stride && h.cell_stride == expected.cell_stride &&
                           bytes_for(expected) <= region.bytes;
   if (!consistent) {
-    throw SegmentError("the segment's region " + std::string(kName) + " has an inconsistent header (sizes do not match)");
+    throw SegmentError("the segment's region " + std::string(kName) +
+                       " has an inconsistent header (sizes do not match)");
   }
   base_ = region.base;
   h_ = h;

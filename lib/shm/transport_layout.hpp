@@ -106,9 +106,9 @@ class TransportLayout {
   // Cell `cell` of rank `owner`'s eager pool, and its payload: cells from
   // eager_cells() on are the small ones.
   EagerCell& eager_cell(std::uint32_t owner, std::uint32_t cell) const {
-    const std::uint64_t offset = cell < h_.eager_cells ? cell * h_.cell_stride
-                                                       : h_.eager_cells * h_.cell_stride +
-                                                             (cell - h_.eager_cells) * kSmallCellStride;
+    const std::uint64_t offset = cell < h_.eager_cells
+                                     ? cell * h_.cell_stride
+                                     : h_.eager_cells * h_.cell_stride + (cell - h_.eager_cells) * kSmallCellStride;
     return *reinterpret_cast<EagerCell*>(at(h_.eager_offset + owner * h_.eager_pool_stride + offset));
   }
   std::byte* eager_data(std::uint32_t owner, std::uint32_t cell) const {

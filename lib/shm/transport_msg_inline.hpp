@@ -57,7 +57,8 @@ inline common::Status Transport::take_cell_of(std::uint32_t first, std::uint32_t
 }
 
 inline void Transport::warm_next_eager() {
-  if (warm_bytes_ == 0) [[likely]] return;
+  if (warm_bytes_ == 0) [[likely]]
+    return;
   const bool small = fits_small_cell(warm_bytes_);
   EagerCell& cell = layout_.eager_cell(local_me_, small ? next_small_cell_ : next_eager_cell_);
   // A busy cell is being read (or holds an unexpected message): leave it.

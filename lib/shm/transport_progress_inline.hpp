@@ -18,7 +18,8 @@ inline void Transport::wake(std::uint32_t peer) {
 inline void Transport::wake_after_fence(std::uint32_t peer) {
   RankControl& c = *endpoints_[peer].control;
   // seq_cst: ordered after the caller's seq_cst store (a plain load on x86).
-  if (c.sleeping.load(std::memory_order_seq_cst) != 0) [[unlikely]] shm::ring_doorbell(c, *control_);
+  if (c.sleeping.load(std::memory_order_seq_cst) != 0) [[unlikely]]
+    shm::ring_doorbell(c, *control_);
 }
 
 inline void Transport::wake_for_room(std::uint32_t peer) {
@@ -28,7 +29,8 @@ inline void Transport::wake_for_room(std::uint32_t peer) {
 
 inline void Transport::wake_for_room_after_fence(std::uint32_t peer) {
   RankControl& c = *endpoints_[peer].control;
-  if (c.sleeping.load(std::memory_order_seq_cst) == kSleepsForRoom) [[unlikely]] shm::ring_doorbell(c, *control_);
+  if (c.sleeping.load(std::memory_order_seq_cst) == kSleepsForRoom) [[unlikely]]
+    shm::ring_doorbell(c, *control_);
 }
 
 inline void Transport::wake_later(std::uint32_t peer) { defer_wake(peer, kWorkWakeDue); }
@@ -42,7 +44,8 @@ inline void Transport::defer_wake(std::uint32_t peer, WakeDue due) {
 }
 
 inline void Transport::flush_wakes() {
-  if (wakes_due_.empty()) [[likely]] return;
+  if (wakes_due_.empty()) [[likely]]
+    return;
   std::atomic_thread_fence(std::memory_order_seq_cst);
   for (std::uint32_t peer : wakes_due_) {
     std::uint8_t& due = endpoints_[peer].wake_due;
@@ -111,7 +114,8 @@ inline std::size_t Transport::poll(OnPacket&& on_packet) {
 
 inline const progress::Packet* Transport::peek(std::uint32_t sender) const {
   const Endpoint& e = endpoints_[sender];
-  if ((deferred_[e.local / 64] & (std::uint64_t{1} << (e.local % 64))) != 0) [[unlikely]] return nullptr;
+  if ((deferred_[e.local / 64] & (std::uint64_t{1} << (e.local % 64))) != 0) [[unlikely]]
+    return nullptr;
   return static_cast<const progress::Packet*>(e.in.try_peek());
 }
 

@@ -40,10 +40,10 @@ common::Status Transport::cma_copy(std::uint32_t peer, bool write, std::byte* lo
         note_cma_refused(peer, call);
         return common::Status::retry;
       }
-      const std::string what = common::system_error_text(
-          std::string(call) + (write ? " to rank " : " from rank ") + std::to_string(peer) + " (pid " +
-              std::to_string(pid) + ")",
-          errno);
+      const std::string what =
+          common::system_error_text(std::string(call) + (write ? " to rank " : " from rank ") + std::to_string(peer) +
+                                        " (pid " + std::to_string(pid) + ")",
+                                    errno);
       std::fprintf(stderr, "rank %u: %s\n", me_, what.c_str());
       return common::Status::error;
     }
@@ -56,7 +56,7 @@ common::Status Transport::cma_copy(std::uint32_t peer, bool write, std::byte* lo
 }
 
 std::int32_t Transport::try_take_split(std::uint32_t peer, std::uint32_t chunks, std::uint32_t copied,
-                                      std::uint64_t copied_bytes) {
+                                       std::uint64_t copied_bytes) {
   Endpoint& e = endpoints_[peer];
   for (std::uint32_t i = 0; i < kSplitsPerPair; ++i) {
     if ((e.split_busy & (1u << i)) != 0) continue;

@@ -46,17 +46,17 @@ namespace mpf::transport {
 // What a transport can do: constant per transport type, so the engine's
 // code for what a transport cannot do is compiled away (if constexpr).
 struct Capabilities {
-  bool eager;        // lends eager buffers (else messages beyond a packet go by rendezvous)
-  bool get;          // reads memory a peer exposed
-  bool put;          // writes memory a peer exposed
-  bool split_copy;   // shares counters with a peer for a split copy (both ends copy chunks)
+  bool eager;       // lends eager buffers (else messages beyond a packet go by rendezvous)
+  bool get;         // reads memory a peer exposed
+  bool put;         // writes memory a peer exposed
+  bool split_copy;  // shares counters with a peer for a split copy (both ends copy chunks)
 };
 
 // How large messages move between this rank and a peer, and why.
 enum class RmaPath : std::uint8_t {
-  direct,        // get and put, one copy
-  by_messages,   // chunks through eager buffers: asked for (rndv_mode=copy)
-  refused,       // chunks through eager buffers: the system refused get and put
+  direct,       // get and put, one copy
+  by_messages,  // chunks through eager buffers: asked for (rndv_mode=copy)
+  refused,      // chunks through eager buffers: the system refused get and put
 };
 
 // A large message that both ends copy at once (rndv_mode=split, see
@@ -104,10 +104,10 @@ concept Transport = requires(T& t, const T& ct, std::uint32_t peer, std::uint64_
   { ct.eager_bytes() } -> std::same_as<std::uint32_t>;
   { t.try_take_eager(bytes, eager) } -> std::same_as<common::Status>;  // for an eager message
   { t.try_take_chunk(eager) } -> std::same_as<common::Status>;         // for a rendezvous chunk
-  { ct.eager_data(peer, eager) } -> std::same_as<std::byte*>;        // the data of `peer`'s buffer
-  t.release_eager(peer, eager);                                      // the receiver is done with it
-  t.note_eager_sent(std::uint32_t{});  // a hint: the next eager buffer is worth warming
-  t.warm_next_eager();                 // at the start of a wait
+  { ct.eager_data(peer, eager) } -> std::same_as<std::byte*>;          // the data of `peer`'s buffer
+  t.release_eager(peer, eager);                                        // the receiver is done with it
+  t.note_eager_sent(std::uint32_t{});                                  // a hint: the next eager buffer is worth warming
+  t.warm_next_eager();                                                 // at the start of a wait
   // msg: credits, in the engine's units (match::UnexpectedQueue::cost): of
   // what this rank sent to `peer`, how much it matched; `units` more
   // matched here from `peer`.
@@ -128,11 +128,11 @@ concept Transport = requires(T& t, const T& ct, std::uint32_t peer, std::uint64_
   t.retry_deferred();
   { ct.peek(peer) } -> std::same_as<const progress::Packet*>;
   t.consume(peer);
-  t.wake(peer);                // `peer` has work from us: wake it if it sleeps
-  t.wake_after_fence(peer);    // the same, right after a full fence
-  t.wake_for_room(peer);       // we freed room it may wait for
-  t.flush_wakes();             // the wakes deferred so far (wake_later)
-  t.wake_deferred();           // ranks in a deferred sleep (kSleepsDeferred)
+  t.wake(peer);              // `peer` has work from us: wake it if it sleeps
+  t.wake_after_fence(peer);  // the same, right after a full fence
+  t.wake_for_room(peer);     // we freed room it may wait for
+  t.flush_wakes();           // the wakes deferred so far (wake_later)
+  t.wake_deferred();         // ranks in a deferred sleep (kSleepsDeferred)
   { ct.room_wanted() } -> std::same_as<bool>;
   t.clear_room_wanted();
 };
