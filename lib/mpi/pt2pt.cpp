@@ -152,6 +152,22 @@ void start(MpiRequest& r) {
                           data, r.mode);
 }
 
+// The operation a request stands for, as its completion and MPI_Start read it.
+void describe(MpiRequest& r, const char* call, bool is_send, const void* buf, int count, MPI_Datatype datatype,
+              int peer, int tag, MPI_Comm comm, SendMode mode, std::uint64_t bytes, std::uint16_t signature) {
+  r.is_send = is_send;
+  r.call = call;
+  r.comm = comm;
+  r.datatype = datatype;
+  r.buffer = buf;
+  r.count = count;
+  r.peer = peer;
+  r.tag = tag;
+  r.mode = mode;
+  r.bytes = bytes;
+  r.signature = signature;
+}
+
 // Checks a send's or receive's arguments and describes the operation in `r`
 // (not started). Returns MPI_SUCCESS or the error class.
 int prepare(const char* call, bool is_send, const void* buf, int count, MPI_Datatype datatype, int peer, int tag,
@@ -169,20 +185,10 @@ int prepare(const char* call, bool is_send, const void* buf, int count, MPI_Data
     if (int rc = buffered_send(call, data, bytes, to_world(comm, peer), tag, comm, &r.buffered_copy)) return rc;
   }
   r.in_use = true;
-  r.is_send = is_send;
   r.persistent = persistent;
   r.buffered = buffered;
   r.proc_null = peer == MPI_PROC_NULL;
-  r.call = call;
-  r.comm = comm;
-  r.datatype = datatype;
-  r.buffer = buf;
-  r.count = count;
-  r.peer = peer;
-  r.tag = tag;
-  r.mode = mode;
-  r.bytes = bytes;
-  r.signature = checked_signature(type);
+  describe(r, call, is_send, buf, count, datatype, peer, tag, comm, mode, bytes, checked_signature(type));
   if (!type.contiguous) r.layout = share_type(datatype);
   return MPI_SUCCESS;
 }
@@ -285,18 +291,8 @@ int make_request(const char* call, bool is_send, const void* buf, int count, MPI
     return make_request(call, is_send, buf, count, datatype, peer, tag, comm, mode, false, false, request);
   }
   MpiRequest& r = requests().add(request);
-  r.is_send = is_send;
   r.active = true;
-  r.mode = mode;
-  r.call = call;
-  r.comm = comm;
-  r.datatype = datatype;
-  r.buffer = buf;
-  r.count = count;
-  r.peer = peer;
-  r.tag = tag;
-  r.bytes = route.bytes;
-  r.signature = route.signature;
+  describe(r, call, is_send, buf, count, datatype, peer, tag, comm, mode, route.bytes, route.signature);
   // Always an engine request, even for a send that could go out at once
   // without one: MPI_Cancel of the send needs it to name the message.
   r.engine = start_engine(is_send, route, tag, buf, mode);

@@ -200,6 +200,15 @@ class BasicEngine {
   }
 
   bool try_start_send(Request* r);
+  // A short or eager send's data is out: a synchronous send waits for the
+  // receiver's ack, any other is complete.
+  void sent_with_data(Request* r) {
+    if (r->mode == SendMode::synchronous) {
+      r->stage = Stage::awaiting_ack;
+    } else {
+      complete(r, r->bytes);
+    }
+  }
   bool try_stream(Request* s);
   void send_control(std::uint32_t peer, const PacketHeader& header, const RendezvousFields& fields);
   void enqueue(std::uint32_t peer, Outbound item);

@@ -136,7 +136,6 @@ bool BasicEngine<T>::try_start_send(Request* r) {
   h.source = transport_->rank();
   h.bytes = r->bytes;
   h.cookie = r->cookie();
-  const bool sync = r->mode == SendMode::synchronous;
   // Flow control: what of ours waits unmatched at the peer costs at most
   // credit_limit_ of its unexpected pool (match::UnexpectedQueue::cost);
   // beyond that, rendezvous (envelope only). The peer's counter is read
@@ -169,11 +168,7 @@ bool BasicEngine<T>::try_start_send(Request* r) {
     transport_->publish(peer);
     shm::count(counters_->short_sent);
     shm::count(counters_->short_bytes, r->bytes);
-    if (sync) {
-      r->stage = Stage::awaiting_ack;
-    } else {
-      complete(r, r->bytes);
-    }
+    sent_with_data(r);
     return true;
   }
   if (credit && r->bytes <= eager_limit_) {
@@ -187,11 +182,7 @@ bool BasicEngine<T>::try_start_send(Request* r) {
       transport_->note_eager_sent(static_cast<std::uint32_t>(r->bytes));
       shm::count(counters_->eager_sent);
       shm::count(counters_->eager_bytes, r->bytes);
-      if (sync) {
-        r->stage = Stage::awaiting_ack;
-      } else {
-        complete(r, r->bytes);
-      }
+      sent_with_data(r);
       return true;
     }
     // Every eager buffer is in use (its receivers have not copied them out
