@@ -292,6 +292,7 @@ int make_request(const char* call, bool is_send, const void* buf, int count, MPI
   }
   MpiRequest& r = requests().add(request);
   r.active = true;
+  r.plain = true;
   describe(r, call, is_send, buf, count, datatype, peer, tag, comm, mode, route.bytes, route.signature);
   // Always an engine request, even for a send that could go out at once
   // without one: MPI_Cancel of the send needs it to name the message.

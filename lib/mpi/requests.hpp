@@ -30,6 +30,10 @@ struct RequestFields {
   bool orphaned = false;          // MPI_Request_free while active: release when it completes
   bool buffered = false;          // Bsend family
   bool proc_null = false;         // peer MPI_PROC_NULL: completes at once, empty status
+  // A nonblocking send or receive of contiguous data with an engine request
+  // and nothing else (no staging, no buffered copy, not persistent): its
+  // completion takes the short way (finish_request).
+  bool plain = false;
   progress::SendMode mode = progress::SendMode::standard;
   const char* call = "";          // the call that created it, for error messages
   progress::Request* engine = nullptr;
@@ -141,7 +145,8 @@ extern RequestTable g_requests;
 inline RequestTable& requests() { return g_requests; }
 
 // True when the request's operation has finished (or it has none).
-bool request_done(const MpiRequest& r);
+bool request_done_general(const MpiRequest& r);
+inline bool request_done(const MpiRequest& r) { return r.plain ? r.engine->done() : request_done_general(r); }
 // Fills `status` (may be MPI_STATUS_IGNORE) from a done operation, releases
 // its engine request and makes it inactive. Returns MPI_SUCCESS or the
 // operation's error class (already reported through the communicator's
