@@ -13,8 +13,8 @@
 // thread drives every rank in turn.
 //
 // Its file split is the one every transport has, folded into two files:
-// init and endpoint (Node, Transport::init), msg, rma and progress (the
-// sections below), all inline but init.
+// the sections below (init and endpoint, msg, rma, progress) are inline
+// here; init and the slow paths are in transport.cpp.
 #pragma once
 
 #include <cstddef>

@@ -51,17 +51,17 @@
 #include "common/debug.hpp"
 #include "common/tunables.hpp"
 #include "match/queues.hpp"
+#include "progress/packet.hpp"
 #include "progress/request.hpp"
 #include "progress/wait_record.hpp"
 #include "progress/yield_slots.hpp"
-#include "progress/packet.hpp"
 #include "shm/introspection.hpp"
 #include "shm/transport.hpp"
 #include "transport/interface.hpp"
 
 namespace mpf::progress {
 
-// Status.error values the engine produces.
+// Completion::error values the engine produces.
 inline constexpr std::int32_t kErrorTruncated = 1;
 inline constexpr std::int32_t kErrorSignature = 2;  // the sender's datatype signature is not the receive's
 // The transport could not move the data (reported on stderr where it

@@ -23,7 +23,7 @@ enum class SendMode : std::uint8_t { standard, synchronous, ready };
 struct Completion {
   std::int32_t source = kAnySource;  // world rank of the sender
   std::int32_t tag = kAnyTag;
-  std::int32_t error = 0;            // 0, or an error class (truncation)
+  std::int32_t error = 0;            // 0, or one of the engine's kError* values (engine.hpp)
   std::uint64_t bytes = 0;           // bytes received (or sent)
   std::uint64_t message_bytes = 0;   // receive: the whole message's size (> bytes when truncated)
   bool cancelled = false;
