@@ -81,6 +81,12 @@ class SpscRing {
       ++head_;
       slot_ = slot_ + 1 == nslots_ ? 0 : slot_ + 1;
     }
+    // The slot `ahead` places after the one the next claim returns (full or
+    // not; ahead < nslots): for a prefetch.
+    const void* slot_ahead(std::uint32_t ahead) const {
+      const std::uint32_t s = slot_ + ahead;
+      return &slots_[s < nslots_ ? s : s - nslots_];
+    }
     // Slots published and not yet given back (slow: reads the consumer's line).
     std::uint32_t in_flight() const {
       return static_cast<std::uint32_t>(head_ - header_->tail.load(std::memory_order_relaxed));

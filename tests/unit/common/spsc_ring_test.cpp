@@ -93,6 +93,26 @@ TEST(SpscRing, WrapsAroundManyLapsWithTwoSlots) {
   }
 }
 
+// slot_ahead() names the slots the next claims will return, wrapping
+// around the ring.
+TEST(SpscRing, SlotAheadNamesTheSlotsOfTheNextClaims) {
+  SharedMemory mem(Ring::bytes_for(3));
+  Ring::Producer tx(mem.base, 3);
+  Ring::Consumer rx(mem.base, 3);
+  for (int i = 0; i < 7; ++i) {
+    const void* after_next = tx.slot_ahead(1);
+    const auto* next = static_cast<const std::byte*>(tx.slot_ahead(0));
+    void* p = tx.try_claim();
+    ASSERT_NE(p, nullptr);
+    EXPECT_EQ(next + sizeof(std::uint64_t), p) << "the payload follows the slot's sequence word";
+    tx.publish();
+    EXPECT_EQ(tx.slot_ahead(0), after_next) << i;
+    ASSERT_NE(rx.try_peek(), nullptr);
+    rx.next();
+    rx.release();
+  }
+}
+
 TEST(SpscRing, TwoProcessStressKeepsEveryMessageInOrder) {
   constexpr std::uint64_t kMessages = 200000;
   constexpr std::uint32_t kSlots = 8;
