@@ -374,7 +374,7 @@ TEST_F(TunablesFiles, BadTuningFiles) {
             "tuning file " + path + ": mpf_tuning_version is 2; this MPF Toolkit reads version 1");
   EXPECT_THAT(error_of(R"({"mpf_tuning_version": "1", "tunables": {}})"), HasSubstr("mpf_tuning_version is \"1\""));
   EXPECT_EQ(error_of(R"({"mpf_tuning_version": 1, "tunables": {}, "extra": 0})"),
-            "tuning file " + path + ": unknown key 'extra' (expected mpf_tuning_version and tunables)");
+            "tuning file " + path + ": unknown key 'extra' (expected mpf_tuning_version, tunables and optionally collective_rules)");
   EXPECT_EQ(error_of(R"({"mpf_tuning_version": 1, "tunables": {"foo": 1}})"),
             "tuning file " + path + ": unknown tunable 'foo' (mpfrun --list-params lists them)");
   EXPECT_EQ(error_of(R"({"mpf_tuning_version": 1, "tunables": {"stop_grace": 1}})"),
