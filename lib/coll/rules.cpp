@@ -41,6 +41,8 @@ constexpr std::uint64_t kMaxPieceBytes = std::uint64_t{1} << 30;
 // a round fits the sum's piece words (sum_pieces): a piece of whole
 // elements of twice that always does.
 constexpr std::uint64_t kMinSumPieceBytes = 2 * std::uint64_t{kSumPieceMin};
+// The largest byte count a rule may name (what a size tunable may hold).
+constexpr auto kLargestSize = static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max());
 
 std::string in_quotes(std::string_view text) { return "'" + std::string(text) + "'"; }
 
@@ -87,9 +89,12 @@ class RuleReader {
   std::optional<std::uint64_t> bytes(std::string_view key, std::uint64_t low, std::uint64_t high) const {
     const nlohmann::json* v = field(key);
     if (v == nullptr) return std::nullopt;
-    const std::string expected = "expected a size in [" + common::format_size(static_cast<std::int64_t>(low)) +
-                                 ", " + common::format_size(static_cast<std::int64_t>(high)) +
-                                 "] (bytes, or a string with suffix K/KiB, M/MiB, G/GiB)";
+    const std::string range =
+        high >= kLargestSize
+            ? "of at least " + common::format_size(static_cast<std::int64_t>(low))
+            : "in [" + common::format_size(static_cast<std::int64_t>(low)) + ", " +
+                  common::format_size(static_cast<std::int64_t>(high)) + "]";
+    const std::string expected = "expected a size " + range + " (bytes, or a string with suffix K/KiB, M/MiB, G/GiB)";
     std::uint64_t value = 0;
     if (v->is_number_unsigned() || (v->is_number_integer() && v->get<std::int64_t>() >= 0)) {
       value = v->get<std::uint64_t>();
@@ -189,9 +194,8 @@ Rule parse_rule(const nlohmann::json& json, std::string_view where, std::size_t 
     }
   }
 
-  constexpr auto kMaxSize = static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max());
-  rule.min_bytes = in.bytes("min_bytes", 0, kMaxSize).value_or(0);
-  rule.max_bytes = in.bytes("max_bytes", 1, kMaxSize).value_or(kNoMaxBytes);
+  rule.min_bytes = in.bytes("min_bytes", 0, kLargestSize).value_or(0);
+  rule.max_bytes = in.bytes("max_bytes", 1, kLargestSize).value_or(kNoMaxBytes);
   if (rule.min_bytes >= rule.max_bytes) {
     in.fail("min_bytes " + std::to_string(rule.min_bytes) + " is not below max_bytes " +
             std::to_string(rule.max_bytes) + " (the range is [min_bytes, max_bytes))");
