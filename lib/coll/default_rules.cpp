@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "coll/board_layout.hpp"
+#include "coll/cells.hpp"
 #include "common/streaming_copy.hpp"
 #include "common/tunables.hpp"
 
@@ -94,6 +95,13 @@ JobFacts job_facts(const common::Tunables& tunables, std::uint32_t node_ranks, s
   f.single_copy = copy_only ? 0 : static_cast<std::uint64_t>(tunables.integer(common::Tunable::coll_single_copy));
   f.stream_bytes = common::stream_threshold(static_cast<std::uint64_t>(tunables.integer(common::Tunable::coll_stream_copy)));
   return f;
+}
+
+JobFacts launch_facts(const common::Tunables& tunables, std::uint32_t node_ranks, std::uint32_t cpus) {
+  const auto short_limit = static_cast<std::uint32_t>(tunables.integer(common::Tunable::coll_short_limit));
+  return job_facts(tunables, node_ranks, cpus, Cells::capacity_of(CellsLayout::cell_bytes_for(short_limit)),
+                   board_wanted(tunables, node_ranks, cpus),
+                   static_cast<std::uint64_t>(tunables.integer(common::Tunable::coll_board_stage)));
 }
 
 std::vector<Rule> default_rules(const JobFacts& f, const Group& g) {

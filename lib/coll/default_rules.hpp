@@ -46,6 +46,11 @@ bool board_wanted(const common::Tunables& tunables, std::uint32_t node_ranks, st
 JobFacts job_facts(const common::Tunables& tunables, std::uint32_t node_ranks, std::uint32_t cpus,
                    std::uint32_t cell_bytes, bool board_in_use, std::uint64_t stage_bytes);
 
+// The facts a job of `node_ranks` ranks on `cpus` CPUs of this node will
+// have, from the tunables alone, as the runtime finds them (job_facts):
+// for the launcher, which shows the world's plan before any rank runs.
+JobFacts launch_facts(const common::Tunables& tunables, std::uint32_t node_ranks, std::uint32_t cpus);
+
 // The group a plan is for: its size, and whether it is all the job's ranks
 // in rank order (MPI_COMM_WORLD), the only group the board serves.
 struct Group {
