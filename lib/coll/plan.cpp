@@ -1,6 +1,7 @@
 #include "coll/plan.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <stdexcept>
 #include <string>
 
@@ -12,10 +13,14 @@ namespace {
 
 bool is_reduction(Operation op) { return op == Operation::reduce || op == Operation::allreduce; }
 
-// A rule cut to what can apply in one table: [from, to) -> choice.
+// A rule cut to what can apply in one table: [from, to) -> algorithm, parameters.
 struct Candidate {
   std::uint64_t from, to;
-  Choice choice;
+  Algorithm algorithm;
+  Parameters parameters;
+  bool same_choice(const Candidate& other) const {
+    return algorithm == other.algorithm && parameters == other.parameters;
+  }
 };
 
 bool power_of_two(std::uint64_t n) { return n > 0 && (n & (n - 1)) == 0; }
@@ -69,10 +74,11 @@ std::vector<Candidate> table(std::span<const Rule> rules, Operation op, Reductio
   for (const Rule& rule : rules) {
     if (rule.operation != op || (is_reduction(op) && !for_class(rule.reduction, call))) continue;
     if (algorithm_needs(op, rule.algorithm).commutative && call == Reduction::noncommutative) continue;
+    const std::uint64_t from = std::max<std::uint64_t>(rule.min_bytes, algorithm_needs(op, rule.algorithm).some_data);
     const std::uint64_t to = std::min(rule.max_bytes, carries_below(op, rule.algorithm, s));
-    if (rule.min_bytes >= to) continue;
-    candidates.push_back({rule.min_bytes, to,
-                          {rule.algorithm, resolve_parameters(op, rule.algorithm, rule.parameters, s.facts)}});
+    if (from >= to) continue;
+    candidates.push_back(
+        {from, to, rule.algorithm, resolve_parameters(op, rule.algorithm, rule.parameters, s.facts)});
   }
   std::vector<std::uint64_t> bounds{0};
   for (const Candidate& c : candidates) {
@@ -91,10 +97,10 @@ std::vector<Candidate> table(std::span<const Rule> rules, Operation op, Reductio
       throw std::logic_error("collective plan: no rule covers " + std::string(name(op)) + " of " +
                              std::to_string(from) + " bytes on " + std::to_string(s.group.ranks) + " ranks");
     }
-    if (!out.empty() && out.back().choice == first->choice) {
+    if (!out.empty() && out.back().same_choice(*first)) {
       out.back().to = to;
     } else {
-      out.push_back({from, to, first->choice});
+      out.push_back({from, to, first->algorithm, first->parameters});
     }
   }
   return out;
@@ -105,7 +111,7 @@ std::uint64_t first_difference(const std::vector<Candidate>& a, const std::vecto
   std::size_t i = 0, j = 0;
   std::uint64_t at = 0;
   while (true) {
-    if (!(a[i].choice == b[j].choice)) return at;
+    if (!a[i].same_choice(b[j])) return at;
     if (a[i].to == kNoMaxBytes && b[j].to == kNoMaxBytes) return kNoMaxBytes;
     at = std::min(a[i].to, b[j].to);
     if (a[i].to == at) ++i;
@@ -151,13 +157,21 @@ Plan Plan::build(std::span<const Rule> tuned, const JobFacts& facts, const Group
   for (std::size_t t = 0; t < kTables; ++t) {
     built[t] = table(rules, tables[t].first, tables[t].second, s);
     plan.first_[t] = static_cast<std::uint16_t>(plan.entries_.size());
-    for (const Candidate& c : built[t]) plan.entries_.push_back({c.to, c.choice});
+    for (const Candidate& c : built[t]) plan.entries_.push_back({c.to, c.algorithm, c.parameters});
   }
   plan.first_[kTables] = static_cast<std::uint16_t>(plan.entries_.size());
   for (std::size_t k = 0; k < 2; ++k) {
     const std::size_t base = table_of(k == 0 ? O::reduce : O::allreduce, R::noncommutative);
     plan.classes_from_[k] =
         std::min(first_difference(built[base], built[base + 1]), first_difference(built[base], built[base + 2]));
+  }
+  for (std::size_t t = 0; t < kTables; ++t) {
+    std::uint64_t below = built[t].front().to;
+    // A reduction's first entry is the same for every class only so far.
+    if (tables[t].first == O::reduce) below = std::min(below, plan.classes_from_[0]);
+    if (tables[t].first == O::allreduce) below = std::min(below, plan.classes_from_[1]);
+    plan.first_below_[t] = static_cast<std::uint32_t>(std::min<std::uint64_t>(below, UINT32_MAX));
+    plan.first_algorithm_[t] = built[t].front().algorithm;
   }
   return plan;
 }
@@ -172,8 +186,8 @@ std::vector<Rule> Plan::as_rules() const {
       r.reduction = reduction;
       r.min_bytes = from;
       r.max_bytes = i + 1 < first_[t + 1] ? entries_[i].below : kNoMaxBytes;
-      r.algorithm = entries_[i].choice.algorithm;
-      r.parameters = entries_[i].choice.parameters;
+      r.algorithm = entries_[i].algorithm;
+      r.parameters = entries_[i].parameters;
       out.push_back(r);
       from = r.max_bytes;
     }
@@ -181,7 +195,9 @@ std::vector<Rule> Plan::as_rules() const {
   auto same = [&](std::size_t a, std::size_t b) {
     return first_[a + 1] - first_[a] == first_[b + 1] - first_[b] &&
            std::equal(entries_.begin() + first_[a], entries_.begin() + first_[a + 1], entries_.begin() + first_[b],
-                      [](const Entry& x, const Entry& y) { return x.below == y.below && x.choice == y.choice; });
+                      [](const Entry& x, const Entry& y) {
+                        return x.below == y.below && x.algorithm == y.algorithm && x.parameters == y.parameters;
+                      });
   };
   emit(0, Operation::barrier, Reduction::any);
   emit(1, Operation::bcast, Reduction::any);

@@ -278,6 +278,7 @@ Needs algorithm_needs(Operation operation, Algorithm algorithm) {
       // A reduction's vector and an all-to-all round live in one row; a
       // Bcast takes as many entries as it needs.
       needs.board_row = is_reduction(operation) || operation == Operation::alltoall;
+      needs.some_data = operation == Operation::alltoall;
       break;
     case A::board_stage:
       needs.board = needs.stage = true;
@@ -317,6 +318,12 @@ std::vector<Rule> parse_rules(const nlohmann::json& rules, std::string_view wher
   if (!rules.is_array()) {
     throw TunableError(std::string(where) + ": collective_rules is a JSON " + rules.type_name() +
                        "; expected an array of rules (man 7 mpf, Collective rules)");
+  }
+  // A bound, not tuning: a plan indexes its entries in 16 bits.
+  constexpr std::size_t kMaxRules = 1024;
+  if (rules.size() > kMaxRules) {
+    throw TunableError(std::string(where) + ": collective_rules holds " + std::to_string(rules.size()) +
+                       " rules; at most " + std::to_string(kMaxRules));
   }
   std::vector<Rule> out;
   for (std::size_t i = 0; i < rules.size(); ++i) out.push_back(parse_rule(rules[i], where, i));

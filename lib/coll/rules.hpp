@@ -120,6 +120,7 @@ struct Needs {
   bool single_copy = false;  // single copy on (coll_single_copy > 0 and rndv_mode not copy)
   bool cells = false;        // data that fits a cell (Bruck: half the blocks)
   bool board_row = false;    // data that fits a row of the board (kBoardDataBytes)
+  bool some_data = false;    // at least one byte (an all-to-all's rounds of rows are cut by the block)
   bool power_of_two = false; // a group of a power of two ranks
   bool commutative = false;  // a commutative operation (a sum takes the inputs in any order)
   bool two_ranks = true;     // at least two ranks (slots and gather_bcast also serve one)

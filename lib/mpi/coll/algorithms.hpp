@@ -68,7 +68,7 @@ mpf::coll::Task reduce_task(const Communicator& c, mpf::coll::Key key, const voi
                             MPI_Datatype type, MPI_Op op, int root);
 // The plan's choice for a Reduce (root >= 0) or Allreduce (root < 0) of
 // `count` (> 0) elements of `type` with `op`.
-const mpf::coll::Choice& reduce_choice(const Communicator& c, int count, MPI_Datatype type, MPI_Op op, int root);
+mpf::coll::Choice reduce_choice(const Communicator& c, int count, MPI_Datatype type, MPI_Op op, int root);
 // The cell algorithms (cells.cpp), for data of at most cells().capacity()
 // bytes per rank; the functions above choose them. Trees of `radix`.
 mpf::coll::Task bcast_cells_task(const Communicator& c, mpf::coll::Key key, void* buffer, std::uint32_t bytes,

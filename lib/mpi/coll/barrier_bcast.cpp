@@ -48,14 +48,14 @@ Task bcast_slot_task(const Communicator& c, mpf::coll::Key key, void* buffer, st
 
 Task bcast_task(const Communicator& c, mpf::coll::Key key, void* buffer, std::uint64_t bytes, int root) {
   if (c.size() == 1 || bytes == 0) return {};
-  const Choice& choice = c.plan.choose(Operation::bcast, bytes);
-  const auto radix = static_cast<int>(choice.parameters.radix);
+  const Choice choice = c.plan.choose(Operation::bcast, bytes);
+  const auto radix = [&choice] { return static_cast<int>(choice.parameters().radix); };
   switch (choice.algorithm) {
     case Algorithm::board: return bcast_board_task(c, key, buffer, bytes, root, false);
     case Algorithm::board_stage: return bcast_board_task(c, key, buffer, bytes, root, true);
-    case Algorithm::cells: return bcast_cells_task(c, key, buffer, static_cast<std::uint32_t>(bytes), root, radix);
+    case Algorithm::cells: return bcast_cells_task(c, key, buffer, static_cast<std::uint32_t>(bytes), root, radix());
     case Algorithm::single_copy: return bcast_single_task(c, key, buffer, bytes, root);
-    case Algorithm::slots: return bcast_slot_task(c, key, buffer, bytes, root, radix);
+    case Algorithm::slots: return bcast_slot_task(c, key, buffer, bytes, root, radix());
     default: break;
   }
   unplanned(Operation::bcast, choice.algorithm);

@@ -212,11 +212,11 @@ class TreeBcast {
 
 Task barrier_task(const Communicator& c, mpf::coll::Key key) {
   if (c.size() == 1) return {};
-  const Choice& choice = c.plan.choose(Operation::barrier, 0);
+  const Choice choice = c.plan.choose(Operation::barrier, 0);
   switch (choice.algorithm) {
     case Algorithm::board: return barrier_board_task(c, key);
     case Algorithm::dissemination: return steps_task<Dissemination>(c, key);
-    case Algorithm::tree: return barrier_tree_task(c, key, static_cast<int>(choice.parameters.radix));
+    case Algorithm::tree: return barrier_tree_task(c, key, static_cast<int>(choice.parameters().radix));
     default: break;
   }
   unplanned(Operation::barrier, choice.algorithm);
@@ -243,10 +243,10 @@ bool bcast_by_steps(const Communicator& c, mpf::coll::Key key, void* buffer, std
   // The steps of bcast_task's choices that have them: on the board, one
   // entry; the tree of cells.
   if (c.size() == 1 || bytes == 0) return false;
-  const Choice& choice = c.plan.choose(Operation::bcast, bytes);
+  const Choice choice = c.plan.choose(Operation::bcast, bytes);
   if (choice.algorithm == Algorithm::board) return bcast_board_by_steps(c, key, buffer, bytes, root, call);
   if (choice.algorithm != Algorithm::cells) return false;
-  TreeBcast steps(c, key, buffer, static_cast<std::uint32_t>(bytes), root, static_cast<int>(choice.parameters.radix));
+  TreeBcast steps(c, key, buffer, static_cast<std::uint32_t>(bytes), root, static_cast<int>(choice.parameters().radix));
   run_steps(steps, c, call, root);
   return true;
 }
@@ -334,7 +334,7 @@ bool reduce_by_steps(const Communicator& c, mpf::coll::Key key, const void* send
   // The steps of reduce_task's choices that have them: on the board, one
   // row; over the cells.
   if (c.size() == 1 || count == 0) return false;
-  const Choice& choice = reduce_choice(c, count, type, op, root);
+  const Choice choice = reduce_choice(c, count, type, op, root);
   switch (choice.algorithm) {
     case Algorithm::board: return reduce_board_by_steps(c, key, send, recv, count, type, op, root, call);
     case Algorithm::doubling: {
@@ -343,7 +343,7 @@ bool reduce_by_steps(const Communicator& c, mpf::coll::Key key, const void* send
       return true;
     }
     case Algorithm::cells: {
-      TreeReduce steps(c, key, send, recv, count, type, op, root, static_cast<int>(choice.parameters.radix));
+      TreeReduce steps(c, key, send, recv, count, type, op, root, static_cast<int>(choice.parameters().radix));
       run_steps(steps, c, call, root);
       return true;
     }

@@ -212,7 +212,7 @@ Task alltoallv_task(const Communicator& c, mpf::coll::Key key, const void* send,
 }
 
 Task alltoall_task(const Communicator& c, mpf::coll::Key key, const void* send, void* recv, std::uint64_t bytes) {
-  const Choice& choice = c.plan.choose(Operation::alltoall, bytes);
+  const Choice choice = c.plan.choose(Operation::alltoall, bytes);
   switch (choice.algorithm) {
     case Algorithm::board: return alltoall_board_task(c, key, send, recv, bytes);
     case Algorithm::single_copy: return alltoall_single_task(c, key, send, recv, bytes);
@@ -252,7 +252,7 @@ Task allgatherv_task(const Communicator& c, mpf::coll::Key gather_key, mpf::coll
                      std::uint64_t send_bytes, void* recv, std::vector<std::uint64_t> bytes,
                      std::vector<std::uint64_t> displs) {
   const std::uint64_t largest = *std::max_element(bytes.begin(), bytes.end());
-  const Choice& choice = c.plan.choose(Operation::allgather, largest);
+  const Choice choice = c.plan.choose(Operation::allgather, largest);
   switch (choice.algorithm) {
     case Algorithm::board_stage:
       return allgather_board_task(c, gather_key, send, recv, std::move(bytes), std::move(displs));

@@ -117,7 +117,7 @@ Task reduce_slot_task(const Communicator& c, mpf::coll::Key key, const void* sen
 
 }  // namespace
 
-const Choice& reduce_choice(const Communicator& c, int count, MPI_Datatype type, MPI_Op op, int root) {
+Choice reduce_choice(const Communicator& c, int count, MPI_Datatype type, MPI_Op op, int root) {
   const std::size_t element = *datatype_size(type);
   const Operation operation = root < 0 ? Operation::allreduce : Operation::reduce;
   return c.plan.choose_reduction(operation, static_cast<std::uint64_t>(count) * element, [&] {
@@ -128,19 +128,20 @@ const Choice& reduce_choice(const Communicator& c, int count, MPI_Datatype type,
 Task reduce_task(const Communicator& c, mpf::coll::Key key, const void* send, void* recv, int count, MPI_Datatype type,
                  MPI_Op op, int root) {
   if (count == 0) return {};
-  const Choice& choice = reduce_choice(c, count, type, op, root);
-  const mpf::coll::Parameters& p = choice.parameters;
-  const auto radix = static_cast<int>(p.radix);
+  const Choice choice = reduce_choice(c, count, type, op, root);
+  const auto radix = [&choice] { return static_cast<int>(choice.parameters().radix); };
+  const auto piece = [&choice] { return choice.parameters().piece_bytes; };
   switch (choice.algorithm) {
     case Algorithm::board: return reduce_board_task(c, key, send, recv, count, type, op, root);
     case Algorithm::board_sum:
       // In rank order unless any order gives the same bits.
-      return reduce_board_sum_task(c, key, send, recv, count, type, op, root, !op_is_exact(op, type), p.piece_bytes);
-    case Algorithm::board_single_copy: return reduce_board_single_task(c, key, send, recv, count, type, op, root, p);
+      return reduce_board_sum_task(c, key, send, recv, count, type, op, root, !op_is_exact(op, type), piece());
+    case Algorithm::board_single_copy:
+      return reduce_board_single_task(c, key, send, recv, count, type, op, root, choice.parameters());
     case Algorithm::doubling: return allreduce_doubling_task(c, key, send, recv, count, type, op);
-    case Algorithm::cells: return reduce_cells_task(c, key, send, recv, count, type, op, root, radix);
-    case Algorithm::single_copy: return reduce_single_task(c, key, send, recv, count, type, op, root, p.piece_bytes);
-    case Algorithm::slots: return reduce_slot_task(c, key, send, recv, count, type, op, root, radix);
+    case Algorithm::cells: return reduce_cells_task(c, key, send, recv, count, type, op, root, radix());
+    case Algorithm::single_copy: return reduce_single_task(c, key, send, recv, count, type, op, root, piece());
+    case Algorithm::slots: return reduce_slot_task(c, key, send, recv, count, type, op, root, radix());
     default: break;
   }
   unplanned(root < 0 ? Operation::allreduce : Operation::reduce, choice.algorithm);

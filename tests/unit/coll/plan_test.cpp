@@ -72,14 +72,14 @@ TEST(CollPlan, Barrier) {
   EXPECT_EQ(pick(group(node(8, 2), 2), O::barrier, 0), A::dissemination);
   const Plan tree = group(node(8, 2), 3);
   EXPECT_EQ(pick(tree, O::barrier, 0), A::tree);
-  EXPECT_EQ(tree.choose(O::barrier, 0).parameters.radix, 4u);
+  EXPECT_EQ(tree.choose(O::barrier, 0).parameters().radix, 4u);
 }
 
 TEST(CollPlan, BcastOffTheBoard) {
   for (std::uint32_t ranks : {2u, 5u, 16u}) {
     const Plan p = group(node(64, 4), ranks);
     expect_steps(p, O::bcast, {{1, A::cells}, {2081, A::slots}, {64 * KiB, A::single_copy}});
-    EXPECT_EQ(p.choose(O::bcast, 100).parameters.radix, 4u);
+    EXPECT_EQ(p.choose(O::bcast, 100).parameters().radix, 4u);
   }
 }
 
@@ -158,10 +158,10 @@ TEST(CollPlan, ReductionClassesAreAskedOnlyWhereTheyDiffer) {
 
 TEST(CollPlan, ParametersOfTheDefaultRules) {
   const Plan p = world(node(64, 2));
-  EXPECT_EQ(p.choose_reduction(O::allreduce, 2 * 1024 * KiB, [] { return R::exact; }).parameters.piece_bytes,
+  EXPECT_EQ(p.choose_reduction(O::allreduce, 2 * 1024 * KiB, [] { return R::exact; }).parameters().piece_bytes,
             16 * KiB);
   const Parameters pieces =
-      p.choose_reduction(O::allreduce, 2 * 1024 * KiB, [] { return R::noncommutative; }).parameters;
+      p.choose_reduction(O::allreduce, 2 * 1024 * KiB, [] { return R::noncommutative; }).parameters();
   EXPECT_EQ(pieces.min_piece_bytes, 64 * KiB);
   EXPECT_EQ(pieces.max_piece_bytes, 64 * KiB);
   EXPECT_EQ(board_single_copy_piece({.min_piece_bytes = 4 * KiB, .max_piece_bytes = 64 * KiB}, 40 * KiB, 2), 10 * KiB);
@@ -169,7 +169,7 @@ TEST(CollPlan, ParametersOfTheDefaultRules) {
   EXPECT_EQ(board_single_copy_piece({.min_piece_bytes = 4 * KiB, .max_piece_bytes = 64 * KiB}, 1024 * KiB, 2),
             64 * KiB);
   const Plan small = group(node(8, 8), 8);
-  EXPECT_EQ(small.choose_reduction(O::allreduce, 1024 * KiB, [] { return R::exact; }).parameters.piece_bytes,
+  EXPECT_EQ(small.choose_reduction(O::allreduce, 1024 * KiB, [] { return R::exact; }).parameters().piece_bytes,
             64 * KiB);
 }
 
@@ -208,7 +208,7 @@ TEST(CollPlan, TunablesMoveTheSwitchPoints) {
   f.radix = 2;
   const Plan p = group(f, 4);
   expect_steps(p, O::bcast, {{1, A::cells}, {225, A::slots}, {4 * KiB, A::single_copy}});
-  EXPECT_EQ(p.choose(O::bcast, 300).parameters.radix, 2u);
+  EXPECT_EQ(p.choose(O::bcast, 300).parameters().radix, 2u);
   EXPECT_EQ(pick(p, O::barrier, 0), A::tree);
   // Single copy off: never chosen, whatever the size.
   f.single_copy = 0;

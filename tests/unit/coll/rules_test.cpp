@@ -173,10 +173,10 @@ TEST_F(TuningFile, ARuleOverridesADefault) {
   const Plan eight = Plan::build(tuned, f, {.ranks = 8, .world = false});
   EXPECT_EQ(eight.choose(O::bcast, 1).algorithm, A::slots);
   EXPECT_EQ(eight.choose(O::bcast, 1023).algorithm, A::slots);
-  EXPECT_EQ(eight.choose(O::bcast, 1023).parameters.radix, 2u);
+  EXPECT_EQ(eight.choose(O::bcast, 1023).parameters().radix, 2u);
   // Past its range, and on other groups, the defaults.
   EXPECT_EQ(eight.choose(O::bcast, 1024).algorithm, A::cells);
-  EXPECT_EQ(eight.choose(O::bcast, 1024).parameters.radix, 4u);
+  EXPECT_EQ(eight.choose(O::bcast, 1024).parameters().radix, 4u);
   EXPECT_EQ(Plan::build(tuned, f, {.ranks = 4, .world = false}).choose(O::bcast, 1).algorithm, A::cells);
   EXPECT_EQ(Plan::build(tuned, f, {.ranks = 17, .world = false}).choose(O::bcast, 1).algorithm, A::cells);
 }
@@ -197,7 +197,8 @@ TEST_F(TuningFile, ARuleAppliesOnlyWhereItsAlgorithmCanRun) {
   write(R"([{"operation": "bcast", "algorithm": "board_stage"},
             {"operation": "bcast", "algorithm": "cells"},
             {"operation": "allreduce", "algorithm": "board_sum"},
-            {"operation": "allreduce", "algorithm": "doubling"}])");
+            {"operation": "allreduce", "algorithm": "doubling"},
+            {"operation": "alltoall", "algorithm": "board"}])");
   const std::vector<Rule> tuned = rules_from(resolve());
   const JobFacts f = node(64, 2);
   // The board's stage serves the world only; the cells carry at most a cell.
@@ -209,6 +210,11 @@ TEST_F(TuningFile, ARuleAppliesOnlyWhereItsAlgorithmCanRun) {
   const Plan world = Plan::build(tuned, f, {.ranks = 64, .world = true});
   EXPECT_EQ(world.choose_reduction(O::allreduce, 8, [] { return R::commutative; }).algorithm, A::board_sum);
   EXPECT_EQ(world.choose_reduction(O::allreduce, 8, [] { return R::noncommutative; }).algorithm, A::doubling);
+  // An all-to-all's rows carry at least a byte of each block, at most a row.
+  EXPECT_EQ(world.choose(O::alltoall, 0).algorithm, A::bruck);
+  EXPECT_EQ(world.choose(O::alltoall, 1).algorithm, A::board);
+  EXPECT_EQ(world.choose(O::alltoall, 8192).algorithm, A::board);
+  EXPECT_EQ(world.choose(O::alltoall, 8193).algorithm, A::single_copy);
   const Plan six = Plan::build(tuned, node(6, 2), {.ranks = 6, .world = true});
   EXPECT_EQ(six.choose_reduction(O::allreduce, 8, [] { return R::noncommutative; }).algorithm, A::board);
 }
