@@ -43,6 +43,7 @@ struct JobRecord {
   // (the pages its ranks touched).
   std::uint64_t segment_bytes = 0;
   std::uint64_t segment_resident_bytes = 0;
+  std::uint32_t cpus = 0;  // the CPUs the job runs on
 };
 
 }  // namespace mpf::launcher

@@ -466,6 +466,7 @@ int Runner::run() {
   }
 
   const std::vector<int> cpus = allowed_cpus();
+  job_.cpus = static_cast<std::uint32_t>(cpus.size());
   const int nranks = options_.total_ranks();
   const std::vector<Placement> plan = plan_placements(options_.bind_to, options_.map_by, nranks, cpus);
   {

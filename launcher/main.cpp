@@ -9,6 +9,7 @@
 #include <exception>
 #include <vector>
 
+#include "coll/rules.hpp"
 #include "common/tunables.hpp"
 #include "job/run_registry.hpp"
 #include "launcher/job_runner.hpp"
@@ -49,6 +50,8 @@ int main(int argc, char** argv) {
     if (!parsed.options) return parsed.exit_code;
     options = std::move(*parsed.options);
     tunables = resolve_tunables(options);
+    // The collective rules are checked now, not by every rank at start.
+    mpf::coll::rules_from(tunables);
   } catch (const UsageError& e) {
     std::fprintf(stderr, "mpfrun: %s\n", e.what());
     return kUsageStatus;

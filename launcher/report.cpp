@@ -6,6 +6,7 @@
 #include <fstream>
 #include <stdexcept>
 
+#include "coll/plan.hpp"
 #include "common/version.hpp"
 #include "shm/counters.hpp"
 
@@ -21,6 +22,21 @@ std::string utc_time(std::int64_t unix_ns) {
   std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900, tm.tm_mon + 1,
                 tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, static_cast<int>(unix_ns / 1'000'000 % 1000));
   return buf;
+}
+
+// MPI_COMM_WORLD's collective plan, as its ranks built it: the rules in
+// effect, in order, with the facts they were chosen for.
+nlohmann::json world_plan(const common::Tunables& tunables, const JobRecord& job) {
+  const auto nranks = static_cast<std::uint32_t>(job.ranks.size());
+  const coll::JobFacts facts = coll::launch_facts(tunables, nranks, job.cpus);
+  const coll::Plan plan = coll::Plan::build(coll::rules_from(tunables), facts, {.ranks = nranks, .world = true});
+  nlohmann::json rules = nlohmann::json::array();
+  for (const coll::Rule& rule : plan.as_rules()) rules.push_back(coll::to_json(rule));
+  return {{"communicator", "MPI_COMM_WORLD"},
+          {"ranks", nranks},
+          {"ranks_per_cpu", facts.ranks_per_cpu()},
+          {"board", plan.on_board()},
+          {"rules", std::move(rules)}};
 }
 
 }  // namespace
@@ -63,6 +79,7 @@ nlohmann::json job_report(const Options& options, const common::Tunables& tunabl
             {"segment_bytes", job.segment_bytes},
             {"segment_resident_bytes", job.segment_resident_bytes}}},
           {"tunables", tunables.to_json()},
+          {"collective_plan", world_plan(tunables, job)},
           {"ranks", ranks}};
 }
 

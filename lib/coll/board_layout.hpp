@@ -52,7 +52,12 @@ inline constexpr std::uint32_t kBoardEntriesMin = 16;
 inline constexpr std::uint32_t board_entries(std::uint64_t nranks) {
   return nranks > kBoardEntriesMin ? static_cast<std::uint32_t>(nranks) : kBoardEntriesMin;
 }
-inline constexpr std::uint32_t kBoardDataBytes = 8192;  // data of one row or entry
+// Data of one row or entry. Fixed, not a tunable or a rule's parameter:
+// it is the region's geometry (2 x (nranks + 1) rows and the entries'
+// ring), which the launcher lays out before any rank runs and every rank
+// maps alike. The default rules (coll/default_rules.cpp) place the board's
+// switch points from it, and a rule cannot send more through a row.
+inline constexpr std::uint32_t kBoardDataBytes = 8192;
 
 struct alignas(kCacheLine) BoardHeader {
   std::atomic<std::uint64_t> arrived;                       // arrivals at row calls, all calls together

@@ -12,8 +12,7 @@ void Cells::init(shm::Transport& transport) {
   layout_ = CellsLayout(transport.segment().region(CellsLayout::kName, CellsLayout::kVersion), transport.local_size());
   me_ = transport.rank();
   cell_bytes_ = layout_.cell_bytes();
-  capacity_ = std::min<std::uint32_t>(kMaxCellData,
-                                      static_cast<std::uint32_t>(cell_bytes_ - offsetof(MailCell, data)));
+  capacity_ = capacity_of(cell_bytes_);
   const std::uint32_t n = transport.size();
   out_.assign(n, nullptr);
   in_.assign(n, nullptr);

@@ -18,6 +18,7 @@
 // at each poll).
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -37,8 +38,13 @@ class Cells {
  public:
   void init(shm::Transport& transport);
 
-  // Data bytes one message can carry (the coll_short_limit tunable).
+  // Data bytes one message can carry (the coll_short_limit tunable, up to
+  // the end of the cell's last line).
   std::uint32_t capacity() const { return capacity_; }
+  // The same for cells of `cell_bytes`.
+  static std::uint32_t capacity_of(std::size_t cell_bytes) {
+    return std::min<std::uint32_t>(kMaxCellData, static_cast<std::uint32_t>(cell_bytes - offsetof(MailCell, data)));
+  }
 
   // Posts step `step` of collective `key` with `bytes` (<= capacity()) at
   // `data` to world rank `to`, and wakes it. False, posting nothing, while

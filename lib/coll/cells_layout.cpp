@@ -10,7 +10,7 @@ namespace mpf::coll {
 CellsLayout::Header CellsLayout::header_for(std::uint32_t nranks, std::uint32_t cell_data_bytes) {
   Header h{};
   h.nranks = nranks;
-  h.cell_bytes = static_cast<std::uint32_t>(shm::round_up(offsetof(MailCell, data) + cell_data_bytes, kCacheLine));
+  h.cell_bytes = cell_bytes_for(cell_data_bytes);
   h.acks_offset = shm::round_up(sizeof(Header), kCacheLine);
   h.ack_row = shm::round_up(std::uint64_t{nranks} * sizeof(std::uint64_t), kCacheLine);
   // The cells start on a page of their own: they are touched pair by pair.

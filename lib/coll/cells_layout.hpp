@@ -64,6 +64,11 @@ class CellsLayout {
 
   // Bytes of one cell (MailCell and its data).
   std::uint32_t cell_bytes() const { return h_.cell_bytes; }
+  // Bytes of a cell laid out for `cell_data_bytes` of data (the
+  // coll_short_limit tunable): whole cache lines, so a little more.
+  static std::uint32_t cell_bytes_for(std::uint32_t cell_data_bytes) {
+    return static_cast<std::uint32_t>(shm::round_up(offsetof(MailCell, data) + cell_data_bytes, kCacheLine));
+  }
   // Cell `i` (< kCellsPerPair) of the pair (sender -> receiver), and how
   // many of the sender's cells the receiver has taken.
   MailCell& cell(std::uint32_t sender, std::uint32_t receiver, std::uint32_t i) const {

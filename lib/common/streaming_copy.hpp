@@ -53,7 +53,7 @@ inline void copy_streaming(void* dst, const void* src, std::size_t bytes) {
 }
 
 // memcpy, or copy_streaming when `stream` (a caller's choice made once per
-// collective, stream_copy_out in mpi/coll/context.hpp).
+// collective, coll::Plan::streams).
 inline void copy_out(void* dst, const void* src, std::size_t bytes, bool stream) {
   if (stream) {
     copy_streaming(dst, src, bytes);

@@ -22,6 +22,8 @@ using detail::ParseStatus;
 
 constexpr std::string_view kEnvPrefix = "MPF_";
 constexpr int kTuningFileVersion = 1;
+// The tuning file's array of collective rules: the coll_rules tunable.
+constexpr std::string_view kRulesKey = "collective_rules";
 
 std::string lower_case(std::string_view text) {
   std::string out(text);
@@ -154,6 +156,16 @@ std::string file_self_reference(std::string_view path) {
                           "mpfrun --tuning PATH or --set tuning_file=PATH");
 }
 
+std::string file_rules_as_tunable(std::string_view path) {
+  return file_error(path, "tunable 'coll_rules' is written as the tuning file's " + std::string(kRulesKey) +
+                              " array, beside tunables, not inside it (man 7 mpf, Collective rules)");
+}
+
+std::string file_rules_shape_error(std::string_view path, const nlohmann::json& rules) {
+  return file_error(path, std::string(kRulesKey) + " is a JSON " + rules.type_name() +
+                              "; expected an array of rules (man 7 mpf, Collective rules)");
+}
+
 std::string expected_json_types(const TunableSpec& row) {
   switch (row.kind) {
     case TunableKind::integer:
@@ -257,9 +269,10 @@ std::vector<Setting> tuning_file_settings(const std::string& path, const std::st
   }
   if (!document.is_object()) throw TunableError(file_shape_error(path));
   for (const auto& [key, value] : document.items()) {
-    if (key != "mpf_tuning_version" && key != "tunables") {
+    if (key != "mpf_tuning_version" && key != "tunables" && key != kRulesKey) {
       throw TunableError(file_error(path, "unknown key " + in_quotes(key) +
-                                              " (expected mpf_tuning_version and tunables)"));
+                                              " (expected mpf_tuning_version, tunables and optionally " +
+                                              std::string(kRulesKey) + ")"));
     }
   }
   if (!document.contains("mpf_tuning_version") || !document.contains("tunables")) {
@@ -278,9 +291,17 @@ std::vector<Setting> tuning_file_settings(const std::string& path, const std::st
     std::optional<Tunable> tunable = find_tunable(name);
     if (!tunable) throw TunableError(file_unknown_tunable(path, name));
     if (*tunable == Tunable::tuning_file) throw TunableError(file_self_reference(path));
+    if (*tunable == Tunable::coll_rules) throw TunableError(file_rules_as_tunable(path));
     std::optional<std::string> text = json_value_text(spec(*tunable), value);
     if (!text) throw TunableError(wrong_json_type("tuning file " + path, spec(*tunable), value));
     out.push_back({*tunable, std::move(*text), "tuning file " + path, "file " + path});
+  }
+  // The rules are checked where they are read (coll::rules_from): this
+  // layer knows no collective algorithms.
+  if (document.contains(kRulesKey)) {
+    const nlohmann::json& rules = document[kRulesKey];
+    if (!rules.is_array()) throw TunableError(file_rules_shape_error(path, rules));
+    out.push_back({Tunable::coll_rules, rules.dump(), "tuning file " + path, "file " + path});
   }
   return out;
 }

@@ -49,6 +49,7 @@ enum class Tunable : std::size_t {
   coll_board_stage,
   coll_single_copy,
   coll_stream_copy,
+  coll_rules,
   datatype_check,
   debug,
   count,  // not a tunable: the number of tunables; keep it last
@@ -382,6 +383,16 @@ inline constexpr std::array<TunableSpec, kTunableCount> kTunableTable{{
                "that together outgrow the last-level cache are evicted before they are read again, and an "
                "ordinary store reads each line in first; 0: half the last-level cache (its size from sysfs; "
                "32 MiB when it does not say); 1024GiB: never",
+    },
+    {
+        .id = Tunable::coll_rules,
+        .name = "coll_rules",
+        .kind = TunableKind::text,
+        .default_value = "",
+        .doc = "Collective rules read before the default ones, first match wins: a JSON array of rules "
+               "(operation, byte range, ranks, ranks per CPU -> algorithm and parameters; man 7 mpf, "
+               "Collective rules), normally a tuning file's collective_rules array, as mpftune writes it; "
+               "empty: the default rules alone",
     },
     {
         .id = Tunable::datatype_check,

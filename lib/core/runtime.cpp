@@ -85,6 +85,7 @@ void Runtime::attach_segment(int fd) {
   }
   try {
     tunables_ = common::Tunables::from_json(nlohmann::json::parse(segment_->tunables_json()));
+    coll_rules_ = coll::rules_from(*tunables_);
   } catch (const std::exception& e) {
     throw RuntimeError(std::string("cannot read the job's tunables from the shared segment: ") + e.what());
   }
@@ -98,6 +99,7 @@ void Runtime::attach_segment(int fd) {
 void Runtime::create_own_segment() {
   try {
     tunables_ = common::Tunables::resolve(environ, {});
+    coll_rules_ = coll::rules_from(*tunables_);
   } catch (const common::TunableError& e) {
     throw RuntimeError(e.what());
   }
@@ -126,9 +128,9 @@ void Runtime::start_messaging() {
   // The world's collectives go flat through the board when it has more
   // ranks than exchange pairwise (coll_exchange_max; 0: the CPUs), unless
   // coll_board turns it off.
-  const auto exchange_max = static_cast<std::uint32_t>(tunables_->integer(common::Tunable::coll_exchange_max));
-  board_.init(transport_, tunables_->boolean(common::Tunable::coll_board) &&
-                              transport_.size() > (exchange_max > 0 ? exchange_max : transport_.ncpus()));
+  board_.init(transport_, coll::board_wanted(*tunables_, transport_.size(), transport_.ncpus()));
+  coll_facts_ = coll::job_facts(*tunables_, transport_.size(), transport_.ncpus(), cells_.capacity(), board_.in_use(),
+                                board_.stage_capacity());
   if (common::DebugTopics::from(*tunables_).wireup) {
     const shm::SegmentHeader& h = segment_->header();
     common::debug_report(job_.rank,

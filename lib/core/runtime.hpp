@@ -10,6 +10,8 @@
 #include <string>
 
 #include "coll/board.hpp"
+#include "coll/default_rules.hpp"
+#include "coll/rules.hpp"
 #include "coll/cells.hpp"
 #include "coll/channel.hpp"
 #include "common/tunables.hpp"
@@ -69,6 +71,10 @@ class Runtime {
   // Small collective messages over per-pair cells.
   coll::Cells& cells() { return cells_; }
   coll::Board& board() { return board_; }
+  // What every group's collective plan is built from (coll/plan.hpp): the
+  // job's facts, and the rules of the tuning file (coll_rules).
+  const coll::JobFacts& coll_facts() const { return coll_facts_; }
+  const std::vector<coll::Rule>& coll_rules() const { return coll_rules_; }
   const shm::Segment& segment() const { return *segment_; }
 
  private:
@@ -94,6 +100,8 @@ class Runtime {
   coll::Channel channel_;
   coll::Cells cells_;
   coll::Board board_;
+  coll::JobFacts coll_facts_;
+  std::vector<coll::Rule> coll_rules_;
 };
 
 }  // namespace mpf::core

@@ -267,7 +267,7 @@ Task allgatherv_op(const Communicator& c, Key gather_key, Key bcast_key, std::ve
                    const std::byte* mine, std::uint64_t send_bytes, void* recvbuf, Blocks recv) {
   if (mine_copy.size() > 0) mine = mine_copy.data();
   const std::uint64_t largest = *std::max_element(recv.bytes.begin(), recv.bytes.end());
-  if (!coll::allgather_direct(c, largest) && !recv.staged) recv.stage();
+  if (coll::allgather_packed(c, largest) && !recv.staged) recv.stage();
   Task t = coll::allgatherv_task(c, gather_key, bcast_key, mine, send_bytes, recv.base(recvbuf), recv.bytes,
                                  recv.offsets);
   co_await finished(t);

@@ -168,6 +168,10 @@ MPI_Comm add_communicator(std::vector<std::uint32_t> world, std::uint32_t contex
     if (world[i] == me) c->rank = static_cast<int>(i);
   }
   c->world = std::move(world);
+  // MPI_COMM_WORLD (context 0) is the only communicator the board serves.
+  const core::Runtime& rt = core::Runtime::instance();
+  c->plan = mpf::coll::Plan::build(rt.coll_rules(), rt.coll_facts(),
+                                   {.ranks = static_cast<std::uint32_t>(c->world.size()), .world = context == 0});
   c->context = context;
   c->coll_seq = first_seq;
   c->epoch = first_seq;

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "coll/channel.hpp"
+#include "coll/plan.hpp"
 #include "core/context_ids.hpp"
 #include "mpi/attributes.hpp"
 #include "mpi/topology.hpp"
@@ -23,7 +24,7 @@ namespace mpf::mpi {
 
 struct Communicator {
   // Cache line 0: what every call on it reads or counts (a collective's
-  // data path touches no other line of it).
+  // data path touches no other line of it but its plan's).
   std::vector<std::uint32_t> world;  // comm rank -> world rank
   int rank = 0;
   std::uint32_t context = 0;         // matching context and collective key
@@ -49,6 +50,9 @@ struct Communicator {
   // counters come first, in this line.
   mutable progress::CollectiveTrack calls;
   // Cache line 1 and on.
+  // The algorithm each collective call on it takes, built with it
+  // (coll/plan.hpp): a collective reads it once per call.
+  mpf::coll::Plan plan;
   std::vector<std::int32_t> rank_of; // world rank -> comm rank, -1 if not a member
   MPI_Errhandler errhandler = MPI_ERRORS_ARE_FATAL;
   std::string name;

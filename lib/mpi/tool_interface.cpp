@@ -116,7 +116,7 @@ constexpr PvarRow kProgressPvars[] = {
 };
 constexpr Tunable kCollectiveCvars[] = {Tunable::coll_buffer,       Tunable::coll_radix, Tunable::coll_short_limit,
                                         Tunable::coll_exchange_max, Tunable::coll_board, Tunable::coll_board_stage,
-                                        Tunable::coll_single_copy,  Tunable::coll_stream_copy};
+                                        Tunable::coll_single_copy,  Tunable::coll_stream_copy, Tunable::coll_rules};
 constexpr PvarRow kCollectivePvars[] = {{"turn_sleeps", kCounter}, {"turn_timeouts", kCounter}};
 constexpr Tunable kDebugCvars[] = {Tunable::datatype_check, Tunable::debug};
 

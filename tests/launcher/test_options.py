@@ -223,6 +223,19 @@ class Tunables(JobTestCase):
         self.assertEqual(status, 2)
         self.assertIn("missing.json", err)
 
+    def test_bad_collective_rule_is_refused_before_any_rank_starts(self):
+        tuning = os.path.join(self.tmpdir, "rules.json")
+        with open(tuning, "w") as f:
+            json.dump({"mpf_tuning_version": 1, "tunables": {},
+                       "collective_rules": [{"operation": "bcast", "algorithm": "slots"},
+                                            {"operation": "bcast", "algorithm": "bruck"}]}, f)
+        status, out, err = self.mpfrun("--tuning", tuning, "-n", "2", "echo", "ran")
+        self.assertEqual(status, 2)
+        self.assertEqual(out, "")
+        self.assertEqual(err.strip(),
+                         f"mpfrun: tuning file {tuning}: collective_rules[1]: field 'algorithm' is 'bruck', not an "
+                         "algorithm of bcast; expected one of: board, board_stage, cells, single_copy, slots")
+
     def test_unknown_environment_tunable_is_an_error(self):
         env = dict(self.env, MPF_STOP_GRACE="5")
         status, _, err = self.mpfrun("-n", "1", "true", env=env)
@@ -249,6 +262,29 @@ class Report(JobTestCase):
         self.assertIn("stop_grace_ms", names)
         os.unlink(path)
         self.assert_clean()
+
+    def test_report_shows_the_worlds_collective_plan(self):
+        tuning = os.path.join(self.tmpdir, "rules.json")
+        tuned = {"operation": "bcast", "max_bytes": 1024, "algorithm": "slots", "radix": 2}
+        with open(tuning, "w") as f:
+            json.dump({"mpf_tuning_version": 1, "tunables": {}, "collective_rules": [tuned]}, f)
+        path = os.path.join(self.tmpdir, "report.json")
+        status, _, err = self.mpfrun("--tuning", tuning, "--set", "coll_exchange_max=8", "--report", path,
+                                     "-n", "2", ACTIONS, "hello")
+        self.assertEqual(status, 0, err)
+        with open(path) as f:
+            report = json.load(f)
+        jsonschema.validate(report, self.load_schema("mpfrun-report.schema.json"))
+        plan = report["collective_plan"]
+        self.assertEqual(plan["ranks"], 2)
+        self.assertFalse(plan["board"])
+        bcast = [r for r in plan["rules"] if r["operation"] == "bcast"]
+        self.assertEqual(bcast[0], tuned)
+        self.assertEqual(bcast[1]["min_bytes"], 1024)
+        self.assertEqual(bcast[1]["algorithm"], "cells")
+        barrier = [r for r in plan["rules"] if r["operation"] == "barrier"]
+        self.assertEqual(barrier, [{"operation": "barrier", "algorithm": "dissemination"}])
+        os.unlink(path)
 
     def test_report_counts_messages_per_protocol(self):
         path = os.path.join(self.tmpdir, "report.json")

@@ -7,25 +7,28 @@
 // on it even when the call has nothing to move) and passes it in; the
 // blocking functions at the end do both.
 //
-// On MPI_COMM_WORLD with more ranks than coll_exchange_max, Barrier,
-// Reduce and Allreduce of up to the board's capacity, Alltoall of up to
-// half of it, Allgather of 64 KiB in all or more (in rounds of the stage's size) and Bcast of any size go
-// through the board (board.cpp: flat, one wait per rank and call; a large
-// Bcast or Allgather through its stage, board_stage), and so do larger
-// Reduce and Allreduce: with a commutative operation every rank adds its
-// input into one of the board's sums (board_sum: as it runs, or in rank
-// order unless the operation is exact), else, when large enough for two
-// single-copy pieces per CPU (board_piece), whichever rank has a CPU
-// combines the next piece. Larger Alltoall blocks
-// go by single copy (board_alltoall_single), exposed through the board.
-// Data of at most coll_short_limit bytes per rank goes through the cells
-// (cells.cpp: one cache-line transfer per message, and dissemination or
-// recursive doubling on up to coll_exchange_max ranks); blocks of at least
-// coll_single_copy bytes of Bcast, Reduce, Allreduce, Alltoall and Allgather are
-// read straight from the peers' buffers (single_copy.cpp); the rest goes
-// through the slots:
+// Which algorithm a call takes is its communicator's plan's choice
+// (Communicator::plan, coll/plan.hpp), from the tuning file's rules and the
+// default ones (coll/default_rules.cpp, where the switch points and their
+// reasons are). By default: on MPI_COMM_WORLD with more ranks than
+// coll_exchange_max, Barrier, Reduce and Allreduce of up to the board's
+// row, Alltoall of up to half of it, Allgather of 64 KiB in all or more
+// (in rounds of the stage's size) and Bcast of any size go through the
+// board (board.cpp: flat, one wait per rank and call; a large Bcast or
+// Allgather through its stage), and so do larger Reduce and Allreduce:
+// with a commutative operation every rank adds its input into one of the
+// board's sums (as it runs, or in rank order unless the operation is
+// exact), else, when large enough for two single-copy pieces per CPU,
+// whichever rank has a CPU combines the next piece. Larger Alltoall blocks
+// go by single copy, exposed through the board. Data of at most
+// coll_short_limit bytes per rank goes through the cells (cells.cpp: one
+// cache-line transfer per message, and dissemination or recursive
+// doubling on up to coll_exchange_max ranks); blocks of at least
+// coll_single_copy bytes of Bcast, Reduce, Allreduce, Alltoall and
+// Allgather are read straight from the peers' buffers (single_copy.cpp);
+// the rest goes through the slots:
 //
-//   barrier, bcast, reduce   k-nomial trees (radix: the coll_radix tunable)
+//   barrier, bcast, reduce   k-nomial trees (radix: the rule's, by default coll_radix)
 //   allreduce                the reduce tree, then its bcast, chunk by chunk
 //   reductions               always rooted at rank 0 and combined in rank
 //                            order, so the result does not depend on the
@@ -49,6 +52,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "coll/plan.hpp"
 #include "coll/task.hpp"
 #include "mpi/comm.hpp"
 
@@ -62,12 +66,18 @@ mpf::coll::Task bcast_task(const Communicator& c, mpf::coll::Key key, void* buff
 // `root` < 0: every rank gets the result (allreduce).
 mpf::coll::Task reduce_task(const Communicator& c, mpf::coll::Key key, const void* send, void* recv, int count,
                             MPI_Datatype type, MPI_Op op, int root);
+// The plan's choice for a Reduce (root >= 0) or Allreduce (root < 0) of
+// `count` (> 0) elements of `type` with `op`.
+mpf::coll::Choice reduce_choice(const Communicator& c, int count, MPI_Datatype type, MPI_Op op, int root);
 // The cell algorithms (cells.cpp), for data of at most cells().capacity()
-// bytes per rank; the functions above choose them.
+// bytes per rank; the functions above choose them. Trees of `radix`.
 mpf::coll::Task bcast_cells_task(const Communicator& c, mpf::coll::Key key, void* buffer, std::uint32_t bytes,
-                                 int root);
+                                 int root, int radix);
 mpf::coll::Task reduce_cells_task(const Communicator& c, mpf::coll::Key key, const void* send, void* recv, int count,
-                                  MPI_Datatype type, MPI_Op op, int root);
+                                  MPI_Datatype type, MPI_Op op, int root, int radix);
+// Allreduce by recursive doubling, on a power-of-two communicator.
+mpf::coll::Task allreduce_doubling_task(const Communicator& c, mpf::coll::Key key, const void* send, void* recv,
+                                        int count, MPI_Datatype type, MPI_Op op);
 // Every rank's block (bytes[i] at displs[i] of recv; this rank's from
 // `send`) to every rank; each block fits a cell.
 mpf::coll::Task allgatherv_cells_task(const Communicator& c, mpf::coll::Key key, const void* send, void* recv,
@@ -89,13 +99,14 @@ mpf::coll::Task alltoallv_task(const Communicator& c, mpf::coll::Key key, const 
                                std::vector<std::uint64_t> send_bytes, std::vector<std::uint64_t> send_displs,
                                void* recv, std::vector<std::uint64_t> recv_bytes,
                                std::vector<std::uint64_t> recv_displs);
-// The single-copy algorithms (single_copy.cpp), for blocks of at least
-// the coll_single_copy tunable; the functions here choose them.
+// The single-copy algorithms (single_copy.cpp); the functions here choose
+// them.
 mpf::coll::Task bcast_single_task(const Communicator& c, mpf::coll::Key key, void* buffer, std::uint64_t bytes,
                                   int root);
-// `root` < 0: every rank gets the result (allreduce).
+// `root` < 0: every rank gets the result (allreduce). Combines pieces of
+// `piece_bytes` at once (whole elements, at least one).
 mpf::coll::Task reduce_single_task(const Communicator& c, mpf::coll::Key key, const void* send, void* recv, int count,
-                                   MPI_Datatype type, MPI_Op op, int root);
+                                   MPI_Datatype type, MPI_Op op, int root, std::uint64_t piece_bytes);
 // Where a rank's buffers are, as its peers read and write them by single
 // copy.
 struct Exposed {
@@ -116,7 +127,8 @@ mpf::coll::Task alltoall_single_task(const Communicator& c, mpf::coll::Key key, 
 mpf::coll::Task allgatherv_single_task(const Communicator& c, mpf::coll::Key key, const void* send, void* recv,
                                        std::vector<std::uint64_t> bytes, std::vector<std::uint64_t> displs);
 
-// The board algorithms (board.cpp), for MPI_COMM_WORLD when on_board().
+// The board algorithms (board.cpp), for MPI_COMM_WORLD when its plan is on
+// the board (Plan::on_board).
 // Each takes the numbers of its row calls or broadcast entries when it
 // starts to run (Board::reserve_rows, reserve_entries): a rank runs its
 // collectives one at a time in the order it called them, so every rank
@@ -137,19 +149,24 @@ bool reduce_board_by_steps(const Communicator& c, mpf::coll::Key key, const void
 mpf::coll::Task exposed_board_task(const Communicator& c, mpf::coll::Key key, std::uint64_t call, Exposed mine,
                                    std::vector<Exposed>& all);
 mpf::coll::Task arrive_board_task(mpf::coll::Key key, std::uint64_t call);
+// Through the entries, or the stage when `staged`.
 mpf::coll::Task bcast_board_task(const Communicator& c, mpf::coll::Key key, void* buffer, std::uint64_t bytes,
-                                 int root);
+                                 int root, bool staged);
 // count * size of type <= Board::capacity().
 mpf::coll::Task reduce_board_task(const Communicator& c, mpf::coll::Key key, const void* send, void* recv, int count,
                                   MPI_Datatype type, MPI_Op op, int root);
 // Any count, a commutative operation, with a stage: each rank adds its input
 // into the board's sums, as it runs (an exact operation, op_is_exact) or in
-// rank order (`in_order`, board.cpp).
+// rank order (`in_order`, board.cpp), in pieces of about `piece_bytes`
+// (whole elements; at least 2 x kSumPieceMin, which rules.cpp checks).
 mpf::coll::Task reduce_board_sum_task(const Communicator& c, mpf::coll::Key key, const void* send, void* recv,
-                                      int count, MPI_Datatype type, MPI_Op op, int root, bool in_order);
-// Any count, by single copy: the ranks share the work (board.cpp).
+                                      int count, MPI_Datatype type, MPI_Op op, int root, bool in_order,
+                                      std::uint64_t piece_bytes);
+// Any count, by single copy: the ranks share the work (board.cpp), in
+// pieces of board_single_copy_piece(sizes, ...).
 mpf::coll::Task reduce_board_single_task(const Communicator& c, mpf::coll::Key key, const void* send, void* recv,
-                                         int count, MPI_Datatype type, MPI_Op op, int root);
+                                         int count, MPI_Datatype type, MPI_Op op, int root,
+                                         mpf::coll::Parameters sizes);
 // Blocks of at most Board::capacity() bytes.
 // Blocks packed in rank order, at most the stage's size in all: each rank
 // copies its block into the stage and every rank copies them all out.
@@ -159,23 +176,22 @@ mpf::coll::Task alltoall_board_task(const Communicator& c, mpf::coll::Key key, c
                                     std::uint64_t bytes);
 
 // MPI_Alltoall's equal blocks of `bytes`, rank i's at i * bytes (send and
-// recv distinct): through the cells when they fit one, by single-copy reads
-// when they are large, else alltoallv_task.
+// recv distinct), as the plan chooses: through the board, the cells, by
+// single-copy reads, or alltoallv_task.
 mpf::coll::Task alltoall_task(const Communicator& c, mpf::coll::Key key, const void* send, void* recv,
                               std::uint64_t bytes);
 
 // Allgatherv: every rank's block (bytes[i] at displs[i] of recv; this
 // rank's `send_bytes` from `send`, which may be its own place in recv) to
-// every rank. With allgather_direct, each rank sends its block to every
-// other (through the cells, or as an all-to-all of the same block), or
-// every rank reads every other's by single copy (gather_key only);
-// otherwise the blocks are gathered at rank 0 and
-// broadcast (a tree: few wake-ups when ranks outnumber CPUs), which needs
-// them packed in rank order; on the board, blocks that would make a staged
-// Bcast and fit the stage go through it (board_allgather,
-// allgather_board_task). Every rank knows every block's size, so all
-// choose alike.
-bool allgather_direct(const Communicator& c, std::uint64_t largest);
+// every rank, as the plan chooses for the largest block: each rank sends
+// its block to every other (through the cells, or as an all-to-all of the
+// same block), or every rank reads every other's by single copy
+// (gather_key only); or the blocks are gathered at rank 0 and broadcast
+// (a tree: few wake-ups when ranks outnumber CPUs), or on the board go
+// through its stage (allgather_board_task): those two need the blocks
+// packed in rank order (allgather_packed). Every rank knows every block's
+// size, so all choose alike.
+bool allgather_packed(const Communicator& c, std::uint64_t largest);
 mpf::coll::Task allgatherv_task(const Communicator& c, mpf::coll::Key gather_key, mpf::coll::Key bcast_key,
                                 const void* send, std::uint64_t send_bytes, void* recv,
                                 std::vector<std::uint64_t> bytes, std::vector<std::uint64_t> displs);

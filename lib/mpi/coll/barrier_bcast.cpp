@@ -17,8 +17,9 @@ using mpf::coll::until;
 
 namespace {
 
-Task bcast_slot_task(const Communicator& c, mpf::coll::Key key, void* buffer, std::uint64_t bytes, int root) {
-  const TreeNode node = knomial_node(c.rank, root, c.size(), radix());
+Task bcast_slot_task(const Communicator& c, mpf::coll::Key key, void* buffer, std::uint64_t bytes, int root,
+                     int radix) {
+  const TreeNode node = knomial_node(c.rank, root, c.size(), radix);
   const std::vector<std::uint32_t> children = worlds_of(c, node.children);
   mpf::coll::Channel& ch = channel();
   auto* data = static_cast<std::byte*>(buffer);
@@ -47,15 +48,17 @@ Task bcast_slot_task(const Communicator& c, mpf::coll::Key key, void* buffer, st
 
 Task bcast_task(const Communicator& c, mpf::coll::Key key, void* buffer, std::uint64_t bytes, int root) {
   if (c.size() == 1 || bytes == 0) return {};
-  // On the board: one entry's worth at once (the common case, decided
-  // without reading the tunables), more through the stage or, without
-  // one, in pipelined entries up to the single-copy threshold.
-  if (on_board(c) && (bytes <= mpf::coll::Board::capacity() || board_stage(bytes) || !single_copy(bytes))) {
-    return bcast_board_task(c, key, buffer, bytes, root);
+  const Choice choice = c.plan.choose(Operation::bcast, bytes);
+  const auto radix = [&choice] { return static_cast<int>(choice.parameters().radix); };
+  switch (choice.algorithm) {
+    case Algorithm::board: return bcast_board_task(c, key, buffer, bytes, root, false);
+    case Algorithm::board_stage: return bcast_board_task(c, key, buffer, bytes, root, true);
+    case Algorithm::cells: return bcast_cells_task(c, key, buffer, static_cast<std::uint32_t>(bytes), root, radix());
+    case Algorithm::single_copy: return bcast_single_task(c, key, buffer, bytes, root);
+    case Algorithm::slots: return bcast_slot_task(c, key, buffer, bytes, root, radix());
+    default: break;
   }
-  if (bytes <= cells().capacity()) return bcast_cells_task(c, key, buffer, static_cast<std::uint32_t>(bytes), root);
-  if (single_copy(bytes)) return bcast_single_task(c, key, buffer, bytes, root);
-  return bcast_slot_task(c, key, buffer, bytes, root);
+  unplanned(Operation::bcast, choice.algorithm);
 }
 
 void barrier(Communicator& c, const char* call) {

@@ -11,8 +11,8 @@
 //                In a run of one-entry Bcasts of rotating roots, the ranks
 //                take turns (coll/board.hpp): only those whose turn as root
 //                comes next yield, the others sleep until it comes near.
-//                From half the entries' ring (board_stage), the same through
-//                the stage, one large entry (in rounds of its size)
+//                From half the entries' ring (the default rules), the same
+//                through the stage, one large entry (in rounds of its size)
 //   reduce       every rank writes its vector in its row; the last to arrive
 //   allreduce    combines the rows in rank order (x0 op x1 op ... op xn-1,
 //                whoever arrives last and whoever the root) into the result
@@ -54,6 +54,7 @@
 #include <vector>
 
 #include "coll/scratch.hpp"
+#include "common/streaming_copy.hpp"
 #include "mpi/coll/algorithms.hpp"
 #include "mpi/coll/context.hpp"
 #include "mpi/coll/ops.hpp"
@@ -132,7 +133,7 @@ auto arrive(std::uint64_t call, Key key, Finish finish) {
 }
 
 // Where a Bcast's data goes: the board's entries, or its stage, copied out
-// with ordinary or streaming stores (stream_copy_out).
+// with ordinary or streaming stores (Plan::streams).
 enum class BcastVia { entries, stage, stage_streaming };
 
 // Moves entry `number` (root: publishes it; others: copy it out): true once
@@ -278,13 +279,10 @@ Task arrive_board_task(Key key, std::uint64_t call) {
   co_await arrive(call, key, [] {});
 }
 
-Task bcast_board_task(const Communicator& c, Key key, void* buffer, std::uint64_t bytes, int root) {
+Task bcast_board_task(const Communicator& c, Key key, void* buffer, std::uint64_t bytes, int root, bool staged) {
   Board& b = board();
-  // A message that would take many entries goes through the stage: the
-  // root copies it in once, each rank copies it out once.
-  const bool staged = board_stage(bytes);
   const BcastVia via =
-      !staged ? BcastVia::entries : (stream_copy_out(bytes) ? BcastVia::stage_streaming : BcastVia::stage);
+      !staged ? BcastVia::entries : (c.plan.streams(bytes) ? BcastVia::stage_streaming : BcastVia::stage);
   const std::uint64_t window = staged ? b.stage_capacity() : Board::capacity();
   const auto uses = static_cast<std::uint32_t>((bytes + window - 1) / window);
   const std::uint64_t first = staged ? b.reserve_stage(uses) : b.reserve_entries(uses);
@@ -310,7 +308,7 @@ bool reduce_board_by_steps(const Communicator& c, Key key, const void* send, voi
 }
 
 Task reduce_board_sum_task(const Communicator& c, Key key, const void* send, void* recv, int count,
-                           MPI_Datatype type, MPI_Op op, int root, bool in_order) {
+                           MPI_Datatype type, MPI_Op op, int root, bool in_order, std::uint64_t piece_bytes) {
   Board& b = board();
   const std::size_t element = *datatype_size(type);
   const std::uint64_t per_round = b.stage_capacity() / element;
@@ -326,10 +324,10 @@ Task reduce_board_sum_task(const Communicator& c, Key key, const void* send, voi
   auto* out = static_cast<std::byte*>(recv);
   const bool keeps_result = root < 0 || c.rank == root;
   // Only an Allreduce's copies add up across the node.
-  const bool stream = root < 0 && stream_copy_out(static_cast<std::uint64_t>(count) * element);
+  const bool stream = root < 0 && c.plan.streams(static_cast<std::uint64_t>(count) * element);
   // Pieces of whole elements, small enough that ranks with a CPU each seldom
   // need the same one, large enough that holding one costs little.
-  const std::uint64_t per_piece = std::max<std::uint64_t>(kSumPieceBytes / element, 1);
+  const std::uint64_t per_piece = std::max<std::uint64_t>(piece_bytes / element, 1);
   for (std::uint64_t first = 0; first < static_cast<std::uint64_t>(count); first += per_round, ++call, ++use) {
     const std::uint64_t elements = std::min(per_round, static_cast<std::uint64_t>(count) - first);
     const std::byte* mine = in + first * element;
@@ -360,7 +358,7 @@ Task reduce_board_sum_task(const Communicator& c, Key key, const void* send, voi
 }
 
 Task reduce_board_single_task(const Communicator& c, Key key, const void* send, void* recv, int count,
-                              MPI_Datatype type, MPI_Op op, int root) {
+                              MPI_Datatype type, MPI_Op op, int root, mpf::coll::Parameters sizes) {
   Board& b = board();
   const std::uint64_t call = b.reserve_rows(2);
   const auto n = static_cast<std::uint32_t>(c.size());
@@ -372,7 +370,9 @@ Task reduce_board_single_task(const Communicator& c, Key key, const void* send, 
   std::vector<Exposed> peers(n);
   for (std::uint32_t r = 0; r < n; ++r) std::memcpy(&peers[r], b.row(call, r), sizeof(Exposed));
   const std::size_t element = *datatype_size(type);
-  const auto per_piece = std::max<std::uint64_t>(1, board_piece(static_cast<std::uint64_t>(count) * element) / element);
+  const auto per_piece = std::max<std::uint64_t>(
+      1, mpf::coll::board_single_copy_piece(sizes, static_cast<std::uint64_t>(count) * element, c.plan.cpus()) /
+             element);
   const std::uint64_t pieces = (static_cast<std::uint64_t>(count) + per_piece - 1) / per_piece;
   const std::size_t piece_bytes = std::min<std::uint64_t>(per_piece, static_cast<std::uint64_t>(count)) * element;
   mpf::coll::Scratch x(piece_bytes), y(piece_bytes);
@@ -409,7 +409,7 @@ Task reduce_board_single_task(const Communicator& c, Key key, const void* send, 
   });
   if (staged == 0) co_return;
   Key other{};
-  const bool stream = stream_copy_out(staged);
+  const bool stream = c.plan.streams(staged);
   co_await until(-1, [&] {
     return b.try_read_stage(stage_use, key, recv, static_cast<std::uint32_t>(staged), &other, stream) ==
            Board::Read::taken;
@@ -428,7 +428,7 @@ Task allgather_board_task(const Communicator& c, Key key, const void* send, void
   const std::uint64_t use = b.reserve_stage(rounds);
   const auto me = static_cast<std::size_t>(c.rank);
   const std::uint64_t mine_from = displs[me], mine_to = displs[me] + bytes[me];
-  const bool stream = stream_copy_out(total);
+  const bool stream = c.plan.streams(total);
   auto* out = static_cast<std::byte*>(recv);
   for (std::uint32_t r = 0; r < rounds; ++r) {
     const std::uint64_t from = r * window, length = std::min(window, total - from);

@@ -41,8 +41,6 @@ using mpf::coll::Task;
 
 namespace {
 
-bool power_of_two(int n) { return n > 0 && (n & (n - 1)) == 0; }
-
 // A reduction's running value, in a cell's worth of bytes: this rank's
 // data, combined with what arrives, copied to `recv` at the end.
 class Accumulator {
@@ -111,8 +109,8 @@ class Dissemination {
 };
 
 // The tree barrier, for communicators larger than coll_exchange_max.
-Task barrier_tree_task(const Communicator& c, mpf::coll::Key key) {
-  const TreeNode node = knomial_node(c.rank, 0, c.size(), radix());
+Task barrier_tree_task(const Communicator& c, mpf::coll::Key key, int radix) {
+  const TreeNode node = knomial_node(c.rank, 0, c.size(), radix);
   // Up: every child has arrived, then tell the parent; down: the release.
   for (int child : node.children) co_await take(world_of(c, child), key, 0, nullptr, 0);
   if (node.parent >= 0) {
@@ -187,8 +185,8 @@ class Staggered {
 // parent, then post to each child.
 class TreeBcast {
  public:
-  TreeBcast(const Communicator& c, mpf::coll::Key key, void* buffer, std::uint32_t bytes, int root)
-      : c_(c), key_(key), buffer_(buffer), bytes_(bytes), node_(c.rank, root, c.size(), radix()) {}
+  TreeBcast(const Communicator& c, mpf::coll::Key key, void* buffer, std::uint32_t bytes, int root, int radix)
+      : c_(c), key_(key), buffer_(buffer), bytes_(bytes), node_(c.rank, root, c.size(), radix) {}
   int count() const { return (node_.parent() >= 0 ? 1 : 0) + node_.children(); }
   std::int32_t peer(int i) const { return static_cast<std::int32_t>(world_of(c_, target(i))); }
   bool try_step(int i) {
@@ -214,32 +212,41 @@ class TreeBcast {
 
 Task barrier_task(const Communicator& c, mpf::coll::Key key) {
   if (c.size() == 1) return {};
-  if (on_board(c)) return barrier_board_task(c, key);
-  if (exchanges_fit(c)) return steps_task<Dissemination>(c, key);
-  return barrier_tree_task(c, key);
+  const Choice choice = c.plan.choose(Operation::barrier, 0);
+  switch (choice.algorithm) {
+    case Algorithm::board: return barrier_board_task(c, key);
+    case Algorithm::dissemination: return steps_task<Dissemination>(c, key);
+    case Algorithm::tree: return barrier_tree_task(c, key, static_cast<int>(choice.parameters().radix));
+    default: break;
+  }
+  unplanned(Operation::barrier, choice.algorithm);
 }
 
 bool barrier_by_steps(const Communicator& c, mpf::coll::Key key, const char* call) {
+  // The steps of barrier_task's choices that have them.
   if (c.size() == 1) return false;
-  if (on_board(c)) return barrier_board_by_steps(c, key, call);
-  if (!exchanges_fit(c)) return false;
+  const Algorithm algorithm = c.plan.choose(Operation::barrier, 0).algorithm;
+  if (algorithm == Algorithm::board) return barrier_board_by_steps(c, key, call);
+  if (algorithm != Algorithm::dissemination) return false;
   Dissemination steps(c, key);
   run_steps(steps, c, call, -1);
   return true;
 }
 
-Task bcast_cells_task(const Communicator& c, mpf::coll::Key key, void* buffer, std::uint32_t bytes, int root) {
-  return steps_task<TreeBcast>(c, key, buffer, bytes, root);
+Task bcast_cells_task(const Communicator& c, mpf::coll::Key key, void* buffer, std::uint32_t bytes, int root,
+                      int radix) {
+  return steps_task<TreeBcast>(c, key, buffer, bytes, root, radix);
 }
 
 bool bcast_by_steps(const Communicator& c, mpf::coll::Key key, void* buffer, std::uint64_t bytes, int root,
                     const char* call) {
-  // The choices bcast_task makes: on the board, one entry; off it, the
-  // cells when the data fits.
+  // The steps of bcast_task's choices that have them: on the board, one
+  // entry; the tree of cells.
   if (c.size() == 1 || bytes == 0) return false;
-  if (on_board(c)) return bcast_board_by_steps(c, key, buffer, bytes, root, call);
-  if (bytes > cells().capacity()) return false;
-  TreeBcast steps(c, key, buffer, static_cast<std::uint32_t>(bytes), root);
+  const Choice choice = c.plan.choose(Operation::bcast, bytes);
+  if (choice.algorithm == Algorithm::board) return bcast_board_by_steps(c, key, buffer, bytes, root, call);
+  if (choice.algorithm != Algorithm::cells) return false;
+  TreeBcast steps(c, key, buffer, static_cast<std::uint32_t>(bytes), root, static_cast<int>(choice.parameters().radix));
   run_steps(steps, c, call, root);
   return true;
 }
@@ -256,9 +263,9 @@ namespace {
 class TreeReduce {
  public:
   TreeReduce(const Communicator& c, mpf::coll::Key key, const void* send, void* recv, int count, MPI_Datatype type,
-             MPI_Op op, int root)
+             MPI_Op op, int root, int radix)
       : c_(c), key_(key), root_(root), top_(root >= 0 && op_is_exact(op, type) ? root : 0),
-        node_(c.rank, top_, c.size(), radix()), sum_(send, recv, count, type, op) {}
+        node_(c.rank, top_, c.size(), radix), sum_(send, recv, count, type, op) {}
   int count() const {
     const int up = node_.children() + (node_.parent() >= 0 ? 1 : 0);
     if (root_ < 0) return up + 1 + node_.children();
@@ -310,33 +317,38 @@ class TreeReduce {
   Accumulator sum_;
 };
 
-// Recursive doubling applies: every rank gets the result, on a
-// power-of-two communicator of exchange size.
-bool doubling_fits(const Communicator& c, int root) { return root < 0 && power_of_two(c.size()) && exchanges_fit(c); }
-
 }  // namespace
 
 Task reduce_cells_task(const Communicator& c, mpf::coll::Key key, const void* send, void* recv, int count,
-                       MPI_Datatype type, MPI_Op op, int root) {
-  if (doubling_fits(c, root)) return steps_task<Doubling>(c, key, send, recv, count, type, op);
-  return steps_task<TreeReduce>(c, key, send, recv, count, type, op, root);
+                       MPI_Datatype type, MPI_Op op, int root, int radix) {
+  return steps_task<TreeReduce>(c, key, send, recv, count, type, op, root, radix);
+}
+
+Task allreduce_doubling_task(const Communicator& c, mpf::coll::Key key, const void* send, void* recv, int count,
+                             MPI_Datatype type, MPI_Op op) {
+  return steps_task<Doubling>(c, key, send, recv, count, type, op);
 }
 
 bool reduce_by_steps(const Communicator& c, mpf::coll::Key key, const void* send, void* recv, int count,
                      MPI_Datatype type, MPI_Op op, int root, const char* call) {
-  // The choices reduce_task makes: on the board, one row; off it, the
-  // cells when the data fits one.
+  // The steps of reduce_task's choices that have them: on the board, one
+  // row; over the cells.
   if (c.size() == 1 || count == 0) return false;
-  if (on_board(c)) return reduce_board_by_steps(c, key, send, recv, count, type, op, root, call);
-  if (static_cast<std::size_t>(count) * *datatype_size(type) > cells().capacity()) return false;
-  if (doubling_fits(c, root)) {
-    Doubling steps(c, key, send, recv, count, type, op);
-    run_steps(steps, c, call, -1);
-  } else {
-    TreeReduce steps(c, key, send, recv, count, type, op, root);
-    run_steps(steps, c, call, root);
+  const Choice choice = reduce_choice(c, count, type, op, root);
+  switch (choice.algorithm) {
+    case Algorithm::board: return reduce_board_by_steps(c, key, send, recv, count, type, op, root, call);
+    case Algorithm::doubling: {
+      Doubling steps(c, key, send, recv, count, type, op);
+      run_steps(steps, c, call, -1);
+      return true;
+    }
+    case Algorithm::cells: {
+      TreeReduce steps(c, key, send, recv, count, type, op, root, static_cast<int>(choice.parameters().radix));
+      run_steps(steps, c, call, root);
+      return true;
+    }
+    default: return false;
   }
-  return true;
 }
 
 Task allgatherv_cells_task(const Communicator& c, mpf::coll::Key key, const void* send, void* recv,
@@ -362,9 +374,10 @@ Task alltoall_cells_task(const Communicator& c, mpf::coll::Key key, const void* 
 
 bool alltoall_by_steps(const Communicator& c, mpf::coll::Key key, const void* send, void* recv, std::uint64_t bytes,
                        const char* call) {
-  // The choice alltoall_task makes at exchange sizes (off the board, not
-  // Bruck's): the cells when a block fits one.
-  if (c.size() == 1 || !exchanges_fit(c) || bytes > cells().capacity()) return false;
+  // alltoall_task's choice of the cells, as steps where every rank has a
+  // CPU for the exchange.
+  if (c.size() == 1 || !c.plan.exchanges_fit()) return false;
+  if (c.plan.choose(Operation::alltoall, bytes).algorithm != Algorithm::cells) return false;
   Staggered steps(c, key, send, recv, static_cast<std::uint32_t>(bytes));
   run_steps(steps, c, call, -1);
   return true;

@@ -212,36 +212,26 @@ Task alltoallv_task(const Communicator& c, mpf::coll::Key key, const void* send,
 }
 
 Task alltoall_task(const Communicator& c, mpf::coll::Key key, const void* send, void* recv, std::uint64_t bytes) {
-  const auto n = static_cast<std::size_t>(c.size());
-  if (on_board(c) && bytes > 0) {
-    if (board_alltoall_single(bytes)) return alltoall_single_task(c, key, send, recv, bytes);
-    if (bytes <= mpf::coll::Board::capacity()) return alltoall_board_task(c, key, send, recv, bytes);
+  const Choice choice = c.plan.choose(Operation::alltoall, bytes);
+  switch (choice.algorithm) {
+    case Algorithm::board: return alltoall_board_task(c, key, send, recv, bytes);
+    case Algorithm::single_copy: return alltoall_single_task(c, key, send, recv, bytes);
+    case Algorithm::bruck: return alltoall_bruck_task(c, key, send, recv, static_cast<std::uint32_t>(bytes));
+    case Algorithm::cells: return alltoall_cells_task(c, key, send, recv, static_cast<std::uint32_t>(bytes));
+    case Algorithm::slots: {
+      const auto n = static_cast<std::size_t>(c.size());
+      std::vector<std::uint64_t> each(n, bytes), displs(n);
+      for (std::size_t i = 0; i < n; ++i) displs[i] = i * bytes;
+      return alltoallv_task(c, key, send, each, displs, recv, each, displs);
+    }
+    default: break;
   }
-  // Many more ranks than CPUs: log2 n rounds beat n - 1 messages, each a
-  // possible wake-up (with fewer, pairwise is faster).
-  if (c.size() > 8 * exchange_max() && (n + 1) / 2 * bytes <= cells().capacity()) {
-    return alltoall_bruck_task(c, key, send, recv, static_cast<std::uint32_t>(bytes));
-  }
-  if (n > 1 && bytes <= cells().capacity()) {
-    return alltoall_cells_task(c, key, send, recv, static_cast<std::uint32_t>(bytes));
-  }
-  if (n > 1 && single_copy(bytes)) return alltoall_single_task(c, key, send, recv, bytes);
-  std::vector<std::uint64_t> each(n, bytes), displs(n);
-  for (std::size_t i = 0; i < n; ++i) displs[i] = i * bytes;
-  return alltoallv_task(c, key, send, each, displs, recv, each, displs);
+  unplanned(Operation::alltoall, choice.algorithm);
 }
 
-bool allgather_direct(const Communicator& c, std::uint64_t largest) {
-  if (c.size() < 2) return false;
-  if (board_allgather(c, largest)) return false;
-  // Large blocks: every rank reads every other's, one copy each, where the
-  // gather and broadcast would copy each block n + 1 times; n^2 small
-  // messages cost little next to that.
-  if (single_copy(largest)) return true;
-  // Otherwise every rank sends its own to every other, n^2 messages, each
-  // possibly a wake-up, which only pays while each rank has a CPU of its
-  // own.
-  return c.size() <= exchange_max();
+bool allgather_packed(const Communicator& c, std::uint64_t largest) {
+  const Algorithm algorithm = c.plan.choose(Operation::allgather, largest).algorithm;
+  return algorithm == Algorithm::board_stage || algorithm == Algorithm::gather_bcast;
 }
 
 namespace {
@@ -262,20 +252,25 @@ Task allgatherv_task(const Communicator& c, mpf::coll::Key gather_key, mpf::coll
                      std::uint64_t send_bytes, void* recv, std::vector<std::uint64_t> bytes,
                      std::vector<std::uint64_t> displs) {
   const std::uint64_t largest = *std::max_element(bytes.begin(), bytes.end());
-  if (!allgather_direct(c, largest)) {
-    if (board_allgather(c, largest)) {
+  const Choice choice = c.plan.choose(Operation::allgather, largest);
+  switch (choice.algorithm) {
+    case Algorithm::board_stage:
       return allgather_board_task(c, gather_key, send, recv, std::move(bytes), std::move(displs));
+    case Algorithm::gather_bcast:
+      return gather_then_bcast(c, gather_key, bcast_key, send, send_bytes, recv, std::move(bytes), std::move(displs));
+    case Algorithm::cells:
+      return allgatherv_cells_task(c, gather_key, send, recv, std::move(bytes), std::move(displs));
+    case Algorithm::single_copy:
+      return allgatherv_single_task(c, gather_key, send, recv, std::move(bytes), std::move(displs));
+    case Algorithm::slots: {
+      // An all-to-all in which every rank sends each peer the same block.
+      const auto n = static_cast<std::size_t>(c.size());
+      return alltoallv_task(c, gather_key, send, std::vector<std::uint64_t>(n, send_bytes),
+                            std::vector<std::uint64_t>(n, 0), recv, std::move(bytes), std::move(displs));
     }
-    return gather_then_bcast(c, gather_key, bcast_key, send, send_bytes, recv, std::move(bytes), std::move(displs));
+    default: break;
   }
-  if (largest <= cells().capacity()) {
-    return allgatherv_cells_task(c, gather_key, send, recv, std::move(bytes), std::move(displs));
-  }
-  if (single_copy(largest)) return allgatherv_single_task(c, gather_key, send, recv, std::move(bytes), std::move(displs));
-  // An all-to-all in which every rank sends each peer the same block.
-  const auto n = static_cast<std::size_t>(c.size());
-  return alltoallv_task(c, gather_key, send, std::vector<std::uint64_t>(n, send_bytes), std::vector<std::uint64_t>(n, 0),
-                        recv, std::move(bytes), std::move(displs));
+  unplanned(Operation::allgather, choice.algorithm);
 }
 
 void gatherv(Communicator& c, const void* send, std::uint64_t send_bytes, void* recv,

@@ -41,7 +41,7 @@ Chunk chunk_of(std::uint32_t s, int per_step, int count, std::size_t element) {
 }
 
 Task reduce_slot_task(const Communicator& c, mpf::coll::Key key, const void* send, void* recv, int count,
-                      MPI_Datatype type, MPI_Op op, int root) {
+                      MPI_Datatype type, MPI_Op op, int root, int radix) {
   const std::size_t element = *datatype_size(type);
   const bool all = root < 0;
   auto* out = static_cast<std::byte*>(recv);
@@ -53,7 +53,7 @@ Task reduce_slot_task(const Communicator& c, mpf::coll::Key key, const void* sen
   if (count == 0) co_return;
   // The tree is rooted at rank 0 whatever the root: the same combination
   // order, hence the same result, for every root.
-  const TreeNode node = knomial_node(c.rank, 0, c.size(), radix());
+  const TreeNode node = knomial_node(c.rank, 0, c.size(), radix);
   const std::vector<std::uint32_t> children = worlds_of(c, node.children);
   const bool commutative = op_is_commutative(op);
   mpf::coll::Channel& ch = channel();
@@ -117,30 +117,34 @@ Task reduce_slot_task(const Communicator& c, mpf::coll::Key key, const void* sen
 
 }  // namespace
 
+Choice reduce_choice(const Communicator& c, int count, MPI_Datatype type, MPI_Op op, int root) {
+  const std::size_t element = *datatype_size(type);
+  const Operation operation = root < 0 ? Operation::allreduce : Operation::reduce;
+  return c.plan.choose_reduction(operation, static_cast<std::uint64_t>(count) * element, [&] {
+    return c.plan.reduction(op_is_commutative(op), op_is_exact(op, type), element);
+  });
+}
+
 Task reduce_task(const Communicator& c, mpf::coll::Key key, const void* send, void* recv, int count, MPI_Datatype type,
                  MPI_Op op, int root) {
-  const std::uint64_t bytes = static_cast<std::uint64_t>(count) * *datatype_size(type);
-  if (on_board(c) && count > 0 && bytes <= mpf::coll::Board::capacity()) {
-    return reduce_board_task(c, key, send, recv, count, type, op, root);
+  if (count == 0) return {};
+  const Choice choice = reduce_choice(c, count, type, op, root);
+  const auto radix = [&choice] { return static_cast<int>(choice.parameters().radix); };
+  const auto piece = [&choice] { return choice.parameters().piece_bytes; };
+  switch (choice.algorithm) {
+    case Algorithm::board: return reduce_board_task(c, key, send, recv, count, type, op, root);
+    case Algorithm::board_sum:
+      // In rank order unless any order gives the same bits.
+      return reduce_board_sum_task(c, key, send, recv, count, type, op, root, !op_is_exact(op, type), piece());
+    case Algorithm::board_single_copy:
+      return reduce_board_single_task(c, key, send, recv, count, type, op, root, choice.parameters());
+    case Algorithm::doubling: return allreduce_doubling_task(c, key, send, recv, count, type, op);
+    case Algorithm::cells: return reduce_cells_task(c, key, send, recv, count, type, op, root, radix());
+    case Algorithm::single_copy: return reduce_single_task(c, key, send, recv, count, type, op, root, piece());
+    case Algorithm::slots: return reduce_slot_task(c, key, send, recv, count, type, op, root, radix());
+    default: break;
   }
-  const bool exact = op_is_exact(op, type);
-  if (count > 0 && op_is_commutative(op) && board_sum(c, bytes, *datatype_size(type)) &&
-      (exact || board_sum_in_order(c, bytes))) {
-    return reduce_board_sum_task(c, key, send, recv, count, type, op, root, !exact);
-  }
-  if (on_board(c) && count > 0 && board_piece(bytes) > 0) {
-    return reduce_board_single_task(c, key, send, recv, count, type, op, root);
-  }
-  if (c.size() > 1 && count > 0 && bytes <= cells().capacity()) {
-    return reduce_cells_task(c, key, send, recv, count, type, op, root);
-  }
-  // Each rank reads a block of every input: with more ranks than CPUs that
-  // pays only when the blocks are single-copy sizes themselves.
-  const bool crowd = c.size() > exchange_max();
-  if (c.size() > 1 && single_copy(bytes) && (!crowd || single_copy(bytes / static_cast<std::uint64_t>(c.size())))) {
-    return reduce_single_task(c, key, send, recv, count, type, op, root);
-  }
-  return reduce_slot_task(c, key, send, recv, count, type, op, root);
+  unplanned(root < 0 ? Operation::allreduce : Operation::reduce, choice.algorithm);
 }
 
 Task scan_task(const Communicator& c, mpf::coll::Key key, const void* send, void* recv, int count, MPI_Datatype type,

@@ -170,7 +170,7 @@ Task bcast_single_task(const Communicator& c, mpf::coll::Key key, void* buffer, 
 }
 
 Task reduce_single_task(const Communicator& c, mpf::coll::Key key, const void* send, void* recv, int count,
-                        MPI_Datatype type, MPI_Op op, int root) {
+                        MPI_Datatype type, MPI_Op op, int root, std::uint64_t piece_bytes) {
   const int n = c.size();
   const std::size_t element = *datatype_size(type);
   auto* out = static_cast<std::byte*>(recv);
@@ -196,10 +196,10 @@ Task reduce_single_task(const Communicator& c, mpf::coll::Key key, const void* s
   std::vector<Exposed> peers(static_cast<std::size_t>(n));
   Task exchange = exchange_exposed(c, key, {address(send), keeps_result(c.rank) ? address(recv) : 0}, peers);
   co_await finished(exchange);
-  // Reduce-scatter, a chunk at a time so that both operands stay in cache,
+  // Reduce-scatter, a piece at a time so that both operands stay in cache,
   // the last combination straight into the block. In place, this rank's
   // input is its output, so rank 0 copies it before combining into it.
-  const std::size_t chunk_elements = std::max<std::size_t>(1, kReduceChunk / element);
+  const std::size_t chunk_elements = std::max<std::size_t>(1, piece_bytes / element);
   const std::size_t chunk_bytes = std::min(chunk_elements, first(c.rank + 1) - first(c.rank)) * element;
   mpf::coll::Scratch a(chunk_bytes), b(chunk_bytes);
   const auto* own = send == recv ? nullptr : static_cast<const std::byte*>(send);
@@ -236,7 +236,7 @@ namespace {
 Task read_every_rank(const Communicator& c, mpf::coll::Key key, const void* send,
                      std::function<void(int, std::uint64_t)> read) {
   const int n = c.size();
-  const bool flat = on_board(c);
+  const bool flat = c.plan.on_board();
   const std::uint64_t call = flat ? board().reserve_rows(2) : 0;
   std::vector<Exposed> peers(static_cast<std::size_t>(n));
   const Exposed mine{address(send), 0};

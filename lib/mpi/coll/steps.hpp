@@ -42,7 +42,7 @@ void run_steps(Steps& steps, const Communicator& c, const char* call, int root) 
     if (steps.try_step(i)) continue;
     // Described only when a step has to wait: most calls never do.
     progress::BlockedCall blocked = collective_wait(c, root, call);
-    blocked.crowd = on_board(c);
+    blocked.crowd = c.plan.on_board();
     blocked.peer = steps.peer(i);
     if constexpr (requires { steps.turn(i); }) blocked.turn = steps.turn(i);
     rt.engine().wait_until([&steps, i] { return steps.try_step(i); }, blocked);

@@ -374,7 +374,7 @@ TEST_F(TunablesFiles, BadTuningFiles) {
             "tuning file " + path + ": mpf_tuning_version is 2; this MPF Toolkit reads version 1");
   EXPECT_THAT(error_of(R"({"mpf_tuning_version": "1", "tunables": {}})"), HasSubstr("mpf_tuning_version is \"1\""));
   EXPECT_EQ(error_of(R"({"mpf_tuning_version": 1, "tunables": {}, "extra": 0})"),
-            "tuning file " + path + ": unknown key 'extra' (expected mpf_tuning_version and tunables)");
+            "tuning file " + path + ": unknown key 'extra' (expected mpf_tuning_version, tunables and optionally collective_rules)");
   EXPECT_EQ(error_of(R"({"mpf_tuning_version": 1, "tunables": {"foo": 1}})"),
             "tuning file " + path + ": unknown tunable 'foo' (mpfrun --list-params lists them)");
   EXPECT_EQ(error_of(R"({"mpf_tuning_version": 1, "tunables": {"stop_grace": 1}})"),
@@ -397,6 +397,37 @@ TEST_F(TunablesFiles, BadTuningFiles) {
               HasSubstr("value '18446744073709551615' from tuning file " + path + " is out of range"));
   EXPECT_THAT(error_of(R"({"mpf_tuning_version": 1, "tunables": {"stop_grace_ms": "soon"}})"),
               HasSubstr("value 'soon' from tuning file " + path + " is not an integer in [0, 600000]"));
+}
+
+TEST_F(TunablesFiles, CollectiveRulesAreTheCollRulesTunable) {
+  // This layer keeps the array as the coll_rules tunable's text; the rules
+  // themselves are checked by lib/coll (tests/unit/coll/rules_test.cpp).
+  std::string path = write("t.json", R"({"mpf_tuning_version": 1, "tunables": {},
+                                         "collective_rules": [{"operation": "bcast", "algorithm": "slots"}]})");
+  Tunables t = Tunables::resolve(Environment{"MPF_TUNING_FILE=" + path}.envp(), {});
+  EXPECT_EQ(nlohmann::json::parse(t.text(Tunable::coll_rules)),
+            nlohmann::json::parse(R"([{"operation": "bcast", "algorithm": "slots"}])"));
+  EXPECT_EQ(t.source(Tunable::coll_rules), TunableSource::tuning_file);
+  EXPECT_EQ(t.origin(Tunable::coll_rules), "file " + path);
+  // The environment and --set override the file's rules as a whole.
+  t = Tunables::resolve(Environment{"MPF_TUNING_FILE=" + path, "MPF_COLL_RULES=[]"}.envp(), {});
+  EXPECT_EQ(t.text(Tunable::coll_rules), "[]");
+  EXPECT_EQ(t.origin(Tunable::coll_rules), "env MPF_COLL_RULES");
+  // Without the key, no rules.
+  path = write("none.json", R"({"mpf_tuning_version": 1, "tunables": {}})");
+  EXPECT_EQ(Tunables::resolve(Environment{"MPF_TUNING_FILE=" + path}.envp(), {}).text(Tunable::coll_rules), "");
+}
+
+TEST_F(TunablesFiles, CollectiveRulesMustBeAnArrayBesideTheTunables) {
+  std::string path = write("t.json", R"({"mpf_tuning_version": 1, "tunables": {}, "collective_rules": {}})");
+  EXPECT_EQ(resolve_error(Environment{"MPF_TUNING_FILE=" + path}, {}),
+            "tuning file " + path +
+                ": collective_rules is a JSON object; expected an array of rules (man 7 mpf, Collective rules)");
+  path = write("inside.json", R"({"mpf_tuning_version": 1, "tunables": {"coll_rules": "[]"}})");
+  EXPECT_EQ(resolve_error(Environment{"MPF_TUNING_FILE=" + path}, {}),
+            "tuning file " + path +
+                ": tunable 'coll_rules' is written as the tuning file's collective_rules array, beside tunables, "
+                "not inside it (man 7 mpf, Collective rules)");
 }
 
 TEST_F(TunablesFiles, StringsInTheFileGoThroughTheTextParser) {
