@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "coll/board_layout.hpp"
+#include "support/job_facts.hpp"
 
 namespace mpf::coll {
 namespace {
@@ -23,23 +24,7 @@ using R = Reduction;
 constexpr std::uint64_t KiB = 1024;
 constexpr std::uint64_t kRow = kBoardDataBytes;
 
-// A node of `node_ranks` ranks on `cpus` CPUs with the default tunables: a
-// cell carries 2080 bytes (coll_short_limit 2 KiB, rounded to the cell's
-// lines), the board is in use when the ranks outnumber the CPUs, a 1 MiB
-// stage, single copy from 64 KiB, streaming from 16 MiB across the node.
-JobFacts node(std::uint32_t node_ranks, std::uint32_t cpus) {
-  JobFacts f;
-  f.node_ranks = node_ranks;
-  f.cpus = cpus;
-  f.exchange_max = cpus;
-  f.radix = 4;
-  f.cell_bytes = 2080;
-  f.board = node_ranks > cpus;
-  f.stage_bytes = 1024 * KiB;
-  f.single_copy = 64 * KiB;
-  f.stream_bytes = 16 * 1024 * KiB;
-  return f;
-}
+JobFacts node(std::uint32_t node_ranks, std::uint32_t cpus) { return mpf::testing::node_facts(node_ranks, cpus); }
 
 Plan world(const JobFacts& f) { return Plan::build({}, f, {.ranks = f.node_ranks, .world = true}); }
 Plan group(const JobFacts& f, std::uint32_t ranks) { return Plan::build({}, f, {.ranks = ranks, .world = false}); }

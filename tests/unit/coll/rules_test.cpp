@@ -17,6 +17,7 @@
 
 #include "coll/plan.hpp"
 #include "common/tunables.hpp"
+#include "support/job_facts.hpp"
 
 namespace mpf::coll {
 namespace {
@@ -28,19 +29,7 @@ using R = Reduction;
 
 constexpr std::uint64_t KiB = 1024;
 
-JobFacts node(std::uint32_t node_ranks, std::uint32_t cpus) {
-  JobFacts f;
-  f.node_ranks = node_ranks;
-  f.cpus = cpus;
-  f.exchange_max = cpus;
-  f.radix = 4;
-  f.cell_bytes = 2080;
-  f.board = node_ranks > cpus;
-  f.stage_bytes = 1024 * KiB;
-  f.single_copy = 64 * KiB;
-  f.stream_bytes = 16 * 1024 * KiB;
-  return f;
-}
+JobFacts node(std::uint32_t node_ranks, std::uint32_t cpus) { return mpf::testing::node_facts(node_ranks, cpus); }
 
 std::vector<Rule> parse(const std::string& json) { return parse_rules(nlohmann::json::parse(json), "test"); }
 
