@@ -192,6 +192,7 @@ int in_place_error(const char* call, MPI_Comm comm, const char* detail) {
 }
 
 using coll::check_op;
+using mpf::coll::Combine;
 using mpf::coll::Key;
 using mpf::coll::Task;
 using coll::finished;
@@ -218,25 +219,25 @@ Task bcast_op(const Communicator& c, Key key, Staged data, std::uint64_t bytes, 
   if (c.rank != root) data.finish();
 }
 
-Task reduce_op(const Communicator& c, Key key, Staged in, Staged out, bool in_place, int elements, MPI_Datatype element,
-               MPI_Op op, int root) {
-  Task t = coll::reduce_task(c, key, in_place ? out.data() : in.data(), out.data(), elements, element, op, root);
+Task reduce_op(const Communicator& c, Key key, Staged in, Staged out, bool in_place, int elements, Combine combine,
+                int root) {
+  Task t = coll::reduce_task(c, key, in_place ? out.data() : in.data(), out.data(), elements, combine, root);
   co_await finished(t);
   if (root < 0 || c.rank == root) out.finish();
 }
 
-Task scan_op(const Communicator& c, Key key, Staged in, Staged out, bool in_place, int elements, MPI_Datatype element,
-             MPI_Op op, bool exclusive) {
-  Task t = coll::scan_task(c, key, in_place ? out.data() : in.data(), out.data(), elements, element, op, exclusive);
+Task scan_op(const Communicator& c, Key key, Staged in, Staged out, bool in_place, int elements, Combine combine,
+              bool exclusive) {
+  Task t = coll::scan_task(c, key, in_place ? out.data() : in.data(), out.data(), elements, combine, exclusive);
   co_await finished(t);
   out.finish();
 }
 
 Task reduce_scatter_op(const Communicator& c, Key reduce_key, Key scatter_key, Staged in, Staged out, int elements,
-                       MPI_Datatype element, MPI_Op op, std::uint64_t total, std::vector<std::uint64_t> bytes,
+                       Combine combine, std::uint64_t total, std::vector<std::uint64_t> bytes,
                        std::vector<std::uint64_t> offsets) {
   std::vector<std::byte> full(c.rank == 0 ? total : 0);
-  Task r = coll::reduce_task(c, reduce_key, in.data(), full.data(), elements, element, op, 0);
+  Task r = coll::reduce_task(c, reduce_key, in.data(), full.data(), elements, combine, 0);
   co_await finished(r);
   const std::uint64_t mine = bytes[static_cast<std::size_t>(c.rank)];
   Task s = coll::scatterv_task(c, scatter_key, full.data(), std::move(bytes), std::move(offsets), out.data(), mine, 0);
@@ -321,6 +322,7 @@ int reduce_impl(const char* call, const void* sendbuf, void* recvbuf, int count,
   MPI_Datatype element = datatype;
   int elements = count;
   if (int rc = check_op(call, comm, op, datatype, count, &element, &elements)) return rc;
+  const Combine combine = coll::combine_of(op, element);
   Communicator& c = comm_of(comm);
   const bool is_root = c.rank == root;
   const bool in_place = sendbuf == MPI_IN_PLACE;
@@ -333,16 +335,16 @@ int reduce_impl(const char* call, const void* sendbuf, void* recvbuf, int count,
   if (in_place_type(datatype)) {
     const void* send = in_place ? recvbuf : sendbuf;
     void* recv = is_root ? recvbuf : nullptr;
-    if (request == nullptr && coll::reduce_by_steps(c, key, send, recv, elements, element, op, root, call)) {
+    if (request == nullptr && coll::reduce_by_steps(c, key, send, recv, elements, combine, root, call)) {
       return MPI_SUCCESS;
     }
-    return launch(call, comm, root, coll::reduce_task(c, key, send, recv, elements, element, op, root), request);
+    return launch(call, comm, root, coll::reduce_task(c, key, send, recv, elements, combine, root), request);
   }
   Staged in(in_place ? nullptr : sendbuf, static_cast<std::uint64_t>(in_place ? 0 : count), in_place ? MPI_BYTE : datatype,
             true);
   Staged out(is_root ? recvbuf : nullptr, static_cast<std::uint64_t>(is_root ? count : 0), is_root ? datatype : MPI_BYTE,
              in_place);
-  return launch(call, comm, root, reduce_op(c, key, std::move(in), std::move(out), in_place, elements, element, op, root),
+  return launch(call, comm, root, reduce_op(c, key, std::move(in), std::move(out), in_place, elements, combine, root),
                 request);
 }
 
@@ -360,6 +362,7 @@ int all_reduction(const char* call, const void* sendbuf, void* recvbuf, int coun
   MPI_Datatype element = datatype;
   int elements = count;
   if (int rc = check_op(call, comm, op, datatype, count, &element, &elements)) return rc;
+  const Combine combine = coll::combine_of(op, element);
   const bool in_place = sendbuf == MPI_IN_PLACE;
   if (!in_place) {
     if (int rc = check_buffer(call, comm, "send", sendbuf, count, datatype, &bytes)) return rc;
@@ -369,23 +372,23 @@ int all_reduction(const char* call, const void* sendbuf, void* recvbuf, int coun
   if (kind == 0 && in_place_type(datatype)) {
     const Key key = c.next_collective(coll::kAllreduce, -1);
     const void* send = in_place ? recvbuf : sendbuf;
-    if (request == nullptr && coll::reduce_by_steps(c, key, send, recvbuf, elements, element, op, -1, call)) {
+    if (request == nullptr && coll::reduce_by_steps(c, key, send, recvbuf, elements, combine, -1, call)) {
       return MPI_SUCCESS;
     }
     return launch(call, comm, -1,
-                  coll::reduce_task(c, key, send, recvbuf, elements, element, op, -1), request);
+                  coll::reduce_task(c, key, send, recvbuf, elements, combine, -1), request);
   }
   Staged out(recvbuf, static_cast<std::uint64_t>(count), datatype, in_place);
   Staged in(in_place ? nullptr : sendbuf, static_cast<std::uint64_t>(in_place ? 0 : count), in_place ? MPI_BYTE : datatype,
             true);
   if (kind == 0) {
     const Key key = c.next_collective(coll::kAllreduce, -1);
-    return launch(call, comm, -1, reduce_op(c, key, std::move(in), std::move(out), in_place, elements, element, op, -1),
+    return launch(call, comm, -1, reduce_op(c, key, std::move(in), std::move(out), in_place, elements, combine, -1),
                   request);
   }
   const Key key = c.next_collective(kind == 2 ? coll::kExscan : coll::kScan, -1);
   return launch(call, comm, -1,
-                scan_op(c, key, std::move(in), std::move(out), in_place, elements, element, op, kind == 2), request);
+                scan_op(c, key, std::move(in), std::move(out), in_place, elements, combine, kind == 2), request);
 }
 
 // A reduction of every rank's blocks to rank 0, then the blocks scattered.
@@ -408,6 +411,7 @@ int reduce_scatter(const char* call, const void* sendbuf, void* recvbuf, const i
   MPI_Datatype element = datatype;
   int elements = 0;
   if (int rc = check_op(call, comm, op, datatype, static_cast<int>(total_count), &element, &elements)) return rc;
+  const Combine combine = coll::combine_of(op, element);
   const bool in_place = sendbuf == MPI_IN_PLACE;
   std::uint64_t total = 0, mine = 0;
   if (int rc = check_buffer(call, comm, "send", in_place ? recvbuf : sendbuf, static_cast<int>(total_count), datatype, &total)) return rc;
@@ -425,7 +429,7 @@ int reduce_scatter(const char* call, const void* sendbuf, void* recvbuf, const i
   const Key reduce_key = c.next_collective(coll::kReduce, 0);
   const Key scatter_key = c.next_collective(coll::kScatterv, 0);
   return launch(call, comm, -1,
-                reduce_scatter_op(c, reduce_key, scatter_key, std::move(in), std::move(out), elements, element, op,
+                reduce_scatter_op(c, reduce_key, scatter_key, std::move(in), std::move(out), elements, combine,
                                   total, std::move(bytes), std::move(offsets)),
                 request);
 }

@@ -1,6 +1,9 @@
 // The collective algorithms over the collective slots (lib/coll/channel.hpp)
 // and the collective cells (lib/coll/cells.hpp), on contiguous bytes: collectives.cpp checks the MPI arguments, resolves
-// MPI_IN_PLACE and datatypes, and calls these. Each algorithm is a task
+// MPI_IN_PLACE and datatypes, and calls these. A reduction takes its
+// operation as a coll::Combine (lib/coll/combine.hpp: an element type and
+// an operation, or the program's function), which collectives.cpp makes
+// from the MPI_Op and datatype (combine_of). Each algorithm is a task
 // (coll/task.hpp) that the blocking call runs to its end and the
 // nonblocking call keeps in its request. The caller takes the
 // communicator's next collective key (in call order, so every member agrees
@@ -34,7 +37,7 @@
 //                            order, so the result does not depend on the
 //                            root and non-commutative operations see
 //                            x0 op x1 op ... (seed 002 §3.3); on the cells,
-//                            exact operations (op_is_exact) at the root
+//                            exact operations (Combine::exact) at the root
 //   gatherv, scatterv        straight to and from the root
 //   alltoallv                every rank publishes its blocks, staggered by
 //                            rank, and takes its own from every other (a
@@ -52,11 +55,14 @@
 #include <cstdint>
 #include <vector>
 
+#include "coll/combine.hpp"
 #include "coll/plan.hpp"
 #include "coll/task.hpp"
 #include "mpi/comm.hpp"
 
 namespace mpf::mpi::coll {
+
+using mpf::coll::Combine;
 
 // Which algorithm a collective step belongs to (coll::Key::kind).
 enum Kind : std::uint32_t { kBarrier = 1, kBcast, kReduce, kAllreduce, kScan, kExscan, kGatherv, kScatterv, kAlltoallv };
@@ -65,19 +71,19 @@ mpf::coll::Task barrier_task(const Communicator& c, mpf::coll::Key key);
 mpf::coll::Task bcast_task(const Communicator& c, mpf::coll::Key key, void* buffer, std::uint64_t bytes, int root);
 // `root` < 0: every rank gets the result (allreduce).
 mpf::coll::Task reduce_task(const Communicator& c, mpf::coll::Key key, const void* send, void* recv, int count,
-                            MPI_Datatype type, MPI_Op op, int root);
+                            Combine combine, int root);
 // The plan's choice for a Reduce (root >= 0) or Allreduce (root < 0) of
 // `count` (> 0) elements of `type` with `op`.
-mpf::coll::Choice reduce_choice(const Communicator& c, int count, MPI_Datatype type, MPI_Op op, int root);
+mpf::coll::Choice reduce_choice(const Communicator& c, int count, Combine combine, int root);
 // The cell algorithms (cells.cpp), for data of at most cells().capacity()
 // bytes per rank; the functions above choose them. Trees of `radix`.
 mpf::coll::Task bcast_cells_task(const Communicator& c, mpf::coll::Key key, void* buffer, std::uint32_t bytes,
                                  int root, int radix);
 mpf::coll::Task reduce_cells_task(const Communicator& c, mpf::coll::Key key, const void* send, void* recv, int count,
-                                  MPI_Datatype type, MPI_Op op, int root, int radix);
+                                  Combine combine, int root, int radix);
 // Allreduce by recursive doubling, on a power-of-two communicator.
 mpf::coll::Task allreduce_doubling_task(const Communicator& c, mpf::coll::Key key, const void* send, void* recv,
-                                        int count, MPI_Datatype type, MPI_Op op);
+                                        int count, Combine combine);
 // Every rank's block (bytes[i] at displs[i] of recv; this rank's from
 // `send`) to every rank; each block fits a cell.
 mpf::coll::Task allgatherv_cells_task(const Communicator& c, mpf::coll::Key key, const void* send, void* recv,
@@ -88,7 +94,7 @@ mpf::coll::Task alltoall_cells_task(const Communicator& c, mpf::coll::Key key, c
 mpf::coll::Task alltoall_bruck_task(const Communicator& c, mpf::coll::Key key, const void* send, void* recv,
                                     std::uint32_t bytes);
 mpf::coll::Task scan_task(const Communicator& c, mpf::coll::Key key, const void* send, void* recv, int count,
-                          MPI_Datatype type, MPI_Op op, bool exclusive);
+                          Combine combine, bool exclusive);
 // Per rank: bytes and byte displacement of its block at the root.
 mpf::coll::Task gatherv_task(const Communicator& c, mpf::coll::Key key, const void* send, std::uint64_t send_bytes,
                              void* recv, std::vector<std::uint64_t> bytes, std::vector<std::uint64_t> displs, int root);
@@ -106,7 +112,7 @@ mpf::coll::Task bcast_single_task(const Communicator& c, mpf::coll::Key key, voi
 // `root` < 0: every rank gets the result (allreduce). Combines pieces of
 // `piece_bytes` at once (whole elements, at least one).
 mpf::coll::Task reduce_single_task(const Communicator& c, mpf::coll::Key key, const void* send, void* recv, int count,
-                                   MPI_Datatype type, MPI_Op op, int root, std::uint64_t piece_bytes);
+                                   Combine combine, int root, std::uint64_t piece_bytes);
 // Where a rank's buffers are, as its peers read and write them by single
 // copy.
 struct Exposed {
@@ -120,7 +126,7 @@ inline std::uint64_t address(const void* p) { return reinterpret_cast<std::uint6
 // copy. `a` and `b` are scratch for that many bytes; the result lands in
 // `last` when given, else in one of them: returns where.
 const std::byte* reduce_span(const Communicator& c, const std::vector<Exposed>& peers, const std::byte* own,
-                             std::size_t offset, int elements, MPI_Datatype type, MPI_Op op, std::byte* a,
+                             std::size_t offset, int elements, Combine combine, std::byte* a,
                              std::byte* b, std::byte* last);
 mpf::coll::Task alltoall_single_task(const Communicator& c, mpf::coll::Key key, const void* send, void* recv,
                                      std::uint64_t bytes);
@@ -142,7 +148,7 @@ bool bcast_board_by_steps(const Communicator& c, mpf::coll::Key key, void* buffe
                           const char* call);
 // The same for Reduce (root >= 0) and Allreduce (root < 0) of up to a row.
 bool reduce_board_by_steps(const Communicator& c, mpf::coll::Key key, const void* send, void* recv, int count,
-                           MPI_Datatype type, MPI_Op op, int root, const char* call);
+                           Combine combine, int root, const char* call);
 // The single-copy shapes' exchanges on the board (single_copy.cpp): every
 // rank's Exposed to every rank, and a barrier, as board row calls `call`
 // (reserved by the caller when it starts) instead of n² cell messages.
@@ -154,18 +160,18 @@ mpf::coll::Task bcast_board_task(const Communicator& c, mpf::coll::Key key, void
                                  int root, bool staged);
 // count * size of type <= Board::capacity().
 mpf::coll::Task reduce_board_task(const Communicator& c, mpf::coll::Key key, const void* send, void* recv, int count,
-                                  MPI_Datatype type, MPI_Op op, int root);
+                                  Combine combine, int root);
 // Any count, a commutative operation, with a stage: each rank adds its input
-// into the board's sums, as it runs (an exact operation, op_is_exact) or in
+// into the board's sums, as it runs (an exact operation, Combine::exact) or in
 // rank order (`in_order`, board.cpp), in pieces of about `piece_bytes`
 // (whole elements; at least 2 x kSumPieceMin, which rules.cpp checks).
 mpf::coll::Task reduce_board_sum_task(const Communicator& c, mpf::coll::Key key, const void* send, void* recv,
-                                      int count, MPI_Datatype type, MPI_Op op, int root, bool in_order,
+                                      int count, Combine combine, int root, bool in_order,
                                       std::uint64_t piece_bytes);
 // Any count, by single copy: the ranks share the work (board.cpp), in
 // pieces of board_single_copy_piece(sizes, ...).
 mpf::coll::Task reduce_board_single_task(const Communicator& c, mpf::coll::Key key, const void* send, void* recv,
-                                         int count, MPI_Datatype type, MPI_Op op, int root,
+                                         int count, Combine combine, int root,
                                          mpf::coll::Parameters sizes);
 // Blocks of at most Board::capacity() bytes.
 // Blocks packed in rank order, at most the stage's size in all: each rank
@@ -207,7 +213,7 @@ bool bcast_by_steps(const Communicator& c, mpf::coll::Key key, void* buffer, std
 // Any size of communicator off the board: Reduce (root >= 0) or
 // Allreduce (root < 0) of `count` elements of `type`, as reduce_task.
 bool reduce_by_steps(const Communicator& c, mpf::coll::Key key, const void* send, void* recv, int count,
-                     MPI_Datatype type, MPI_Op op, int root, const char* call);
+                     Combine combine, int root, const char* call);
 // MPI_Alltoall's equal blocks of `bytes`, as alltoall_task.
 bool alltoall_by_steps(const Communicator& c, mpf::coll::Key key, const void* send, void* recv, std::uint64_t bytes,
                        const char* call);
@@ -216,9 +222,9 @@ bool alltoall_by_steps(const Communicator& c, mpf::coll::Key key, const void* se
 void barrier(Communicator& c, const char* call);
 void bcast(Communicator& c, void* buffer, std::uint64_t bytes, int root, const char* call);
 // `root` < 0: every rank gets the result (allreduce).
-void reduce(Communicator& c, const void* send, void* recv, int count, MPI_Datatype type, MPI_Op op, int root,
+void reduce(Communicator& c, const void* send, void* recv, int count, Combine combine, int root,
             const char* call);
-void scan(Communicator& c, const void* send, void* recv, int count, MPI_Datatype type, MPI_Op op, bool exclusive,
+void scan(Communicator& c, const void* send, void* recv, int count, Combine combine, bool exclusive,
           const char* call);
 // Per rank: bytes and byte displacement of its block at the root.
 void gatherv(Communicator& c, const void* send, std::uint64_t send_bytes, void* recv,

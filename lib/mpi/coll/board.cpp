@@ -21,7 +21,7 @@
 //   reductions   into one of the board's sums, piece by piece, and arrives;
 //                after the release every rank (Allreduce) or the root
 //                copies the sum out; larger vectors in rounds of the sum's
-//                size. With an exact operation (op_is_exact: integers,
+//                size. With an exact operation (Combine::exact: integers,
 //                logicals, bytes; any order gives the same bits) a rank
 //                adds to whichever piece is free as soon as it runs, and
 //                waits for no one; else (floating point) a piece takes the
@@ -210,10 +210,10 @@ class BoardBcastEntry {
 // result row, which the root, or every rank, copies out.
 class BoardReduce {
  public:
-  BoardReduce(const Communicator& c, Key key, const void* send, void* recv, int count, MPI_Datatype type, MPI_Op op,
+  BoardReduce(const Communicator& c, Key key, const void* send, void* recv, int count, Combine combine,
               int root)
-      : c_(c), key_(key), send_(send), recv_(recv), count_(count), type_(type), op_(op), root_(root),
-        bytes_(static_cast<std::size_t>(count) * *datatype_size(type)) {}
+      : c_(c), key_(key), send_(send), recv_(recv), count_(count), combine_(combine), root_(root),
+        bytes_(static_cast<std::size_t>(count) * combine.element_bytes()) {}
   int count() const { return 1; }
   std::int32_t peer(int) const { return -1; }
   bool try_step(int) {
@@ -226,7 +226,7 @@ class BoardReduce {
         const auto n = static_cast<std::uint32_t>(c_.size());
         std::byte* result = b.result(call_);
         std::memcpy(result, b.row(call_, n - 1), bytes_);
-        for (std::uint32_t r = n - 1; r-- > 0;) apply_op(op_, b.row(call_, r), result, count_, type_);
+        for (std::uint32_t r = n - 1; r-- > 0;) combine_.apply(b.row(call_, r), result, count_);
       });
     }
     return b.released(call_);
@@ -241,8 +241,7 @@ class BoardReduce {
   const void* send_;
   void* recv_;
   int count_;
-  MPI_Datatype type_;
-  MPI_Op op_;
+  Combine combine_;
   int root_;
   std::size_t bytes_;
   std::uint64_t call_ = 0;
@@ -294,23 +293,22 @@ Task bcast_board_task(const Communicator& c, Key key, void* buffer, std::uint64_
   }
 }
 
-Task reduce_board_task(const Communicator& c, Key key, const void* send, void* recv, int count, MPI_Datatype type,
-                       MPI_Op op, int root) {
-  return steps_task<BoardReduce>(c, key, send, recv, count, type, op, root);
+Task reduce_board_task(const Communicator& c, Key key, const void* send, void* recv, int count, Combine combine, int root) {
+  return steps_task<BoardReduce>(c, key, send, recv, count, combine, root);
 }
 
 bool reduce_board_by_steps(const Communicator& c, Key key, const void* send, void* recv, int count,
-                           MPI_Datatype type, MPI_Op op, int root, const char* call) {
-  if (static_cast<std::uint64_t>(count) * *datatype_size(type) > Board::capacity()) return false;
-  BoardReduce steps(c, key, send, recv, count, type, op, root);
+                           Combine combine, int root, const char* call) {
+  if (static_cast<std::uint64_t>(count) * combine.element_bytes() > Board::capacity()) return false;
+  BoardReduce steps(c, key, send, recv, count, combine, root);
   run_steps(steps, c, call, root);
   return true;
 }
 
 Task reduce_board_sum_task(const Communicator& c, Key key, const void* send, void* recv, int count,
-                           MPI_Datatype type, MPI_Op op, int root, bool in_order, std::uint64_t piece_bytes) {
+                           Combine combine, int root, bool in_order, std::uint64_t piece_bytes) {
   Board& b = board();
-  const std::size_t element = *datatype_size(type);
+  const std::size_t element = combine.element_bytes();
   const std::uint64_t per_round = b.stage_capacity() / element;
   const auto rounds = static_cast<std::uint32_t>((static_cast<std::uint64_t>(count) + per_round - 1) / per_round);
   // In rank order a rank waits for the one before it, which a rank in
@@ -341,7 +339,7 @@ Task reduce_board_sum_task(const Communicator& c, Key key, const void* send, voi
       } else {
         // sum = mine op sum: the same bits as sum op mine for a commutative
         // operation (IEEE addition and multiplication are).
-        apply_op(op, mine + offset, sum + offset, n, type);
+        combine.apply(mine + offset, sum + offset, n);
       }
     };
     if (in_order) {
@@ -358,7 +356,7 @@ Task reduce_board_sum_task(const Communicator& c, Key key, const void* send, voi
 }
 
 Task reduce_board_single_task(const Communicator& c, Key key, const void* send, void* recv, int count,
-                              MPI_Datatype type, MPI_Op op, int root, mpf::coll::Parameters sizes) {
+                              Combine combine, int root, mpf::coll::Parameters sizes) {
   Board& b = board();
   const std::uint64_t call = b.reserve_rows(2);
   const auto n = static_cast<std::uint32_t>(c.size());
@@ -369,7 +367,7 @@ Task reduce_board_single_task(const Communicator& c, Key key, const void* send, 
   co_await arrive(call, key, [&] { next.store(0, std::memory_order_relaxed); });
   std::vector<Exposed> peers(n);
   for (std::uint32_t r = 0; r < n; ++r) std::memcpy(&peers[r], b.row(call, r), sizeof(Exposed));
-  const std::size_t element = *datatype_size(type);
+  const std::size_t element = combine.element_bytes();
   const auto per_piece = std::max<std::uint64_t>(
       1, mpf::coll::board_single_copy_piece(sizes, static_cast<std::uint64_t>(count) * element, c.plan.cpus()) /
              element);
@@ -391,7 +389,7 @@ Task reduce_board_single_task(const Communicator& c, Key key, const void* send, 
     const std::uint64_t first = k * per_piece;
     const auto elements = static_cast<int>(std::min(per_piece, static_cast<std::uint64_t>(count) - first));
     const std::size_t offset = first * element, bytes = static_cast<std::size_t>(elements) * element;
-    const std::byte* result = reduce_span(c, peers, static_cast<const std::byte*>(send), offset, elements, type, op,
+    const std::byte* result = reduce_span(c, peers, static_cast<const std::byte*>(send), offset, elements, combine,
                                           x.data(), y.data(), nullptr);
     const std::size_t in_stage = offset < staged ? std::min<std::size_t>(bytes, staged - offset) : 0;
     if (in_stage > 0) std::memcpy(b.stage_data() + offset, result, in_stage);

@@ -45,9 +45,9 @@ namespace {
 // data, combined with what arrives, copied to `recv` at the end.
 class Accumulator {
  public:
-  Accumulator(const void* send, void* recv, int count, MPI_Datatype type, MPI_Op op)
-      : recv_(recv), count_(count), type_(type), op_(op), commutative_(op_is_commutative(op)),
-        bytes_(static_cast<std::uint32_t>(static_cast<std::size_t>(count) * *datatype_size(type))) {
+  Accumulator(const void* send, void* recv, int count, Combine combine)
+      : recv_(recv), count_(count), combine_(combine),
+        bytes_(static_cast<std::uint32_t>(static_cast<std::size_t>(count) * combine.element_bytes())) {
     std::memcpy(acc_, send, bytes_);
   }
   const std::byte* data() const { return acc_; }
@@ -57,11 +57,11 @@ class Accumulator {
   // first (`other_first`), acc op other when this rank's does: canonical
   // order for any operation.
   void add(const std::byte* other, bool other_first) {
-    if (other_first || commutative_) {
-      apply_op(op_, other, acc_, count_, type_);
+    if (other_first || combine_.commutative()) {
+      combine_.apply(other, acc_, count_);
     } else {
       std::memcpy(scratch_, other, bytes_);
-      apply_op(op_, acc_, scratch_, count_, type_);
+      combine_.apply(acc_, scratch_, count_);
       std::memcpy(acc_, scratch_, bytes_);
     }
   }
@@ -70,9 +70,7 @@ class Accumulator {
  private:
   void* recv_;
   int count_;
-  MPI_Datatype type_;
-  MPI_Op op_;
-  bool commutative_;
+  Combine combine_;
   std::uint32_t bytes_;
   alignas(16) std::byte acc_[mpf::coll::kMaxCellData];
   alignas(16) std::byte scratch_[mpf::coll::kMaxCellData];
@@ -124,9 +122,8 @@ Task barrier_tree_task(const Communicator& c, mpf::coll::Key key, int radix) {
 // result of its block of 2^(k+1) ranks.
 class Doubling {
  public:
-  Doubling(const Communicator& c, mpf::coll::Key key, const void* send, void* recv, int count, MPI_Datatype type,
-           MPI_Op op)
-      : c_(c), key_(key), sum_(send, recv, count, type, op) {
+  Doubling(const Communicator& c, mpf::coll::Key key, const void* send, void* recv, int count, Combine combine)
+      : c_(c), key_(key), sum_(send, recv, count, combine) {
     for (int distance = 1; distance < c.size(); distance *= 2) ++rounds_;
   }
   int count() const { return 2 * rounds_; }
@@ -256,16 +253,15 @@ namespace {
 // Reduce and the other allreduces: up the tree, children combined in rank
 // order; then down the same tree, or to the root. The tree is rooted at
 // rank 0, so the result does not depend on the root, unless the operation
-// is exact (op_is_exact): then at the root itself, which saves the last
+// is exact (Combine::exact): then at the root itself, which saves the last
 // hop. Steps: take and combine each child's; post to the parent; then
 // (allreduce) take the result from the parent and post it to each child,
 // or (reduce) the top's result to the root.
 class TreeReduce {
  public:
-  TreeReduce(const Communicator& c, mpf::coll::Key key, const void* send, void* recv, int count, MPI_Datatype type,
-             MPI_Op op, int root, int radix)
-      : c_(c), key_(key), root_(root), top_(root >= 0 && op_is_exact(op, type) ? root : 0),
-        node_(c.rank, top_, c.size(), radix), sum_(send, recv, count, type, op) {}
+  TreeReduce(const Communicator& c, mpf::coll::Key key, const void* send, void* recv, int count, Combine combine, int root, int radix)
+      : c_(c), key_(key), root_(root), top_(root >= 0 && combine.exact() ? root : 0),
+        node_(c.rank, top_, c.size(), radix), sum_(send, recv, count, combine) {}
   int count() const {
     const int up = node_.children() + (node_.parent() >= 0 ? 1 : 0);
     if (root_ < 0) return up + 1 + node_.children();
@@ -320,30 +316,30 @@ class TreeReduce {
 }  // namespace
 
 Task reduce_cells_task(const Communicator& c, mpf::coll::Key key, const void* send, void* recv, int count,
-                       MPI_Datatype type, MPI_Op op, int root, int radix) {
-  return steps_task<TreeReduce>(c, key, send, recv, count, type, op, root, radix);
+                       Combine combine, int root, int radix) {
+  return steps_task<TreeReduce>(c, key, send, recv, count, combine, root, radix);
 }
 
 Task allreduce_doubling_task(const Communicator& c, mpf::coll::Key key, const void* send, void* recv, int count,
-                             MPI_Datatype type, MPI_Op op) {
-  return steps_task<Doubling>(c, key, send, recv, count, type, op);
+                             Combine combine) {
+  return steps_task<Doubling>(c, key, send, recv, count, combine);
 }
 
 bool reduce_by_steps(const Communicator& c, mpf::coll::Key key, const void* send, void* recv, int count,
-                     MPI_Datatype type, MPI_Op op, int root, const char* call) {
+                     Combine combine, int root, const char* call) {
   // The steps of reduce_task's choices that have them: on the board, one
   // row; over the cells.
   if (c.size() == 1 || count == 0) return false;
-  const Choice choice = reduce_choice(c, count, type, op, root);
+  const Choice choice = reduce_choice(c, count, combine, root);
   switch (choice.algorithm) {
-    case Algorithm::board: return reduce_board_by_steps(c, key, send, recv, count, type, op, root, call);
+    case Algorithm::board: return reduce_board_by_steps(c, key, send, recv, count, combine, root, call);
     case Algorithm::doubling: {
-      Doubling steps(c, key, send, recv, count, type, op);
+      Doubling steps(c, key, send, recv, count, combine);
       run_steps(steps, c, call, -1);
       return true;
     }
     case Algorithm::cells: {
-      TreeReduce steps(c, key, send, recv, count, type, op, root, static_cast<int>(choice.parameters().radix));
+      TreeReduce steps(c, key, send, recv, count, combine, root, static_cast<int>(choice.parameters().radix));
       run_steps(steps, c, call, root);
       return true;
     }

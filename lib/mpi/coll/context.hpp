@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "coll/channel.hpp"
+#include "coll/combine.hpp"
 #include "coll/task.hpp"
 #include "core/runtime.hpp"
 #include "mpi/coll/pending.hpp"
@@ -20,6 +21,7 @@ namespace mpf::mpi::coll {
 
 using mpf::coll::Algorithm;
 using mpf::coll::Choice;
+using mpf::coll::Combine;
 using mpf::coll::Operation;
 
 // An algorithm the plan cannot choose for `operation` (rules.cpp refuses

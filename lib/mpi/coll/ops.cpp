@@ -107,154 +107,68 @@ bool op_allows(MPI_Op op, Kind k) {
   }
 }
 
-// out[i] = a[i] op b[i]. `out` may be `b` (the in-place form, apply_op) or
-// a third buffer (apply_op_into), but overlaps neither operand otherwise.
-// kInPlace: b is out, which the compiler must see to vectorize the loops
-// without a run-time overlap check that fails for exactly that case.
-template <class T, bool kInPlace>
-void combine(MPI_Op op, const T* a, const T* b_or_out, T* out, int n) {
-  const T* b = kInPlace ? out : b_or_out;
-  switch (op) {
-    case MPI_MAX: if constexpr (requires(T x) { x < x; }) for (int i = 0; i < n; ++i) out[i] = b[i] < a[i] ? a[i] : b[i]; break;
-    case MPI_MIN: if constexpr (requires(T x) { x < x; }) for (int i = 0; i < n; ++i) out[i] = a[i] < b[i] ? a[i] : b[i]; break;
-    case MPI_SUM: for (int i = 0; i < n; ++i) out[i] = static_cast<T>(a[i] + b[i]); break;
-    case MPI_PROD: for (int i = 0; i < n; ++i) out[i] = static_cast<T>(a[i] * b[i]); break;
-    case MPI_LAND: for (int i = 0; i < n; ++i) out[i] = static_cast<T>((a[i] != T{}) && (b[i] != T{})); break;
-    case MPI_LOR: for (int i = 0; i < n; ++i) out[i] = static_cast<T>((a[i] != T{}) || (b[i] != T{})); break;
-    case MPI_LXOR: for (int i = 0; i < n; ++i) out[i] = static_cast<T>((a[i] != T{}) != (b[i] != T{})); break;
-    case MPI_BAND: if constexpr (requires(T x) { x & x; }) for (int i = 0; i < n; ++i) out[i] = static_cast<T>(a[i] & b[i]); break;
-    case MPI_BOR: if constexpr (requires(T x) { x | x; }) for (int i = 0; i < n; ++i) out[i] = static_cast<T>(a[i] | b[i]); break;
-    case MPI_BXOR: if constexpr (requires(T x) { x ^ x; }) for (int i = 0; i < n; ++i) out[i] = static_cast<T>(a[i] ^ b[i]); break;
-    case MPI_REPLACE: for (int i = 0; i < n; ++i) out[i] = a[i]; break;
-    default: if (out != b) std::copy(b, b + n, out); break;  // MPI_NO_OP
-  }
-}
+using mpf::coll::Element;
 
-// MINLOC/MAXLOC on (value, index) pairs: the better value, and on a tie the
-// smaller index (MPI 3.1 §5.9.4). Reductions combine data as it travels,
-// packed: each pair is its value then its index, with no gap (MPI_DOUBLE_INT
-// is 12 bytes there, 16 in a C struct), at any alignment. The C pairs'
-// index is an int; the Fortran pairs' (MPI_2REAL, MPI_2DOUBLE_PRECISION,
-// MPI_2INTEGER) is a second value of the value's type.
-template <class V, class I>
-void run_loc(MPI_Op op, const void* a, const void* b, void* out, int n) {
-  constexpr std::size_t kElement = sizeof(V) + sizeof(I);
-  if (op != MPI_MAXLOC && op != MPI_MINLOC && op != MPI_REPLACE) {  // MPI_NO_OP
-    if (out != b) std::memmove(out, b, static_cast<std::size_t>(n) * kElement);
-    return;
-  }
-  const auto* x = static_cast<const std::byte*>(a);
-  const auto* y = static_cast<const std::byte*>(b);
-  auto* z = static_cast<std::byte*>(out);
-  for (std::size_t at = 0; at < static_cast<std::size_t>(n) * kElement; at += kElement) {
-    V xv, yv;
-    I xi, yi;
-    std::memcpy(&xv, x + at, sizeof(V));
-    std::memcpy(&xi, x + at + sizeof(V), sizeof(I));
-    std::memcpy(&yv, y + at, sizeof(V));
-    std::memcpy(&yi, y + at + sizeof(V), sizeof(I));
-    const bool better = op == MPI_MAXLOC ? xv > yv : xv < yv;
-    const bool take_x = op == MPI_REPLACE || better || (xv == yv && xi < yi);
-    std::memmove(z + at, (take_x ? x : y) + at, kElement);
-  }
-}
-template <class V>
-void run_pair(MPI_Op op, const void* a, const void* b, void* out, int n) {
-  run_loc<V, int>(op, a, b, out, n);
-}
-template <class V>
-void run_twin(MPI_Op op, const void* a, const void* b, void* out, int n) {
-  run_loc<V, V>(op, a, b, out, n);
-}
-
-// Calls f(a, b, out, n) on the buffers as arrays of T, which needs them
-// aligned for T. A buffer may not be: a caller's, or an array local to a
-// collective's coroutine (GCC 12 places a coroutine frame's locals at any
-// offset, alignas or not). Such data goes through aligned copies, a piece
-// at a time.
-template <class T, class F>
-void on_aligned(const void* a, const void* b, void* out, int n, F&& f) {
-  const auto misaligned = [](const void* p) { return reinterpret_cast<std::uintptr_t>(p) % alignof(T) != 0; };
-  if (!misaligned(a) && !misaligned(b) && !misaligned(out)) [[likely]] {
-    f(static_cast<const T*>(a), static_cast<const T*>(b), static_cast<T*>(out), n);
-    return;
-  }
-  constexpr int kPiece = 128;
-  alignas(T) std::byte x[kPiece * sizeof(T)];
-  alignas(T) std::byte y[kPiece * sizeof(T)];
-  const auto* from_a = static_cast<const std::byte*>(a);
-  const auto* from_b = static_cast<const std::byte*>(b);
-  auto* to = static_cast<std::byte*>(out);
-  for (int done = 0; done < n; done += kPiece) {
-    const int m = std::min(kPiece, n - done);
-    const std::size_t bytes = static_cast<std::size_t>(m) * sizeof(T);
-    const std::size_t at = static_cast<std::size_t>(done) * sizeof(T);
-    std::memcpy(x, from_a + at, bytes);
-    std::memcpy(y, from_b + at, bytes);
-    f(reinterpret_cast<const T*>(x), reinterpret_cast<const T*>(y), reinterpret_cast<T*>(y), m);
-    std::memcpy(to + at, y, bytes);
-  }
-}
-
-template <class T>
-void run(MPI_Op op, const void* a, const void* b, void* out, int n) {
-  on_aligned<T>(a, b, out, n, [op](const T* x, const T* y, T* z, int m) {
-    if (y == z) {
-      combine<T, true>(op, x, y, z, m);
-    } else {
-      combine<T, false>(op, x, y, z, m);
-    }
-  });
-}
-
-void apply_predefined(MPI_Op op, const void* a, const void* b, void* out, int n, MPI_Datatype t) {
+// The kernels' element type of a predefined datatype (the sized type's, for
+// an unnamed one: MPI_Type_create_f90_*), opaque for any other.
+Element element_of(MPI_Datatype t) {
   switch (t) {
-    case MPI_CHAR: run<char>(op, a, b, out, n); break;
-    case MPI_SIGNED_CHAR: case MPI_INT8_T: case MPI_INTEGER1: run<std::int8_t>(op, a, b, out, n); break;
-    case MPI_UNSIGNED_CHAR: case MPI_UINT8_T: case MPI_BYTE: run<std::uint8_t>(op, a, b, out, n); break;
-    case MPI_WCHAR: run<wchar_t>(op, a, b, out, n); break;
-    case MPI_SHORT: case MPI_INT16_T: case MPI_INTEGER2: run<std::int16_t>(op, a, b, out, n); break;
-    case MPI_UNSIGNED_SHORT: case MPI_UINT16_T: run<std::uint16_t>(op, a, b, out, n); break;
+    case MPI_CHAR: return Element::character;
+    case MPI_SIGNED_CHAR: case MPI_INT8_T: case MPI_INTEGER1: return Element::i8;
+    case MPI_UNSIGNED_CHAR: case MPI_UINT8_T: case MPI_BYTE: return Element::u8;
+    case MPI_WCHAR: return Element::wide_character;
+    case MPI_SHORT: case MPI_INT16_T: case MPI_INTEGER2: return Element::i16;
+    case MPI_UNSIGNED_SHORT: case MPI_UINT16_T: return Element::u16;
     // A Fortran LOGICAL is an int; the logical operations give 1 for true.
-    case MPI_INT: case MPI_INT32_T: case MPI_INTEGER: case MPI_INTEGER4: case MPI_LOGICAL:
-      run<std::int32_t>(op, a, b, out, n);
-      break;
-    case MPI_UNSIGNED: case MPI_UINT32_T: run<std::uint32_t>(op, a, b, out, n); break;
-    case MPI_LONG: case MPI_AINT: run<long>(op, a, b, out, n); break;
-    case MPI_UNSIGNED_LONG: run<unsigned long>(op, a, b, out, n); break;
-    case MPI_LONG_LONG_INT: case MPI_INT64_T: case MPI_OFFSET: case MPI_COUNT: case MPI_INTEGER8:
-      run<long long>(op, a, b, out, n);
-      break;
-    case MPI_UNSIGNED_LONG_LONG: case MPI_UINT64_T: run<unsigned long long>(op, a, b, out, n); break;
-    case MPI_FLOAT: case MPI_REAL: case MPI_REAL4: run<float>(op, a, b, out, n); break;
-    case MPI_DOUBLE: case MPI_DOUBLE_PRECISION: case MPI_REAL8: run<double>(op, a, b, out, n); break;
-    case MPI_LONG_DOUBLE: run<long double>(op, a, b, out, n); break;
-    case MPI_REAL16: run<Quad>(op, a, b, out, n); break;
-    case MPI_C_BOOL: case MPI_CXX_BOOL: run<bool>(op, a, b, out, n); break;
+    case MPI_INT: case MPI_INT32_T: case MPI_INTEGER: case MPI_INTEGER4: case MPI_LOGICAL: return Element::i32;
+    case MPI_UNSIGNED: case MPI_UINT32_T: return Element::u32;
+    case MPI_LONG: case MPI_AINT: case MPI_LONG_LONG_INT: case MPI_INT64_T: case MPI_OFFSET: case MPI_COUNT:
+    case MPI_INTEGER8:
+      return Element::i64;
+    case MPI_UNSIGNED_LONG: case MPI_UNSIGNED_LONG_LONG: case MPI_UINT64_T: return Element::u64;
+    case MPI_FLOAT: case MPI_REAL: case MPI_REAL4: return Element::f32;
+    case MPI_DOUBLE: case MPI_DOUBLE_PRECISION: case MPI_REAL8: return Element::f64;
+    case MPI_LONG_DOUBLE: return Element::long_double;
+    case MPI_REAL16: return Element::quad;
+    case MPI_C_BOOL: case MPI_CXX_BOOL: return Element::boolean;
     case MPI_C_FLOAT_COMPLEX: case MPI_COMPLEX: case MPI_COMPLEX8: case MPI_CXX_FLOAT_COMPLEX:
-      run<std::complex<float>>(op, a, b, out, n);
-      break;
+      return Element::complex_f32;
     case MPI_C_DOUBLE_COMPLEX: case MPI_DOUBLE_COMPLEX: case MPI_COMPLEX16: case MPI_CXX_DOUBLE_COMPLEX:
-      run<std::complex<double>>(op, a, b, out, n);
-      break;
-    case MPI_C_LONG_DOUBLE_COMPLEX: case MPI_CXX_LONG_DOUBLE_COMPLEX:
-      run<std::complex<long double>>(op, a, b, out, n);
-      break;
-    case MPI_COMPLEX32: run<std::complex<Quad>>(op, a, b, out, n); break;
-    case MPI_2REAL: run_twin<float>(op, a, b, out, n); break;
-    case MPI_2DOUBLE_PRECISION: run_twin<double>(op, a, b, out, n); break;
-    case MPI_2INTEGER: run_twin<int>(op, a, b, out, n); break;
-    case MPI_FLOAT_INT: run_pair<float>(op, a, b, out, n); break;
-    case MPI_DOUBLE_INT: run_pair<double>(op, a, b, out, n); break;
-    case MPI_LONG_INT: run_pair<long>(op, a, b, out, n); break;
-    case MPI_2INT: run_pair<int>(op, a, b, out, n); break;
-    case MPI_SHORT_INT: run_pair<short>(op, a, b, out, n); break;
-    case MPI_LONG_DOUBLE_INT: run_pair<long double>(op, a, b, out, n); break;
-    default:
-      if (const MPI_Datatype sized = sized_type_of(t); sized != MPI_DATATYPE_NULL) {
-        apply_predefined(op, a, b, out, n, sized);
-      }
-      break;
+      return Element::complex_f64;
+    case MPI_C_LONG_DOUBLE_COMPLEX: case MPI_CXX_LONG_DOUBLE_COMPLEX: return Element::complex_long_double;
+    case MPI_COMPLEX32: return Element::complex_quad;
+    case MPI_2REAL: return Element::float_float;
+    case MPI_2DOUBLE_PRECISION: return Element::double_double;
+    case MPI_2INTEGER: case MPI_2INT: return Element::int_int;
+    case MPI_FLOAT_INT: return Element::float_int;
+    case MPI_DOUBLE_INT: return Element::double_int;
+    case MPI_LONG_INT: return Element::long_int;
+    case MPI_SHORT_INT: return Element::short_int;
+    case MPI_LONG_DOUBLE_INT: return Element::long_double_int;
+    default: {
+      const MPI_Datatype sized = sized_type_of(t);
+      return sized != MPI_DATATYPE_NULL ? element_of(sized) : Element::opaque;
+    }
+  }
+}
+
+mpf::coll::Op op_of(MPI_Op op) {
+  using mpf::coll::Op;
+  switch (op) {
+    case MPI_MAX: return Op::max;
+    case MPI_MIN: return Op::min;
+    case MPI_SUM: return Op::sum;
+    case MPI_PROD: return Op::prod;
+    case MPI_LAND: return Op::land;
+    case MPI_LOR: return Op::lor;
+    case MPI_LXOR: return Op::lxor;
+    case MPI_BAND: return Op::band;
+    case MPI_BOR: return Op::bor;
+    case MPI_BXOR: return Op::bxor;
+    case MPI_MINLOC: return Op::minloc;
+    case MPI_MAXLOC: return Op::maxloc;
+    case MPI_REPLACE: return Op::replace;
+    default: return Op::no_op;
   }
 }
 
@@ -275,17 +189,6 @@ std::string op_problem(MPI_Op op, MPI_Datatype datatype) {
   if (!is_predefined(op)) return "invalid operation " + std::to_string(op);
   if (!op_allows(op, kind_of(datatype))) return op_name(op) + " is not defined for " + datatype_name(datatype);
   return {};
-}
-
-bool op_is_exact(MPI_Op op, MPI_Datatype datatype) {
-  const Kind k = kind_of(datatype);
-  if (k != Kind::integer && k != Kind::logical && k != Kind::byte) return false;
-  switch (op) {
-    case MPI_MAX: case MPI_MIN: case MPI_SUM: case MPI_PROD: case MPI_LAND: case MPI_LOR: case MPI_LXOR:
-    case MPI_BAND: case MPI_BOR: case MPI_BXOR:
-      return op_allows(op, k);
-    default: return false;
-  }
 }
 
 bool op_is_commutative(MPI_Op op) {
@@ -358,22 +261,32 @@ void apply_user_unpacked(const UserOp& u, const TypeInfo& t, const void* a, cons
   pack(t, inout_base, static_cast<std::uint64_t>(count), static_cast<std::byte*>(out));
 }
 
-}  // namespace
-
-void apply_op_into(MPI_Op op, const void* a, const void* b, void* out, int count, MPI_Datatype datatype) {
-  if (count == 0) return;
-  if (const UserOp* u = any_user_op(op)) {
-    const TypeInfo* t = find_type(datatype);
-    if (t != nullptr && !t->contiguous) {
-      apply_user_unpacked(*u, *t, a, b, out, count, datatype);
-      return;
-    }
-    // A user function combines in place only: b's values go to out first.
-    if (out != b) std::memmove(out, b, static_cast<std::size_t>(count) * *datatype_size(datatype));
-    u->call(const_cast<void*>(a), out, static_cast<std::uint64_t>(count), datatype);
+// Combine's callback for a user operation: `handle` is the MPI_Op,
+// `type` the MPI_Datatype its function is given.
+void call_user_op(const void* a, const void* b, void* out, int count, std::int64_t handle, std::int64_t type) {
+  const UserOp* u = any_user_op(static_cast<MPI_Op>(handle));
+  const auto datatype = static_cast<MPI_Datatype>(type);
+  const TypeInfo* t = find_type(datatype);
+  if (t != nullptr && !t->contiguous) {
+    apply_user_unpacked(*u, *t, a, b, out, count, datatype);
     return;
   }
-  apply_predefined(op, a, b, out, count, datatype);
+  // A user function combines in place only: b's values go to out first.
+  if (out != b) std::memmove(out, b, static_cast<std::size_t>(count) * *datatype_size(datatype));
+  u->call(const_cast<void*>(a), out, static_cast<std::uint64_t>(count), datatype);
+}
+
+}  // namespace
+
+mpf::coll::Combine combine_of(MPI_Op op, MPI_Datatype element) {
+  if (const UserOp* u = any_user_op(op)) {
+    return mpf::coll::Combine::user({&call_user_op, op, element}, *datatype_size(element), u->commutative);
+  }
+  return mpf::coll::Combine::predefined(op_of(op), element_of(element));
+}
+
+void apply_op_into(MPI_Op op, const void* a, const void* b, void* out, int count, MPI_Datatype datatype) {
+  combine_of(op, datatype).apply_into(a, b, out, count);
 }
 
 }  // namespace mpf::mpi::coll

@@ -7,6 +7,8 @@
 
 #include <string>
 
+#include "coll/combine.hpp"
+
 namespace mpf::mpi::coll {
 
 // Empty when `op` may combine `datatype`, else why not ("MPI_SUM is not
@@ -19,11 +21,10 @@ bool op_is_commutative(MPI_Op op);
 // MPI_SUCCESS, or the error class after the handler returned.
 int check_op(const char* call, MPI_Comm comm, MPI_Op op, MPI_Datatype type, int count, MPI_Datatype* element,
              int* elements);
-// True when combining `datatype` with `op` gives the same bits in any
-// order and grouping (a predefined operation on integers, logicals or
-// bytes): a reduction may then be rooted anywhere and still give every
-// root the same result.
-bool op_is_exact(MPI_Op op, MPI_Datatype datatype);
+// `op` on elements of `element` (op_problem() empty) as the collective
+// algorithms combine them (coll/combine.hpp): a user operation calls back
+// its function with `element`.
+mpf::coll::Combine combine_of(MPI_Op op, MPI_Datatype element);
 // inout[i] = in[i] op inout[i] for `count` elements (op_problem() empty).
 void apply_op(MPI_Op op, const void* in, void* inout, int count, MPI_Datatype datatype);
 // out[i] = a[i] op b[i], for a combination whose right operand is read in

@@ -41,8 +41,8 @@ Chunk chunk_of(std::uint32_t s, int per_step, int count, std::size_t element) {
 }
 
 Task reduce_slot_task(const Communicator& c, mpf::coll::Key key, const void* send, void* recv, int count,
-                      MPI_Datatype type, MPI_Op op, int root, int radix) {
-  const std::size_t element = *datatype_size(type);
+                      Combine combine, int root, int radix) {
+  const std::size_t element = combine.element_bytes();
   const bool all = root < 0;
   auto* out = static_cast<std::byte*>(recv);
   const auto* in = static_cast<const std::byte*>(send);
@@ -55,7 +55,7 @@ Task reduce_slot_task(const Communicator& c, mpf::coll::Key key, const void* sen
   // order, hence the same result, for every root.
   const TreeNode node = knomial_node(c.rank, 0, c.size(), radix);
   const std::vector<std::uint32_t> children = worlds_of(c, node.children);
-  const bool commutative = op_is_commutative(op);
+  const bool commutative = combine.commutative();
   mpf::coll::Channel& ch = channel();
   const int per_step = std::min(count, chunk_elements(element));
   std::vector<std::byte> acc(static_cast<std::size_t>(per_step) * element);
@@ -66,17 +66,17 @@ Task reduce_slot_task(const Communicator& c, mpf::coll::Key key, const void* sen
     const Chunk chunk = chunk_of(s, per_step, count, element);
     std::memcpy(acc.data(), in + chunk.offset, chunk.bytes);
     // Up: this rank's subtree, in rank order: acc = acc op child.
-    auto combine = [&](std::uint32_t, std::span<const Received> pieces) {
+    auto add_child = [&](std::uint32_t, std::span<const Received> pieces) {
       if (commutative) {
-        apply_op(op, pieces[0].data, acc.data(), chunk.elements, type);
+        combine.apply(pieces[0].data, acc.data(), chunk.elements);
       } else {
         std::memcpy(scratch.data(), pieces[0].data, chunk.bytes);
-        apply_op(op, acc.data(), scratch.data(), chunk.elements, type);
+        combine.apply(acc.data(), scratch.data(), chunk.elements);
         std::swap(acc, scratch);
       }
     };
     for (std::uint32_t child : children) {
-      co_await until(static_cast<std::int32_t>(child), [&] { return ch.try_take(child, key, 2 * s, combine, &seen); });
+      co_await until(static_cast<std::int32_t>(child), [&] { return ch.try_take(child, key, 2 * s, add_child, &seen); });
     }
     if (node.parent >= 0) {
       const std::uint32_t parent = world_of(c, node.parent);
@@ -117,39 +117,37 @@ Task reduce_slot_task(const Communicator& c, mpf::coll::Key key, const void* sen
 
 }  // namespace
 
-Choice reduce_choice(const Communicator& c, int count, MPI_Datatype type, MPI_Op op, int root) {
-  const std::size_t element = *datatype_size(type);
+Choice reduce_choice(const Communicator& c, int count, Combine combine, int root) {
+  const std::size_t element = combine.element_bytes();
   const Operation operation = root < 0 ? Operation::allreduce : Operation::reduce;
   return c.plan.choose_reduction(operation, static_cast<std::uint64_t>(count) * element, [&] {
-    return c.plan.reduction(op_is_commutative(op), op_is_exact(op, type), element);
+    return c.plan.reduction(combine.commutative(), combine.exact(), element);
   });
 }
 
-Task reduce_task(const Communicator& c, mpf::coll::Key key, const void* send, void* recv, int count, MPI_Datatype type,
-                 MPI_Op op, int root) {
+Task reduce_task(const Communicator& c, mpf::coll::Key key, const void* send, void* recv, int count, Combine combine, int root) {
   if (count == 0) return {};
-  const Choice choice = reduce_choice(c, count, type, op, root);
+  const Choice choice = reduce_choice(c, count, combine, root);
   const auto radix = [&choice] { return static_cast<int>(choice.parameters().radix); };
   const auto piece = [&choice] { return choice.parameters().piece_bytes; };
   switch (choice.algorithm) {
-    case Algorithm::board: return reduce_board_task(c, key, send, recv, count, type, op, root);
+    case Algorithm::board: return reduce_board_task(c, key, send, recv, count, combine, root);
     case Algorithm::board_sum:
       // In rank order unless any order gives the same bits.
-      return reduce_board_sum_task(c, key, send, recv, count, type, op, root, !op_is_exact(op, type), piece());
+      return reduce_board_sum_task(c, key, send, recv, count, combine, root, !combine.exact(), piece());
     case Algorithm::board_single_copy:
-      return reduce_board_single_task(c, key, send, recv, count, type, op, root, choice.parameters());
-    case Algorithm::doubling: return allreduce_doubling_task(c, key, send, recv, count, type, op);
-    case Algorithm::cells: return reduce_cells_task(c, key, send, recv, count, type, op, root, radix());
-    case Algorithm::single_copy: return reduce_single_task(c, key, send, recv, count, type, op, root, piece());
-    case Algorithm::slots: return reduce_slot_task(c, key, send, recv, count, type, op, root, radix());
+      return reduce_board_single_task(c, key, send, recv, count, combine, root, choice.parameters());
+    case Algorithm::doubling: return allreduce_doubling_task(c, key, send, recv, count, combine);
+    case Algorithm::cells: return reduce_cells_task(c, key, send, recv, count, combine, root, radix());
+    case Algorithm::single_copy: return reduce_single_task(c, key, send, recv, count, combine, root, piece());
+    case Algorithm::slots: return reduce_slot_task(c, key, send, recv, count, combine, root, radix());
     default: break;
   }
   unplanned(root < 0 ? Operation::allreduce : Operation::reduce, choice.algorithm);
 }
 
-Task scan_task(const Communicator& c, mpf::coll::Key key, const void* send, void* recv, int count, MPI_Datatype type,
-               MPI_Op op, bool exclusive) {
-  const std::size_t element = *datatype_size(type);
+Task scan_task(const Communicator& c, mpf::coll::Key key, const void* send, void* recv, int count, Combine combine, bool exclusive) {
+  const std::size_t element = combine.element_bytes();
   auto* out = static_cast<std::byte*>(recv);
   const auto* in = static_cast<const std::byte*>(send);
   if (count == 0) co_return;
@@ -165,11 +163,11 @@ Task scan_task(const Communicator& c, mpf::coll::Key key, const void* send, void
     std::memcpy(mine.data(), in + chunk.offset, chunk.bytes);
     if (c.rank > 0) {
       const std::uint32_t prev = world_of(c, c.rank - 1);
-      auto combine = [&](std::uint32_t, std::span<const Received> pieces) {
+      auto add_prefix = [&](std::uint32_t, std::span<const Received> pieces) {
         if (exclusive) std::memcpy(out + chunk.offset, pieces[0].data, chunk.bytes);
-        apply_op(op, pieces[0].data, mine.data(), chunk.elements, type);
+        combine.apply(pieces[0].data, mine.data(), chunk.elements);
       };
-      co_await until(static_cast<std::int32_t>(prev), [&] { return ch.try_take(prev, key, s, combine, &seen); });
+      co_await until(static_cast<std::int32_t>(prev), [&] { return ch.try_take(prev, key, s, add_prefix, &seen); });
     }
     if (!exclusive) std::memcpy(out + chunk.offset, mine.data(), chunk.bytes);
     if (c.rank + 1 < c.size()) {
@@ -181,17 +179,17 @@ Task scan_task(const Communicator& c, mpf::coll::Key key, const void* send, void
   }
 }
 
-void reduce(Communicator& c, const void* send, void* recv, int count, MPI_Datatype type, MPI_Op op, int root,
+void reduce(Communicator& c, const void* send, void* recv, int count, Combine combine, int root,
             const char* call) {
   const mpf::coll::Key key = c.next_collective(root < 0 ? kAllreduce : kReduce, root);
-  if (reduce_by_steps(c, key, send, recv, count, type, op, root, call)) return;
-  run(reduce_task(c, key, send, recv, count, type, op, root), c, call, root);
+  if (reduce_by_steps(c, key, send, recv, count, combine, root, call)) return;
+  run(reduce_task(c, key, send, recv, count, combine, root), c, call, root);
 }
 
-void scan(Communicator& c, const void* send, void* recv, int count, MPI_Datatype type, MPI_Op op, bool exclusive,
+void scan(Communicator& c, const void* send, void* recv, int count, Combine combine, bool exclusive,
           const char* call) {
   const mpf::coll::Key key = c.next_collective(exclusive ? kExscan : kScan, -1);
-  run(scan_task(c, key, send, recv, count, type, op, exclusive), c, call, -1);
+  run(scan_task(c, key, send, recv, count, combine, exclusive), c, call, -1);
 }
 
 }  // namespace mpf::mpi::coll

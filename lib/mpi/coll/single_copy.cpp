@@ -78,12 +78,12 @@ void write_peer(std::uint32_t peer, std::uint64_t remote, const void* local, std
 }
 
 const std::byte* reduce_span(const Communicator& c, const std::vector<Exposed>& peers, const std::byte* own,
-                             std::size_t offset, int elements, MPI_Datatype type, MPI_Op op, std::byte* a,
+                             std::size_t offset, int elements, Combine combine, std::byte* a,
                              std::byte* b, std::byte* last) {
   const int n = c.size();
-  const std::size_t len = static_cast<std::size_t>(elements) * *datatype_size(type);
+  const std::size_t len = static_cast<std::size_t>(elements) * combine.element_bytes();
   // acc = x0, then acc op x_j into a buffer that does not hold acc (the
-  // last one into `last`, if given): apply_op writes its second operand.
+  // last one into `last`, if given): apply writes its second operand.
   const std::byte* acc = a;
   if (c.rank == 0 && own != nullptr) {
     acc = own + offset;  // read only
@@ -93,10 +93,10 @@ const std::byte* reduce_span(const Communicator& c, const std::vector<Exposed>& 
   for (int j = 1; j < n; ++j) {
     std::byte* target = j == n - 1 && last != nullptr ? last : (acc == a ? b : a);
     if (j == c.rank && own != nullptr) {
-      apply_op_into(op, acc, own + offset, target, elements, type);  // no copy of x_j first
+      combine.apply_into(acc, own + offset, target, elements);  // no copy of x_j first
     } else {
       read_peer(world_of(c, j), target, peers[static_cast<std::size_t>(j)].in + offset, len, "reduction");
-      apply_op(op, acc, target, elements, type);  // target = acc op x_j
+      combine.apply(acc, target, elements);  // target = acc op x_j
     }
     acc = target;
   }
@@ -170,9 +170,9 @@ Task bcast_single_task(const Communicator& c, mpf::coll::Key key, void* buffer, 
 }
 
 Task reduce_single_task(const Communicator& c, mpf::coll::Key key, const void* send, void* recv, int count,
-                        MPI_Datatype type, MPI_Op op, int root, std::uint64_t piece_bytes) {
+                        Combine combine, int root, std::uint64_t piece_bytes) {
   const int n = c.size();
-  const std::size_t element = *datatype_size(type);
+  const std::size_t element = combine.element_bytes();
   auto* out = static_cast<std::byte*>(recv);
   // Block r: rank r's share of the elements, in rank order. Equal shares,
   // but for MPI_Reduce, whose other ranks must also write their block into
@@ -206,7 +206,7 @@ Task reduce_single_task(const Communicator& c, mpf::coll::Key key, const void* s
   for (std::size_t e = first(c.rank); e < first(c.rank + 1); e += chunk_elements) {
     const std::size_t m = std::min(chunk_elements, first(c.rank + 1) - e);
     const std::size_t offset = e * element;
-    reduce_span(c, peers, own, offset, static_cast<int>(m), type, op, a.data(), b.data(), block + (offset - mine));
+    reduce_span(c, peers, own, offset, static_cast<int>(m), combine, a.data(), b.data(), block + (offset - mine));
   }
   // Then this rank writes its block into the output of every other rank
   // that keeps the result. Only this rank reads block `mine` of a peer's

@@ -87,5 +87,23 @@ TEST(ApplyOpInto, ZeroCountWritesNothing) {
   EXPECT_EQ(out, 99);
 }
 
+TEST(CombineOf, MapsMpiTypesAndOperationsOntoTheKernels) {
+  // What the collectives ask of the combination, as MPI's rules say.
+  EXPECT_TRUE(combine_of(MPI_SUM, MPI_INT).exact());
+  EXPECT_TRUE(combine_of(MPI_LAND, MPI_LOGICAL).exact());
+  EXPECT_TRUE(combine_of(MPI_LXOR, MPI_C_BOOL).exact());
+  EXPECT_TRUE(combine_of(MPI_BAND, MPI_BYTE).exact());
+  EXPECT_TRUE(combine_of(MPI_MAX, MPI_UNSIGNED_LONG_LONG).exact());
+  EXPECT_FALSE(combine_of(MPI_SUM, MPI_DOUBLE).exact());
+  EXPECT_FALSE(combine_of(MPI_SUM, MPI_C_DOUBLE_COMPLEX).exact());
+  EXPECT_FALSE(combine_of(MPI_MINLOC, MPI_2INT).exact());
+  EXPECT_FALSE(combine_of(MPI_REPLACE, MPI_INT).exact());
+  EXPECT_EQ(combine_of(MPI_MINLOC, MPI_DOUBLE_INT).element_bytes(), 12u);
+  EXPECT_EQ(combine_of(MPI_MAXLOC, MPI_2DOUBLE_PRECISION).element_bytes(), 16u);
+  EXPECT_EQ(combine_of(MPI_SUM, MPI_LONG_DOUBLE).element_bytes(), sizeof(long double));
+  EXPECT_EQ(combine_of(MPI_PROD, MPI_REAL16).element_bytes(), 16u);
+  EXPECT_TRUE(combine_of(MPI_SUM, MPI_FLOAT).commutative());
+}
+
 }  // namespace
 }  // namespace mpf::mpi::coll
