@@ -104,7 +104,7 @@ JobFacts launch_facts(const common::Tunables& tunables, std::uint32_t node_ranks
                    static_cast<std::uint64_t>(tunables.integer(common::Tunable::coll_board_stage)));
 }
 
-std::vector<Rule> default_rules(const JobFacts& f, const Group& g) {
+std::vector<Rule> default_rules(const JobFacts& f, const Shape& g) {
   const std::uint64_t n = std::max(1u, g.ranks);
   const std::uint64_t cells_to = std::uint64_t{f.cell_bytes} + 1;  // [0, cells_to): fits a cell
   const std::uint64_t single = f.single_copy;                        // 0: no single copy

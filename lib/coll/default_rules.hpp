@@ -51,15 +51,15 @@ JobFacts job_facts(const common::Tunables& tunables, std::uint32_t node_ranks, s
 // for the launcher, which shows the world's plan before any rank runs.
 JobFacts launch_facts(const common::Tunables& tunables, std::uint32_t node_ranks, std::uint32_t cpus);
 
-// The group a plan is for: its size, and whether it is all the job's ranks
+// The shape of the group a plan is for: its size, and whether it is all the job's ranks
 // in rank order (MPI_COMM_WORLD), the only group the board serves.
-struct Group {
+struct Shape {
   std::uint32_t ranks = 1;
   bool world = false;
 };
 
 // The default rules for `group`, in order.
-std::vector<Rule> default_rules(const JobFacts& facts, const Group& group);
+std::vector<Rule> default_rules(const JobFacts& facts, const Shape& shape);
 
 // `parameters` with each 0 replaced by the default of `algorithm` for
 // `operation` (parameters it does not take stay 0).

@@ -28,13 +28,13 @@ bool power_of_two(std::uint64_t n) { return n > 0 && (n & (n - 1)) == 0; }
 // The group and job the plan is for.
 struct Setting {
   const JobFacts& facts;
-  const Group& group;
+  const Shape& shape;
   bool on_board;
 };
 
 // Whether `rule` is for this group at all (its size and the node's ranks per CPU).
 bool for_group(const Rule& rule, const Setting& s) {
-  const std::uint32_t n = s.group.ranks, per_cpu = s.facts.ranks_per_cpu();
+  const std::uint32_t n = s.shape.ranks, per_cpu = s.facts.ranks_per_cpu();
   return n >= rule.min_ranks && n <= rule.max_ranks && per_cpu >= rule.min_ranks_per_cpu &&
          per_cpu <= rule.max_ranks_per_cpu;
 }
@@ -54,7 +54,7 @@ bool for_class(Reduction rule, Reduction call) {
 // limit), or 0 when it cannot run here at all.
 std::uint64_t carries_below(Operation op, Algorithm algorithm, const Setting& s) {
   const Needs needs = algorithm_needs(op, algorithm);
-  const std::uint64_t n = s.group.ranks;
+  const std::uint64_t n = s.shape.ranks;
   if ((needs.board && !s.on_board) || (needs.stage && s.facts.stage_bytes == 0) ||
       (needs.single_copy && s.facts.single_copy == 0) || (needs.power_of_two && !power_of_two(n)) ||
       (needs.two_ranks && n < 2)) {
@@ -95,7 +95,7 @@ std::vector<Candidate> table(std::span<const Rule> rules, Operation op, Reductio
     if (first == candidates.end()) {
       // The default rules end with one that always applies: a bug if not.
       throw std::logic_error("collective plan: no rule covers " + std::string(name(op)) + " of " +
-                             std::to_string(from) + " bytes on " + std::to_string(s.group.ranks) + " ranks");
+                             std::to_string(from) + " bytes on " + std::to_string(s.shape.ranks) + " ranks");
     }
     if (!out.empty() && out.back().same_choice(*first)) {
       out.back().to = to;
@@ -121,13 +121,13 @@ std::uint64_t first_difference(const std::vector<Candidate>& a, const std::vecto
 
 }  // namespace
 
-Plan Plan::build(std::span<const Rule> tuned, const JobFacts& facts, const Group& group) {
+Plan Plan::build(std::span<const Rule> tuned, const JobFacts& facts, const Shape& shape) {
   Plan plan;
-  const Setting s{facts, group, group.world && facts.board};
+  const Setting s{facts, shape, shape.world && facts.board};
   plan.on_board_ = s.on_board;
-  plan.exchanges_fit_ = group.ranks <= facts.exchange_max;
+  plan.exchanges_fit_ = shape.ranks <= facts.exchange_max;
   plan.cpus_ = facts.cpus;
-  plan.ranks_ = group.ranks;
+  plan.ranks_ = shape.ranks;
   plan.sum_bytes_ = s.on_board ? facts.stage_bytes : 0;
   // bytes * node_ranks >= stream_bytes, without the product.
   const std::uint64_t node = std::max(1u, facts.node_ranks);
@@ -137,7 +137,7 @@ Plan Plan::build(std::span<const Rule> tuned, const JobFacts& facts, const Group
   for (const Rule& r : tuned) {
     if (for_group(r, s)) rules.push_back(r);
   }
-  for (const Rule& r : default_rules(facts, group)) {
+  for (const Rule& r : default_rules(facts, shape)) {
     if (for_group(r, s)) rules.push_back(r);
   }
 

@@ -64,7 +64,7 @@ class Plan {
   // An empty plan: for a group that runs no collectives (choose() must not
   // be called on it).
   Plan() = default;
-  static Plan build(std::span<const Rule> tuned, const JobFacts& facts, const Group& group);
+  static Plan build(std::span<const Rule> tuned, const JobFacts& facts, const Shape& shape);
 
   // The choice for `bytes` of `operation` (not a reduction).
   Choice choose(Operation operation, std::uint64_t bytes) const {

@@ -2,6 +2,7 @@
 
 #include "coll/task.hpp"
 #include "core/runtime.hpp"
+#include "mpi/coll_launch.hpp"
 #include "mpi/errors.hpp"
 #include "core/internal_p2p.hpp"
 
@@ -157,7 +158,7 @@ void add_transfers(Exchange& x, bool is_send, const Blocks& b, const std::vector
 int run(const char* call, MPI_Comm comm, Exchange x, MPI_Request* request) {
   std::shared_ptr<coll::CollectiveError> error = x.error;
   if (request != nullptr) {
-    return coll::launch(call, comm, -1, exchange_task(std::move(x)), request, /*independent=*/true, std::move(error));
+    return launch(call, comm, -1, exchange_task(std::move(x)), request, /*independent=*/true, std::move(error));
   }
   mpf::coll::Task task = exchange_task(std::move(x));
   core::Runtime& rt = core::Runtime::instance();

@@ -24,7 +24,7 @@
 #include <string>
 #include <vector>
 
-#include "mpi/coll/pending.hpp"
+#include "coll/pending.hpp"
 #include "mpi/comm.hpp"
 #include "core/context_ids.hpp"
 #include "mpi/datatype.hpp"

@@ -10,10 +10,11 @@
 #include <string>
 #include <vector>
 
-#include "mpi/coll/algorithms.hpp"
-#include "mpi/coll/context.hpp"
-#include "mpi/coll/ops.hpp"
-#include "mpi/coll/pending.hpp"
+#include "coll/algorithms.hpp"
+#include "coll/algorithms/context.hpp"
+#include "mpi/reduce_ops.hpp"
+#include "coll/pending.hpp"
+#include "mpi/coll_launch.hpp"
 #include "mpi/comm.hpp"
 #include "mpi/datatype.hpp"
 #include "mpi/errors.hpp"
@@ -191,12 +192,10 @@ int in_place_error(const char* call, MPI_Comm comm, const char* detail) {
   return comm_error(call, comm, MPI_ERR_BUFFER, std::string("MPI_IN_PLACE ") + detail);
 }
 
-using coll::check_op;
 using mpf::coll::Combine;
 using mpf::coll::Key;
 using mpf::coll::Task;
-using coll::finished;
-using coll::launch;
+using mpf::coll::finished;
 
 // The nonblocking forms' request argument.
 // This rank is the root of a rooted collective on a valid `comm` (on an
@@ -322,7 +321,7 @@ int reduce_impl(const char* call, const void* sendbuf, void* recvbuf, int count,
   MPI_Datatype element = datatype;
   int elements = count;
   if (int rc = check_op(call, comm, op, datatype, count, &element, &elements)) return rc;
-  const Combine combine = coll::combine_of(op, element);
+  const Combine combine = combine_of(op, element);
   Communicator& c = comm_of(comm);
   const bool is_root = c.rank == root;
   const bool in_place = sendbuf == MPI_IN_PLACE;
@@ -362,7 +361,7 @@ int all_reduction(const char* call, const void* sendbuf, void* recvbuf, int coun
   MPI_Datatype element = datatype;
   int elements = count;
   if (int rc = check_op(call, comm, op, datatype, count, &element, &elements)) return rc;
-  const Combine combine = coll::combine_of(op, element);
+  const Combine combine = combine_of(op, element);
   const bool in_place = sendbuf == MPI_IN_PLACE;
   if (!in_place) {
     if (int rc = check_buffer(call, comm, "send", sendbuf, count, datatype, &bytes)) return rc;
@@ -411,7 +410,7 @@ int reduce_scatter(const char* call, const void* sendbuf, void* recvbuf, const i
   MPI_Datatype element = datatype;
   int elements = 0;
   if (int rc = check_op(call, comm, op, datatype, static_cast<int>(total_count), &element, &elements)) return rc;
-  const Combine combine = coll::combine_of(op, element);
+  const Combine combine = combine_of(op, element);
   const bool in_place = sendbuf == MPI_IN_PLACE;
   std::uint64_t total = 0, mine = 0;
   if (int rc = check_buffer(call, comm, "send", in_place ? recvbuf : sendbuf, static_cast<int>(total_count), datatype, &total)) return rc;

@@ -13,9 +13,10 @@
 #include "core/context_ids.hpp"
 #include "core/runtime.hpp"
 #include "mpi/attributes.hpp"
-#include "mpi/coll/algorithms.hpp"
-#include "mpi/coll/context.hpp"
-#include "mpi/coll/pending.hpp"
+#include "coll/algorithms.hpp"
+#include "coll/algorithms/context.hpp"
+#include "coll/pending.hpp"
+#include "mpi/coll_launch.hpp"
 #include "mpi/errors.hpp"
 #include "mpi/group.hpp"
 #include "mpi/intercomm.hpp"
@@ -47,7 +48,7 @@ std::uint32_t g_world_size = 0;
 // wait for the nonblocking collectives this rank started before.
 NewContext agree_context(Communicator& parent, const char* call) {
   NewContext made;
-  const mpf::coll::Key key = parent.next_collective(coll::kAllreduce, -1);
+  const mpf::coll::Key key = parent.next_collective(mpf::coll::kAllreduce, -1);
   mpf::coll::Task agree =
       agree_context_task(parent.members(), parent.member_index(), key.context, key.seq, true, &made);
   agree.run(core::Runtime::instance().engine(), collective_wait(parent, -1, call));
@@ -244,9 +245,9 @@ int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm* newcomm, MPI_Request* request) {
   made.errhandler = parent.errhandler;
   made.topology = parent.topology;
   const CollectiveScope scope(parent, mpf::progress::CollKind::comm_create, true);
-  const mpf::coll::Key key = parent.next_collective(coll::kAllreduce, -1);
+  const mpf::coll::Key key = parent.next_collective(mpf::coll::kAllreduce, -1);
   *newcomm = handle;
-  return coll::launch(call, comm, -1, idup_op(parent, key, comm, share_comm(handle), handle), request,
+  return launch(call, comm, -1, idup_op(parent, key, comm, share_comm(handle), handle), request,
                       /*independent=*/true);
 }
 
@@ -274,8 +275,8 @@ int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newcomm) {
   const std::uint64_t pair = 2 * sizeof(int);
   std::vector<std::uint64_t> bytes(static_cast<std::size_t>(n), pair), displs(static_cast<std::size_t>(n));
   for (int i = 0; i < n; ++i) displs[static_cast<std::size_t>(i)] = static_cast<std::uint64_t>(i) * pair;
-  coll::gatherv(parent, mine.data(), pair, all.data(), bytes, displs, 0, call);
-  coll::bcast(parent, all.data(), pair * static_cast<std::uint64_t>(n), 0, call);
+  mpf::coll::gatherv(parent, mine.data(), pair, all.data(), bytes, displs, 0, call);
+  mpf::coll::bcast(parent, all.data(), pair * static_cast<std::uint64_t>(n), 0, call);
   std::vector<std::tuple<int, int, std::uint32_t>> same;  // key, parent rank, world rank
   for (int i = 0; i < n; ++i) {
     if (color != MPI_UNDEFINED && all[static_cast<std::size_t>(2 * i)] == color) {

@@ -13,8 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "coll/channel.hpp"
-#include "coll/plan.hpp"
+#include "coll/group.hpp"
 #include "core/context_ids.hpp"
 #include "mpi/attributes.hpp"
 #include "mpi/topology.hpp"
@@ -22,40 +21,17 @@
 
 namespace mpf::mpi {
 
-struct Communicator {
-  // Cache line 0: what every call on it reads or counts (a collective's
-  // data path touches no other line of it but its plan's).
-  std::vector<std::uint32_t> world;  // comm rank -> world rank
-  int rank = 0;
-  std::uint32_t context = 0;         // matching context and collective key
-  std::uint32_t coll_seq = 0;        // collectives run on this communicator
-  // With `context`, names the communicator in introspection: its first
-  // collective count (agreed by its members), so a reused context id is
-  // told apart from the communicator that had it before.
-  std::uint32_t epoch = 0;
-  // The innermost collective call in progress (CollectiveScope; a closing
-  // scope restores the outer): its number, operation and start, and
-  // whether it is still open (not ended, nor passed to its request).
-  // Mutable, as collectives take the communicator const.
-  mutable std::uint32_t current_seq = 0;
-  mutable progress::CollKind current_kind = progress::CollKind::none;
-  mutable bool current_nonblocking = false;
-  mutable bool current_open = false;
+// An MPI communicator: a collective group (coll/group.hpp: its members,
+// context, plan and introspection, in its first cache lines) and what MPI
+// adds to it.
+struct Communicator : mpf::coll::Group {
   // An intercommunicator (MPI 3.1 §6.6): `world` and `rank` are the local
   // group, and point-to-point and collectives address the remote group.
   // Both groups share `context`. `low_group`: this side's group comes first
   // in the order both sides agree on (context agreements, MPI_Intercomm_merge).
   bool inter = false;
-  // This rank's collective calls on it as introspection shows them; its
-  // counters come first, in this line.
-  mutable progress::CollectiveTrack calls;
-  // Cache line 1 and on.
-  // The algorithm each collective call on it takes, built with it
-  // (coll/plan.hpp): a collective reads it once per call.
-  mpf::coll::Plan plan;
   std::vector<std::int32_t> rank_of; // world rank -> comm rank, -1 if not a member
   MPI_Errhandler errhandler = MPI_ERRORS_ARE_FATAL;
-  std::string name;
   AttributeSet attributes;
   Topology topology;                 // MPI_Cart_create, MPI_Graph_create, MPI_Dist_graph_create...
   std::uint32_t exchange_seq = 0;    // point-to-point collectives run on it (block_exchange.hpp: their tags)
@@ -65,12 +41,6 @@ struct Communicator {
   std::vector<std::uint32_t> remote;         // remote rank -> world rank
   std::vector<std::int32_t> remote_rank_of;  // world rank -> remote rank, -1 if not in the remote group
 
-  // The collective call in progress, as waits and requests name it.
-  progress::Collective current() const {
-    return {context, epoch, current_seq, current_kind, current_nonblocking, &calls};
-  }
-
-  int size() const { return static_cast<int>(world.size()); }
   // The ranks point-to-point names: the remote group of an intercommunicator.
   int peer_count() const { return static_cast<int>(inter ? remote.size() : world.size()); }
   const std::vector<std::uint32_t>& peers() const { return inter ? remote : world; }
@@ -84,64 +54,16 @@ struct Communicator {
   std::uint32_t members_count() const {
     return static_cast<std::uint32_t>(inter ? world.size() + remote.size() : world.size());
   }
-  // The key of the next collective on this communicator (every member runs
-  // the same collectives in the same order, so they agree on it).
-  coll::Key next_collective(std::uint32_t kind, int root) {
-    return {context, ++coll_seq, kind, static_cast<std::int32_t>(root)};
-  }
 };
 
-// One collective call of the program on `c`, counted in this rank's
-// introspection (its CommRecord of `c`) and named by the waits of the
-// call's algorithms (collective_wait()). Open it where the call starts,
-// before the first wait: a blocking call ends with the scope, a
-// nonblocking one when its request's operation completes (launch() takes
-// it over). Scopes nest: an MPI call made of another (MPI_Cart_create's
-// MPI_Comm_split) counts as both, the inner one inside the outer.
-class CollectiveScope {
- public:
-  CollectiveScope(const Communicator& c, progress::CollKind kind, bool nonblocking)
-      : comm_(c),
-        outer_seq_(c.current_seq),
-        outer_kind_(c.current_kind),
-        outer_nonblocking_(c.current_nonblocking),
-        outer_open_(c.current_open) {
-    c.current_seq = progress::CollectiveLog::started(c.calls, kind, nonblocking);
-    c.current_kind = kind;
-    c.current_nonblocking = nonblocking;
-    c.current_open = true;
-  }
-  ~CollectiveScope() {
-    if (comm_.current_open) progress::CollectiveLog::completed(comm_.calls);
-    comm_.current_seq = outer_seq_;
-    comm_.current_kind = outer_kind_;
-    comm_.current_nonblocking = outer_nonblocking_;
-    comm_.current_open = outer_open_;
-  }
-  CollectiveScope(const CollectiveScope&) = delete;
-  CollectiveScope& operator=(const CollectiveScope&) = delete;
+// The collective call scopes and waits are the group's (coll/group.hpp).
+using mpf::coll::collective_wait;
+using mpf::coll::CollectiveScope;
+using mpf::coll::end_collective;
 
- private:
-  const Communicator& comm_;
-  std::uint32_t outer_seq_;
-  progress::CollKind outer_kind_;
-  bool outer_nonblocking_;
-  bool outer_open_;
-};
 // Shows a new communicator in this rank's introspection, before its first
 // collective: the inspector learns its members from the ranks that show it.
 void show_communicator(const Communicator& c);
-// Counts a collective call on `c` as completed (the request a nonblocking
-// call handed its end to).
-inline void end_collective(const Communicator& c) { progress::CollectiveLog::completed(c.calls); }
-// The wait of a collective's algorithm on `c` (root a rank of `c`, -1 for
-// none), shown as `call`: the call open on `c` (CollectiveScope).
-inline progress::BlockedCall collective_wait(const Communicator& c, int root, const char* call) {
-  const std::int32_t world = root < 0 || static_cast<std::size_t>(root) >= c.world.size()
-                                 ? -1
-                                 : static_cast<std::int32_t>(c.world[static_cast<std::size_t>(root)]);
-  return progress::BlockedCall::collective(progress::WaitApi::mpi, c.current(), world, call);
-}
 // The wait of a point-to-point operation with world rank `world`.
 inline progress::BlockedCall p2p_wait(bool is_send, std::int32_t world, std::int32_t tag, std::uint32_t context,
                                       const char* call) {

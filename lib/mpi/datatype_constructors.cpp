@@ -17,7 +17,7 @@
 
 #include "mpi/datatype.hpp"
 #include "mpi/attributes.hpp"
-#include "mpi/coll/pending.hpp"
+#include "coll/pending.hpp"
 #include "mpi/datatype_table.hpp"
 #include "mpi/errors.hpp"
 
@@ -428,7 +428,7 @@ int PMPI_Type_free(MPI_Datatype* datatype) {
   // Point-to-point operations already started keep their own copy of the
   // layout; nonblocking collectives need the entry (g_freed_in_flight).
   drop_freed_types();
-  if (coll::pending_idle()) {
+  if (mpf::coll::pending_idle()) {
     type_table()[static_cast<std::size_t>(*datatype)].reset();
   } else {
     g_freed_in_flight.push_back(*datatype);

@@ -11,7 +11,7 @@
 
 #include "core/runtime.hpp"
 #include "mpi/block_exchange.hpp"
-#include "mpi/coll/algorithms.hpp"
+#include "coll/algorithms.hpp"
 #include "mpi/comm.hpp"
 #include "core/context_ids.hpp"
 #include "mpi/errors.hpp"
@@ -197,11 +197,11 @@ int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_c
     }
     if (!problem.empty()) {
       message[0] = MPI_ERR_COMM;
-      coll::bcast(local, message.data(), message.size() * sizeof(std::uint32_t), local_leader, call);
+      mpf::coll::bcast(local, message.data(), message.size() * sizeof(std::uint32_t), local_leader, call);
       return comm_error(call, local_comm, MPI_ERR_COMM, problem);
     }
   }
-  coll::bcast(local, message.data(), message.size() * sizeof(std::uint32_t), local_leader, call);
+  mpf::coll::bcast(local, message.data(), message.size() * sizeof(std::uint32_t), local_leader, call);
   if (message[0] != 0) {
     return comm_error(call, local_comm, static_cast<int>(message[0]),
                       "the local leader (rank " + std::to_string(local_leader) + ") could not reach the remote group");

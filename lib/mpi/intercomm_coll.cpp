@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "mpi/block_exchange.hpp"
-#include "mpi/coll/ops.hpp"
+#include "mpi/reduce_ops.hpp"
 #include "mpi/comm.hpp"
 #include "mpi/datatype.hpp"
 #include "mpi/errors.hpp"
@@ -84,7 +84,7 @@ int run(const char* call, MPI_Comm comm, MPI_Request* request, const Blocks& sen
 // `type` unpacked to `out`.
 struct Combine {
   MPI_Op op;
-  MPI_Datatype element;  // what the operation works on (coll::check_op)
+  MPI_Datatype element;  // what the operation works on (check_op)
   int per_count;         // elements of `element` per element of `type`
   std::shared_ptr<const TypeInfo> type;
   void* out;
@@ -96,7 +96,7 @@ struct Combine {
     if (bytes == 0 || x.recvs.empty()) return;
     std::vector<std::byte> result(x.recvs.back().data + offset, x.recvs.back().data + offset + bytes);
     for (std::size_t i = x.recvs.size() - 1; i-- > 0;) {
-      coll::apply_op(op, x.recvs[i].data + offset, result.data(), count * per_count, element);
+      apply_op(op, x.recvs[i].data + offset, result.data(), count * per_count, element);
     }
     unpack(*type, result.data(), bytes, out);
   }
@@ -108,7 +108,7 @@ int check_reduction(const char* call, MPI_Comm comm, MPI_Op op, MPI_Datatype dat
   if (count < 0) return comm_error(call, comm, MPI_ERR_COUNT, "negative count " + std::to_string(count));
   MPI_Datatype element = datatype;
   int per_count = 1;
-  if (int rc = coll::check_op(call, comm, op, datatype, 1, &element, &per_count)) return rc;
+  if (int rc = check_op(call, comm, op, datatype, 1, &element, &per_count)) return rc;
   if (static_cast<std::int64_t>(count) * per_count > INT32_MAX) {
     return comm_error(call, comm, MPI_ERR_COUNT,
                       std::to_string(count) + " elements of " + datatype_name(datatype) +

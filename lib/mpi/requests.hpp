@@ -13,7 +13,7 @@
 #include <memory>
 #include <vector>
 
-#include "mpi/coll/pending.hpp"
+#include "coll/pending.hpp"
 #include "mpi/comm.hpp"
 #include "mpi/datatype.hpp"
 #include "progress/request.hpp"

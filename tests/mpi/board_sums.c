@@ -1,5 +1,5 @@
 /*
- * Reductions through the board's sums (lib/mpi/coll/board.cpp): on
+ * Reductions through the board's sums (lib/coll/algorithms/board.cpp): on
  * MPI_COMM_WORLD with more ranks than coll_exchange_max, a Reduce or
  * Allreduce above the board's rows with a commutative operation has every
  * rank add its input into one of two shared sums: in whatever order the

@@ -1,16 +1,16 @@
-// The reduction kernels (lib/mpi/coll/ops.hpp): apply_op_into writes
+// The reduction kernels (lib/mpi/reduce_ops.hpp): apply_op_into writes
 // a op b into a third buffer and leaves both operands as they were, gives
 // the same bits as the in-place apply_op, and takes buffers at any
 // alignment. The user-function path needs MPI_Init (MPI_Op_create): the
 // collectives jobs check it (a non-commutative matrix product).
-#include "mpi/coll/ops.hpp"
+#include "mpi/reduce_ops.hpp"
 
 #include <gtest/gtest.h>
 
 #include <cstring>
 #include <vector>
 
-namespace mpf::mpi::coll {
+namespace mpf::mpi {
 namespace {
 
 TEST(ApplyOpInto, SumsIntoAThirdBufferAndLeavesTheOperands) {
@@ -106,4 +106,4 @@ TEST(CombineOf, MapsMpiTypesAndOperationsOntoTheKernels) {
 }
 
 }  // namespace
-}  // namespace mpf::mpi::coll
+}  // namespace mpf::mpi

@@ -1,13 +1,13 @@
-// The k-nomial trees of the collectives (lib/mpi/coll/tree.hpp): every
+// The k-nomial trees of the collectives (lib/coll/algorithms/tree.hpp): every
 // rank but the root has one parent, which lists it among its children, in
 // increasing rank relative to the root; and the tree is log_radix(n) deep.
-#include "mpi/coll/tree.hpp"
+#include "coll/algorithms/tree.hpp"
 
 #include <gtest/gtest.h>
 
 #include <vector>
 
-namespace mpf::mpi::coll {
+namespace mpf::coll {
 namespace {
 
 int depth_of(int rank, int root, int size, int radix) {
@@ -56,4 +56,4 @@ TEST(Knomial, DepthIsTheNumberOfBaseRadixDigits) {
 }
 
 }  // namespace
-}  // namespace mpf::mpi::coll
+}  // namespace mpf::coll

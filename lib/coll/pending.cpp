@@ -1,13 +1,11 @@
-#include "mpi/coll/pending.hpp"
+#include "coll/pending.hpp"
 
 #include <deque>
 #include <vector>
 
 #include "core/runtime.hpp"
-#include "mpi/coll/context.hpp"
-#include "mpi/requests.hpp"
 
-namespace mpf::mpi::coll {
+namespace mpf::coll {
 namespace {
 
 // In the order they were started. A rank runs its collectives one at a
@@ -45,35 +43,8 @@ void start_pending(const std::shared_ptr<PendingCollective>& pending, bool indep
   advance_pending();
 }
 
-int launch(const char* call, MPI_Comm comm, int root, mpf::coll::Task op, MPI_Request* request, bool independent,
-           std::shared_ptr<const CollectiveError> error) {
-  if (request == nullptr) {
-    run(std::move(op), comm_of(comm), call, root);
-    return MPI_SUCCESS;
-  }
-  auto pending = std::make_shared<PendingCollective>();
-  pending->task = std::move(op);
-  pending->comm = share_comm(comm);
-  pending->error = std::move(error);
-  MPI_Request handle = MPI_REQUEST_NULL;
-  MpiRequest& r = requests().add(&handle);
-  r.call = call;
-  r.comm = comm;
-  r.active = true;
-  r.coll = pending;
-  // The call's end comes when the operation completes, not when the
-  // CollectiveScope of the starting call closes.
-  const Communicator& c = comm_of(comm);
-  pending->call = c.current();
-  pending->counted = c.current_open;
-  c.current_open = false;
-  start_pending(pending, independent);
-  *request = handle;
-  return MPI_SUCCESS;
-}
-
 progress::BlockedCall pending_wait(const PendingCollective& oldest, const char* call) {
-  const progress::BlockedCall of = progress::BlockedCall::collective(progress::WaitApi::mpi, oldest.call, -1, call);
+  const progress::BlockedCall of = progress::BlockedCall::collective(oldest.group->api, oldest.call, -1, call);
   progress::BlockedCall wait = progress::BlockedCall::request(of, call);
   wait.peer = oldest.task.waiting_for();
   return wait;
@@ -89,4 +60,4 @@ void finish_pending(const char* call) {
       pending_wait(*g_pending.front(), call));
 }
 
-}  // namespace mpf::mpi::coll
+}  // namespace mpf::coll

@@ -28,16 +28,13 @@
 #include <algorithm>
 #include <cstring>
 
-#include "mpi/coll/algorithms.hpp"
-#include "mpi/coll/context.hpp"
-#include "mpi/coll/ops.hpp"
-#include "mpi/coll/steps.hpp"
-#include "mpi/coll/tree.hpp"
-#include "mpi/datatype.hpp"
+#include "coll/algorithms.hpp"
+#include "coll/algorithms/context.hpp"
+#include "coll/algorithms/steps.hpp"
+#include "coll/algorithms/tree.hpp"
 
-namespace mpf::mpi::coll {
+namespace mpf::coll {
 
-using mpf::coll::Task;
 
 namespace {
 
@@ -72,8 +69,8 @@ class Accumulator {
   int count_;
   Combine combine_;
   std::uint32_t bytes_;
-  alignas(16) std::byte acc_[mpf::coll::kMaxCellData];
-  alignas(16) std::byte scratch_[mpf::coll::kMaxCellData];
+  alignas(16) std::byte acc_[kMaxCellData];
+  alignas(16) std::byte scratch_[kMaxCellData];
 };
 
 }  // namespace
@@ -84,7 +81,7 @@ namespace {
 // rank - 2^k.
 class Dissemination {
  public:
-  Dissemination(const Communicator& c, mpf::coll::Key key) : c_(c), key_(key) {
+  Dissemination(const Group& c, Key key) : c_(c), key_(key) {
     for (int distance = 1; distance < c.size(); distance *= 2) ++rounds_;
   }
   int count() const { return 2 * rounds_; }
@@ -99,38 +96,38 @@ class Dissemination {
  private:
   std::uint32_t partner(int i) const {
     const int n = c_.size(), distance = 1 << (i / 2);
-    return world_of(c_, i % 2 == 0 ? (c_.rank + distance) % n : (c_.rank - distance + n) % n);
+    return c_.world_of(i % 2 == 0 ? (c_.rank + distance) % n : (c_.rank - distance + n) % n);
   }
-  const Communicator& c_;
-  mpf::coll::Key key_;
+  const Group& c_;
+  Key key_;
   int rounds_ = 0;
 };
 
 // The tree barrier, for communicators larger than coll_exchange_max.
-Task barrier_tree_task(const Communicator& c, mpf::coll::Key key, int radix) {
+Task barrier_tree_task(const Group& c, Key key, int radix) {
   const TreeNode node = knomial_node(c.rank, 0, c.size(), radix);
   // Up: every child has arrived, then tell the parent; down: the release.
-  for (int child : node.children) co_await take(world_of(c, child), key, 0, nullptr, 0);
+  for (int child : node.children) co_await take(c.world_of(child), key, 0, nullptr, 0);
   if (node.parent >= 0) {
-    co_await post(world_of(c, node.parent), key, 0, nullptr, 0);
-    co_await take(world_of(c, node.parent), key, 1, nullptr, 0);
+    co_await post(c.world_of(node.parent), key, 0, nullptr, 0);
+    co_await take(c.world_of(node.parent), key, 1, nullptr, 0);
   }
-  for (int child : node.children) co_await post(world_of(c, child), key, 1, nullptr, 0);
+  for (int child : node.children) co_await post(c.world_of(child), key, 1, nullptr, 0);
 }
 
 // Allreduce by recursive doubling: after round k each rank holds the
 // result of its block of 2^(k+1) ranks.
 class Doubling {
  public:
-  Doubling(const Communicator& c, mpf::coll::Key key, const void* send, void* recv, int count, Combine combine)
+  Doubling(const Group& c, Key key, const void* send, void* recv, int count, Combine combine)
       : c_(c), key_(key), sum_(send, recv, count, combine) {
     for (int distance = 1; distance < c.size(); distance *= 2) ++rounds_;
   }
   int count() const { return 2 * rounds_; }
-  std::int32_t peer(int i) const { return static_cast<std::int32_t>(world_of(c_, partner(i))); }
+  std::int32_t peer(int i) const { return static_cast<std::int32_t>(c_.world_of(partner(i))); }
   bool try_step(int i) {
     const int partner_rank = partner(i);
-    const std::uint32_t to = world_of(c_, partner_rank);
+    const std::uint32_t to = c_.world_of(partner_rank);
     const auto round = static_cast<std::uint32_t>(i / 2);
     if (i % 2 == 0) return cells().try_post(to, key_, round, sum_.data(), sum_.bytes());
     // Partners combine lower op higher, so every rank computes the same bits.
@@ -141,8 +138,8 @@ class Doubling {
 
  private:
   int partner(int i) const { return c_.rank ^ (1 << (i / 2)); }
-  const Communicator& c_;
-  mpf::coll::Key key_;
+  const Group& c_;
+  Key key_;
   Accumulator sum_;
   int rounds_ = 0;
 };
@@ -151,16 +148,16 @@ class Doubling {
 // block, staggered (rank + 1 first), then takes its own from each.
 class Staggered {
  public:
-  Staggered(const Communicator& c, mpf::coll::Key key, const void* send, void* recv, std::uint32_t bytes)
+  Staggered(const Group& c, Key key, const void* send, void* recv, std::uint32_t bytes)
       : c_(c), key_(key), in_(static_cast<const std::byte*>(send)), out_(static_cast<std::byte*>(recv)), bytes_(bytes) {
     std::memcpy(out_ + at(c.rank), in_ + at(c.rank), bytes);
   }
   int count() const { return 2 * (c_.size() - 1); }
-  std::int32_t peer(int i) const { return static_cast<std::int32_t>(world_of(c_, partner(i))); }
+  std::int32_t peer(int i) const { return static_cast<std::int32_t>(c_.world_of(partner(i))); }
   bool try_step(int i) {
     const int other = partner(i);
-    if (i < c_.size() - 1) return cells().try_post(world_of(c_, other), key_, 0, in_ + at(other), bytes_);
-    return cells().try_take_into(world_of(c_, other), key_, 0, out_ + at(other), bytes_);
+    if (i < c_.size() - 1) return cells().try_post(c_.world_of(other), key_, 0, in_ + at(other), bytes_);
+    return cells().try_take_into(c_.world_of(other), key_, 0, out_ + at(other), bytes_);
   }
   void finish() {}
 
@@ -171,8 +168,8 @@ class Staggered {
     return i < n - 1 ? (c_.rank + i + 1) % n : (c_.rank - (i - n + 2) + n) % n;
   }
   std::size_t at(int rank) const { return static_cast<std::size_t>(rank) * bytes_; }
-  const Communicator& c_;
-  mpf::coll::Key key_;
+  const Group& c_;
+  Key key_;
   const std::byte* in_;
   std::byte* out_;
   std::uint32_t bytes_;
@@ -182,12 +179,12 @@ class Staggered {
 // parent, then post to each child.
 class TreeBcast {
  public:
-  TreeBcast(const Communicator& c, mpf::coll::Key key, void* buffer, std::uint32_t bytes, int root, int radix)
+  TreeBcast(const Group& c, Key key, void* buffer, std::uint32_t bytes, int root, int radix)
       : c_(c), key_(key), buffer_(buffer), bytes_(bytes), node_(c.rank, root, c.size(), radix) {}
   int count() const { return (node_.parent() >= 0 ? 1 : 0) + node_.children(); }
-  std::int32_t peer(int i) const { return static_cast<std::int32_t>(world_of(c_, target(i))); }
+  std::int32_t peer(int i) const { return static_cast<std::int32_t>(c_.world_of(target(i))); }
   bool try_step(int i) {
-    const std::uint32_t other = world_of(c_, target(i));
+    const std::uint32_t other = c_.world_of(target(i));
     if (node_.parent() >= 0 && i == 0) return cells().try_take_into(other, key_, 0, buffer_, bytes_);
     return cells().try_post(other, key_, 0, buffer_, bytes_);
   }
@@ -198,8 +195,8 @@ class TreeBcast {
     if (node_.parent() < 0) return node_.child(i);
     return i == 0 ? node_.parent() : node_.child(i - 1);
   }
-  const Communicator& c_;
-  mpf::coll::Key key_;
+  const Group& c_;
+  Key key_;
   void* buffer_;
   std::uint32_t bytes_;
   Knomial node_;
@@ -207,7 +204,7 @@ class TreeBcast {
 
 }  // namespace
 
-Task barrier_task(const Communicator& c, mpf::coll::Key key) {
+Task barrier_task(const Group& c, Key key) {
   if (c.size() == 1) return {};
   const Choice choice = c.plan.choose(Operation::barrier, 0);
   switch (choice.algorithm) {
@@ -219,7 +216,7 @@ Task barrier_task(const Communicator& c, mpf::coll::Key key) {
   unplanned(Operation::barrier, choice.algorithm);
 }
 
-bool barrier_by_steps(const Communicator& c, mpf::coll::Key key, const char* call) {
+bool barrier_by_steps(const Group& c, Key key, const char* call) {
   // The steps of barrier_task's choices that have them.
   if (c.size() == 1) return false;
   const Algorithm algorithm = c.plan.choose(Operation::barrier, 0).algorithm;
@@ -230,12 +227,12 @@ bool barrier_by_steps(const Communicator& c, mpf::coll::Key key, const char* cal
   return true;
 }
 
-Task bcast_cells_task(const Communicator& c, mpf::coll::Key key, void* buffer, std::uint32_t bytes, int root,
+Task bcast_cells_task(const Group& c, Key key, void* buffer, std::uint32_t bytes, int root,
                       int radix) {
   return steps_task<TreeBcast>(c, key, buffer, bytes, root, radix);
 }
 
-bool bcast_by_steps(const Communicator& c, mpf::coll::Key key, void* buffer, std::uint64_t bytes, int root,
+bool bcast_by_steps(const Group& c, Key key, void* buffer, std::uint64_t bytes, int root,
                     const char* call) {
   // The steps of bcast_task's choices that have them: on the board, one
   // entry; the tree of cells.
@@ -259,7 +256,7 @@ namespace {
 // or (reduce) the top's result to the root.
 class TreeReduce {
  public:
-  TreeReduce(const Communicator& c, mpf::coll::Key key, const void* send, void* recv, int count, Combine combine, int root, int radix)
+  TreeReduce(const Group& c, Key key, const void* send, void* recv, int count, Combine combine, int root, int radix)
       : c_(c), key_(key), root_(root), top_(root >= 0 && combine.exact() ? root : 0),
         node_(c.rank, top_, c.size(), radix), sum_(send, recv, count, combine) {}
   int count() const {
@@ -269,11 +266,11 @@ class TreeReduce {
   }
   std::int32_t peer(int i) const {
     const Step s = step(i);
-    return s.peer < 0 ? -1 : static_cast<std::int32_t>(world_of(c_, s.peer));
+    return s.peer < 0 ? -1 : static_cast<std::int32_t>(c_.world_of(s.peer));
   }
   bool try_step(int i) {
     const Step s = step(i);
-    const std::uint32_t other = s.peer < 0 ? 0 : world_of(c_, s.peer);
+    const std::uint32_t other = s.peer < 0 ? 0 : c_.world_of(s.peer);
     switch (s.what) {
       case Step::combine_child:
         return cells().try_take(other, key_, 0, [&](const std::byte* data, std::uint32_t) { sum_.add(data, false); });
@@ -306,8 +303,8 @@ class TreeReduce {
     if (c_.rank != top_) return {Step::take_result, top_};  // the root
     return top_ == root_ ? Step{Step::keep_result, -1} : Step{Step::post_result, root_, true};
   }
-  const Communicator& c_;
-  mpf::coll::Key key_;
+  const Group& c_;
+  Key key_;
   int root_, top_;
   Knomial node_;
   Accumulator sum_;
@@ -315,17 +312,17 @@ class TreeReduce {
 
 }  // namespace
 
-Task reduce_cells_task(const Communicator& c, mpf::coll::Key key, const void* send, void* recv, int count,
+Task reduce_cells_task(const Group& c, Key key, const void* send, void* recv, int count,
                        Combine combine, int root, int radix) {
   return steps_task<TreeReduce>(c, key, send, recv, count, combine, root, radix);
 }
 
-Task allreduce_doubling_task(const Communicator& c, mpf::coll::Key key, const void* send, void* recv, int count,
+Task allreduce_doubling_task(const Group& c, Key key, const void* send, void* recv, int count,
                              Combine combine) {
   return steps_task<Doubling>(c, key, send, recv, count, combine);
 }
 
-bool reduce_by_steps(const Communicator& c, mpf::coll::Key key, const void* send, void* recv, int count,
+bool reduce_by_steps(const Group& c, Key key, const void* send, void* recv, int count,
                      Combine combine, int root, const char* call) {
   // The steps of reduce_task's choices that have them: on the board, one
   // row; over the cells.
@@ -347,28 +344,28 @@ bool reduce_by_steps(const Communicator& c, mpf::coll::Key key, const void* send
   }
 }
 
-Task allgatherv_cells_task(const Communicator& c, mpf::coll::Key key, const void* send, void* recv,
+Task allgatherv_cells_task(const Group& c, Key key, const void* send, void* recv,
                            std::vector<std::uint64_t> bytes, std::vector<std::uint64_t> displs) {
   const int n = c.size();
   const auto me = static_cast<std::size_t>(c.rank);
   auto* out = static_cast<std::byte*>(recv);
   if (send != out + displs[me] && bytes[me] > 0) std::memmove(out + displs[me], send, bytes[me]);
   for (int k = 1; k < n; ++k) {
-    co_await post(world_of(c, (c.rank + k) % n), key, 0, out + displs[me], static_cast<std::uint32_t>(bytes[me]));
+    co_await post(c.world_of((c.rank + k) % n), key, 0, out + displs[me], static_cast<std::uint32_t>(bytes[me]));
   }
   for (int k = 1; k < n; ++k) {
     const auto from = static_cast<std::size_t>((c.rank - k + n) % n);
-    co_await take(world_of(c, static_cast<int>(from)), key, 0, out + displs[from],
+    co_await take(c.world_of(static_cast<int>(from)), key, 0, out + displs[from],
                   static_cast<std::uint32_t>(bytes[from]));
   }
 }
 
-Task alltoall_cells_task(const Communicator& c, mpf::coll::Key key, const void* send, void* recv,
+Task alltoall_cells_task(const Group& c, Key key, const void* send, void* recv,
                          std::uint32_t bytes) {
   return steps_task<Staggered>(c, key, send, recv, bytes);
 }
 
-bool alltoall_by_steps(const Communicator& c, mpf::coll::Key key, const void* send, void* recv, std::uint64_t bytes,
+bool alltoall_by_steps(const Group& c, Key key, const void* send, void* recv, std::uint64_t bytes,
                        const char* call) {
   // alltoall_task's choice of the cells, as steps where every rank has a
   // CPU for the exchange.
@@ -379,7 +376,7 @@ bool alltoall_by_steps(const Communicator& c, mpf::coll::Key key, const void* se
   return true;
 }
 
-Task alltoall_bruck_task(const Communicator& c, mpf::coll::Key key, const void* send, void* recv,
+Task alltoall_bruck_task(const Group& c, Key key, const void* send, void* recv,
                          std::uint32_t bytes) {
   if (bytes == 0) co_return;  // nothing to move, on every rank alike (the blocks are equal)
   const int n = c.size();
@@ -398,8 +395,8 @@ Task alltoall_bruck_task(const Communicator& c, mpf::coll::Key key, const void* 
       if ((i & k) != 0) std::memcpy(message.data() + at(static_cast<int>(m++)), tmp.data() + at(i), bytes);
     }
     const auto length = static_cast<std::uint32_t>(m * bytes);
-    co_await post(world_of(c, (c.rank + k) % n), key, step, message.data(), length);
-    co_await take(world_of(c, (c.rank - k + n) % n), key, step, message.data(), length);
+    co_await post(c.world_of((c.rank + k) % n), key, step, message.data(), length);
+    co_await take(c.world_of((c.rank - k + n) % n), key, step, message.data(), length);
     m = 0;
     for (int i = k; i < n; ++i) {
       if ((i & k) != 0) std::memcpy(tmp.data() + at(i), message.data() + at(static_cast<int>(m++)), bytes);
@@ -408,4 +405,4 @@ Task alltoall_bruck_task(const Communicator& c, mpf::coll::Key key, const void* 
   for (int i = 0; i < n; ++i) std::memcpy(out + at((c.rank - i + n) % n), tmp.data() + at(i), bytes);
 }
 
-}  // namespace mpf::mpi::coll
+}  // namespace mpf::coll

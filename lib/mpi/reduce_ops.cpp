@@ -1,4 +1,4 @@
-#include "mpi/coll/ops.hpp"
+#include "mpi/reduce_ops.hpp"
 
 #include <complex.h>
 
@@ -12,7 +12,7 @@
 #include "mpi/datatype.hpp"
 #include "mpi/errors.hpp"
 
-namespace mpf::mpi::coll {
+namespace mpf::mpi {
 namespace {
 
 // User operations from MPI_Op_create (`function`) or MPI_Op_create_c
@@ -289,7 +289,7 @@ void apply_op_into(MPI_Op op, const void* a, const void* b, void* out, int count
   combine_of(op, datatype).apply_into(a, b, out, count);
 }
 
-}  // namespace mpf::mpi::coll
+}  // namespace mpf::mpi
 
 using namespace mpf::mpi;
 
@@ -299,8 +299,8 @@ int PMPI_Op_create(MPI_User_function* function, int commute, MPI_Op* op) {
   require_initialized("MPI_Op_create");
   if (function == nullptr) return comm_error("MPI_Op_create", MPI_COMM_WORLD, MPI_ERR_ARG, "function is NULL");
   if (op == nullptr) return comm_error("MPI_Op_create", MPI_COMM_WORLD, MPI_ERR_ARG, "op argument is NULL");
-  coll::g_user_ops.push_back({function, nullptr, commute != 0});
-  *op = coll::kFirstUserOp + static_cast<MPI_Op>(coll::g_user_ops.size() - 1);
+  g_user_ops.push_back({function, nullptr, commute != 0});
+  *op = kFirstUserOp + static_cast<MPI_Op>(g_user_ops.size() - 1);
   return MPI_SUCCESS;
 }
 
@@ -309,30 +309,30 @@ int PMPI_Op_create_c(MPI_User_function_c* function, int commute, MPI_Op* op) {
   require_initialized(call);
   if (function == nullptr) return comm_error(call, MPI_COMM_WORLD, MPI_ERR_ARG, "function is NULL");
   if (op == nullptr) return comm_error(call, MPI_COMM_WORLD, MPI_ERR_ARG, "op argument is NULL");
-  coll::g_user_ops.push_back({nullptr, function, commute != 0});
-  *op = coll::kFirstUserOp + static_cast<MPI_Op>(coll::g_user_ops.size() - 1);
+  g_user_ops.push_back({nullptr, function, commute != 0});
+  *op = kFirstUserOp + static_cast<MPI_Op>(g_user_ops.size() - 1);
   return MPI_SUCCESS;
 }
 
 int PMPI_Op_free(MPI_Op* op) {
   require_initialized("MPI_Op_free");
-  if (op == nullptr || coll::user_op(*op) == nullptr) {
+  if (op == nullptr || user_op(*op) == nullptr) {
     return comm_error("MPI_Op_free", MPI_COMM_WORLD, MPI_ERR_OP,
                       op == nullptr ? std::string("op argument is NULL")
-                                    : coll::is_predefined(*op) ? coll::op_name(*op) + " is predefined and cannot be freed"
+                                    : is_predefined(*op) ? op_name(*op) + " is predefined and cannot be freed"
                                                                : "invalid operation " + std::to_string(*op));
   }
-  coll::g_user_ops[static_cast<std::size_t>(*op - coll::kFirstUserOp)].freed = true;
+  g_user_ops[static_cast<std::size_t>(*op - kFirstUserOp)].freed = true;
   *op = MPI_OP_NULL;
   return MPI_SUCCESS;
 }
 
 int PMPI_Op_commutative(MPI_Op op, int* commute) {
   require_initialized("MPI_Op_commutative");
-  if (!coll::is_predefined(op) && coll::user_op(op) == nullptr) {
+  if (!is_predefined(op) && user_op(op) == nullptr) {
     return comm_error("MPI_Op_commutative", MPI_COMM_WORLD, MPI_ERR_OP, "invalid operation " + std::to_string(op));
   }
-  *commute = coll::op_is_commutative(op) ? 1 : 0;
+  *commute = op_is_commutative(op) ? 1 : 0;
   return MPI_SUCCESS;
 }
 
@@ -342,7 +342,7 @@ int PMPI_Reduce_local(const void* inbuf, void* inoutbuf, int count, MPI_Datatype
   if (count < 0) return comm_error(call, MPI_COMM_WORLD, MPI_ERR_COUNT, "negative count " + std::to_string(count));
   const TypeInfo* t = usable_type(datatype);
   if (t == nullptr) return comm_error(call, MPI_COMM_WORLD, MPI_ERR_TYPE, datatype_problem(datatype));
-  if (const coll::UserOp* u = coll::user_op(op)) {
+  if (const UserOp* u = user_op(op)) {
     // The program's function on the program's buffers, as they are.
     if (count > 0) u->call(const_cast<void*>(inbuf), inoutbuf, static_cast<std::uint64_t>(count), datatype);
     return MPI_SUCCESS;
@@ -358,20 +358,20 @@ int PMPI_Reduce_local(const void* inbuf, void* inoutbuf, int count, MPI_Datatype
     element = t->basic;
     elements *= t->basic_count;
   }
-  const std::string problem = coll::op_problem(op, element);
+  const std::string problem = op_problem(op, element);
   if (!problem.empty()) return comm_error(call, MPI_COMM_WORLD, MPI_ERR_OP, problem);
   if (elements > static_cast<std::uint64_t>(INT32_MAX)) {
     return comm_error(call, MPI_COMM_WORLD, MPI_ERR_COUNT, std::to_string(elements) + " elements are too many");
   }
   if (t->contiguous) {
-    coll::apply_op(op, inbuf, inoutbuf, static_cast<int>(elements), element);
+    apply_op(op, inbuf, inoutbuf, static_cast<int>(elements), element);
     return MPI_SUCCESS;
   }
   std::vector<std::byte> in, inout;
   const std::byte* packed_in = contiguous_source(*t, inbuf, static_cast<std::uint64_t>(count), in);
   inout.resize(static_cast<std::size_t>(count) * t->size);
   pack(*t, inoutbuf, static_cast<std::uint64_t>(count), inout.data());
-  coll::apply_op(op, packed_in, inout.data(), static_cast<int>(elements), element);
+  apply_op(op, packed_in, inout.data(), static_cast<int>(elements), element);
   unpack(*t, inout.data(), inout.size(), inoutbuf);
   return MPI_SUCCESS;
 }

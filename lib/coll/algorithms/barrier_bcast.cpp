@@ -3,25 +3,20 @@
 #include <algorithm>
 #include <cstring>
 
-#include "mpi/coll/algorithms.hpp"
-#include "mpi/coll/context.hpp"
-#include "mpi/coll/tree.hpp"
+#include "coll/algorithms.hpp"
+#include "coll/algorithms/context.hpp"
+#include "coll/algorithms/tree.hpp"
 
-namespace mpf::mpi::coll {
+namespace mpf::coll {
 
-using mpf::coll::kEveryConsumer;
-using mpf::coll::Piece;
-using mpf::coll::Received;
-using mpf::coll::Task;
-using mpf::coll::until;
 
 namespace {
 
-Task bcast_slot_task(const Communicator& c, mpf::coll::Key key, void* buffer, std::uint64_t bytes, int root,
+Task bcast_slot_task(const Group& c, Key key, void* buffer, std::uint64_t bytes, int root,
                      int radix) {
   const TreeNode node = knomial_node(c.rank, root, c.size(), radix);
   const std::vector<std::uint32_t> children = worlds_of(c, node.children);
-  mpf::coll::Channel& ch = channel();
+  Channel& ch = channel();
   auto* data = static_cast<std::byte*>(buffer);
   const std::uint64_t chunk = ch.capacity();
   const auto steps = static_cast<std::uint32_t>((bytes + chunk - 1) / chunk);
@@ -33,7 +28,7 @@ Task bcast_slot_task(const Communicator& c, mpf::coll::Key key, void* buffer, st
     const std::uint64_t offset = s * chunk;
     const auto len = static_cast<std::uint32_t>(std::min(chunk, bytes - offset));
     if (node.parent >= 0) {
-      const std::uint32_t parent = world_of(c, node.parent);
+      const std::uint32_t parent = c.world_of(node.parent);
       co_await until(static_cast<std::int32_t>(parent), [&] { return ch.try_take(parent, key, s, copy_in, &seen); });
     }
     if (!children.empty()) {
@@ -46,7 +41,7 @@ Task bcast_slot_task(const Communicator& c, mpf::coll::Key key, void* buffer, st
 
 }  // namespace
 
-Task bcast_task(const Communicator& c, mpf::coll::Key key, void* buffer, std::uint64_t bytes, int root) {
+Task bcast_task(const Group& c, Key key, void* buffer, std::uint64_t bytes, int root) {
   if (c.size() == 1 || bytes == 0) return {};
   const Choice choice = c.plan.choose(Operation::bcast, bytes);
   const auto radix = [&choice] { return static_cast<int>(choice.parameters().radix); };
@@ -61,14 +56,14 @@ Task bcast_task(const Communicator& c, mpf::coll::Key key, void* buffer, std::ui
   unplanned(Operation::bcast, choice.algorithm);
 }
 
-void barrier(Communicator& c, const char* call) {
-  const mpf::coll::Key key = c.next_collective(kBarrier, -1);
+void barrier(Group& c, const char* call) {
+  const Key key = c.next_collective(kBarrier, -1);
   if (!barrier_by_steps(c, key, call)) run(barrier_task(c, key), c, call, -1);
 }
 
-void bcast(Communicator& c, void* buffer, std::uint64_t bytes, int root, const char* call) {
-  const mpf::coll::Key key = c.next_collective(kBcast, root);
+void bcast(Group& c, void* buffer, std::uint64_t bytes, int root, const char* call) {
+  const Key key = c.next_collective(kBcast, root);
   if (!bcast_by_steps(c, key, buffer, bytes, root, call)) run(bcast_task(c, key, buffer, bytes, root), c, call, root);
 }
 
-}  // namespace mpf::mpi::coll
+}  // namespace mpf::coll

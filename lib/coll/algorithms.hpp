@@ -1,17 +1,20 @@
-// The collective algorithms over the collective slots (lib/coll/channel.hpp)
-// and the collective cells (lib/coll/cells.hpp), on contiguous bytes: collectives.cpp checks the MPI arguments, resolves
-// MPI_IN_PLACE and datatypes, and calls these. A reduction takes its
-// operation as a coll::Combine (lib/coll/combine.hpp: an element type and
-// an operation, or the program's function), which collectives.cpp makes
-// from the MPI_Op and datatype (combine_of). Each algorithm is a task
+// The collective algorithms, neutral to the API: over a Group (coll/group.hpp:
+// members as world ranks, context, plan), on contiguous bytes, through the
+// collective slots (coll/channel.hpp), the cells (coll/cells.hpp) and the
+// board (coll/board.hpp). The API checks its arguments, resolves its
+// datatypes and in-place buffers, and calls these: MPI from
+// mpi/collectives.cpp; a SHMEM team will the same way. A reduction takes
+// its operation as a Combine (coll/combine.hpp: an element type and an
+// operation, or the program's own function). Each algorithm is a task
 // (coll/task.hpp) that the blocking call runs to its end and the
-// nonblocking call keeps in its request. The caller takes the
-// communicator's next collective key (in call order, so every member agrees
-// on it even when the call has nothing to move) and passes it in; the
-// blocking functions at the end do both.
+// nonblocking call keeps in its request (coll/pending.hpp). The caller
+// takes the group's next collective key (in call order, so every member
+// agrees on it even when the call has nothing to move) and passes it in;
+// the blocking functions at the end do both. The files are in
+// coll/algorithms/, one per family.
 //
-// Which algorithm a call takes is its communicator's plan's choice
-// (Communicator::plan, coll/plan.hpp), from the tuning file's rules and the
+// Which algorithm a call takes is its group's plan's choice
+// (Group::plan, coll/plan.hpp), from the tuning file's rules and the
 // default ones (coll/default_rules.cpp, where the switch points and their
 // reasons are). By default: on MPI_COMM_WORLD with more ranks than
 // coll_exchange_max, Barrier, Reduce and Allreduce of up to the board's
@@ -45,73 +48,69 @@
 //                            go through the pair's cells)
 //   scan, exscan             a chain in rank order
 //
-// The cells' algorithms are step lists (steps.hpp): the *_by_steps
+// The cells' algorithms are step lists (algorithms/steps.hpp): the *_by_steps
 // functions below run them for a blocking call without a coroutine.
 #pragma once
-
-#include <mpi.h>
 
 #include <cstddef>
 #include <cstdint>
 #include <vector>
 
 #include "coll/combine.hpp"
+#include "coll/group.hpp"
 #include "coll/plan.hpp"
 #include "coll/task.hpp"
-#include "mpi/comm.hpp"
 
-namespace mpf::mpi::coll {
-
-using mpf::coll::Combine;
+namespace mpf::coll {
 
 // Which algorithm a collective step belongs to (coll::Key::kind).
 enum Kind : std::uint32_t { kBarrier = 1, kBcast, kReduce, kAllreduce, kScan, kExscan, kGatherv, kScatterv, kAlltoallv };
 
-mpf::coll::Task barrier_task(const Communicator& c, mpf::coll::Key key);
-mpf::coll::Task bcast_task(const Communicator& c, mpf::coll::Key key, void* buffer, std::uint64_t bytes, int root);
+Task barrier_task(const Group& c, Key key);
+Task bcast_task(const Group& c, Key key, void* buffer, std::uint64_t bytes, int root);
 // `root` < 0: every rank gets the result (allreduce).
-mpf::coll::Task reduce_task(const Communicator& c, mpf::coll::Key key, const void* send, void* recv, int count,
+Task reduce_task(const Group& c, Key key, const void* send, void* recv, int count,
                             Combine combine, int root);
 // The plan's choice for a Reduce (root >= 0) or Allreduce (root < 0) of
 // `count` (> 0) elements of `type` with `op`.
-mpf::coll::Choice reduce_choice(const Communicator& c, int count, Combine combine, int root);
+Choice reduce_choice(const Group& c, int count, Combine combine, int root);
 // The cell algorithms (cells.cpp), for data of at most cells().capacity()
 // bytes per rank; the functions above choose them. Trees of `radix`.
-mpf::coll::Task bcast_cells_task(const Communicator& c, mpf::coll::Key key, void* buffer, std::uint32_t bytes,
+Task bcast_cells_task(const Group& c, Key key, void* buffer, std::uint32_t bytes,
                                  int root, int radix);
-mpf::coll::Task reduce_cells_task(const Communicator& c, mpf::coll::Key key, const void* send, void* recv, int count,
+Task reduce_cells_task(const Group& c, Key key, const void* send, void* recv, int count,
                                   Combine combine, int root, int radix);
 // Allreduce by recursive doubling, on a power-of-two communicator.
-mpf::coll::Task allreduce_doubling_task(const Communicator& c, mpf::coll::Key key, const void* send, void* recv,
+Task allreduce_doubling_task(const Group& c, Key key, const void* send, void* recv,
                                         int count, Combine combine);
 // Every rank's block (bytes[i] at displs[i] of recv; this rank's from
 // `send`) to every rank; each block fits a cell.
-mpf::coll::Task allgatherv_cells_task(const Communicator& c, mpf::coll::Key key, const void* send, void* recv,
+Task allgatherv_cells_task(const Group& c, Key key, const void* send, void* recv,
                                       std::vector<std::uint64_t> bytes, std::vector<std::uint64_t> displs);
-mpf::coll::Task alltoall_cells_task(const Communicator& c, mpf::coll::Key key, const void* send, void* recv,
+Task alltoall_cells_task(const Group& c, Key key, const void* send, void* recv,
                                     std::uint32_t bytes);
 // Bruck's algorithm: (size + 1) / 2 blocks must fit a cell.
-mpf::coll::Task alltoall_bruck_task(const Communicator& c, mpf::coll::Key key, const void* send, void* recv,
+Task alltoall_bruck_task(const Group& c, Key key, const void* send, void* recv,
                                     std::uint32_t bytes);
-mpf::coll::Task scan_task(const Communicator& c, mpf::coll::Key key, const void* send, void* recv, int count,
+Task scan_task(const Group& c, Key key, const void* send, void* recv, int count,
                           Combine combine, bool exclusive);
 // Per rank: bytes and byte displacement of its block at the root.
-mpf::coll::Task gatherv_task(const Communicator& c, mpf::coll::Key key, const void* send, std::uint64_t send_bytes,
+Task gatherv_task(const Group& c, Key key, const void* send, std::uint64_t send_bytes,
                              void* recv, std::vector<std::uint64_t> bytes, std::vector<std::uint64_t> displs, int root);
-mpf::coll::Task scatterv_task(const Communicator& c, mpf::coll::Key key, const void* send,
+Task scatterv_task(const Group& c, Key key, const void* send,
                               std::vector<std::uint64_t> bytes, std::vector<std::uint64_t> displs, void* recv,
                               std::uint64_t recv_bytes, int root);
-mpf::coll::Task alltoallv_task(const Communicator& c, mpf::coll::Key key, const void* send,
+Task alltoallv_task(const Group& c, Key key, const void* send,
                                std::vector<std::uint64_t> send_bytes, std::vector<std::uint64_t> send_displs,
                                void* recv, std::vector<std::uint64_t> recv_bytes,
                                std::vector<std::uint64_t> recv_displs);
 // The single-copy algorithms (single_copy.cpp); the functions here choose
 // them.
-mpf::coll::Task bcast_single_task(const Communicator& c, mpf::coll::Key key, void* buffer, std::uint64_t bytes,
+Task bcast_single_task(const Group& c, Key key, void* buffer, std::uint64_t bytes,
                                   int root);
 // `root` < 0: every rank gets the result (allreduce). Combines pieces of
 // `piece_bytes` at once (whole elements, at least one).
-mpf::coll::Task reduce_single_task(const Communicator& c, mpf::coll::Key key, const void* send, void* recv, int count,
+Task reduce_single_task(const Group& c, Key key, const void* send, void* recv, int count,
                                    Combine combine, int root, std::uint64_t piece_bytes);
 // Where a rank's buffers are, as its peers read and write them by single
 // copy.
@@ -125,66 +124,66 @@ inline std::uint64_t address(const void* p) { return reinterpret_cast<std::uint6
 // place) in rank order, x0 op x1 op ... op xn-1, reading each by single
 // copy. `a` and `b` are scratch for that many bytes; the result lands in
 // `last` when given, else in one of them: returns where.
-const std::byte* reduce_span(const Communicator& c, const std::vector<Exposed>& peers, const std::byte* own,
+const std::byte* reduce_span(const Group& c, const std::vector<Exposed>& peers, const std::byte* own,
                              std::size_t offset, int elements, Combine combine, std::byte* a,
                              std::byte* b, std::byte* last);
-mpf::coll::Task alltoall_single_task(const Communicator& c, mpf::coll::Key key, const void* send, void* recv,
+Task alltoall_single_task(const Group& c, Key key, const void* send, void* recv,
                                      std::uint64_t bytes);
-mpf::coll::Task allgatherv_single_task(const Communicator& c, mpf::coll::Key key, const void* send, void* recv,
+Task allgatherv_single_task(const Group& c, Key key, const void* send, void* recv,
                                        std::vector<std::uint64_t> bytes, std::vector<std::uint64_t> displs);
 
-// The board algorithms (board.cpp), for MPI_COMM_WORLD when its plan is on
-// the board (Plan::on_board).
+// The board algorithms (board.cpp), for the group of all the job's ranks
+// (MPI_COMM_WORLD) when its plan is on the board (Plan::on_board).
 // Each takes the numbers of its row calls or broadcast entries when it
 // starts to run (Board::reserve_rows, reserve_entries): a rank runs its
 // collectives one at a time in the order it called them, so every rank
 // numbers them alike, nonblocking ones included.
-mpf::coll::Task barrier_board_task(const Communicator& c, mpf::coll::Key key);
+Task barrier_board_task(const Group& c, Key key);
 // The blocking Barrier, and Bcast of up to one entry, driven as steps
 // (steps.hpp) without a task; bcast_board_by_steps is false, doing
 // nothing, for larger data.
-bool barrier_board_by_steps(const Communicator& c, mpf::coll::Key key, const char* call);
-bool bcast_board_by_steps(const Communicator& c, mpf::coll::Key key, void* buffer, std::uint64_t bytes, int root,
+bool barrier_board_by_steps(const Group& c, Key key, const char* call);
+bool bcast_board_by_steps(const Group& c, Key key, void* buffer, std::uint64_t bytes, int root,
                           const char* call);
 // The same for Reduce (root >= 0) and Allreduce (root < 0) of up to a row.
-bool reduce_board_by_steps(const Communicator& c, mpf::coll::Key key, const void* send, void* recv, int count,
+bool reduce_board_by_steps(const Group& c, Key key, const void* send, void* recv, int count,
                            Combine combine, int root, const char* call);
 // The single-copy shapes' exchanges on the board (single_copy.cpp): every
 // rank's Exposed to every rank, and a barrier, as board row calls `call`
 // (reserved by the caller when it starts) instead of n² cell messages.
-mpf::coll::Task exposed_board_task(const Communicator& c, mpf::coll::Key key, std::uint64_t call, Exposed mine,
+Task exposed_board_task(const Group& c, Key key, std::uint64_t call, Exposed mine,
                                    std::vector<Exposed>& all);
-mpf::coll::Task arrive_board_task(mpf::coll::Key key, std::uint64_t call);
+Task arrive_board_task(const Group& c, Key key, std::uint64_t call);
 // Through the entries, or the stage when `staged`.
-mpf::coll::Task bcast_board_task(const Communicator& c, mpf::coll::Key key, void* buffer, std::uint64_t bytes,
+Task bcast_board_task(const Group& c, Key key, void* buffer, std::uint64_t bytes,
                                  int root, bool staged);
 // count * size of type <= Board::capacity().
-mpf::coll::Task reduce_board_task(const Communicator& c, mpf::coll::Key key, const void* send, void* recv, int count,
+Task reduce_board_task(const Group& c, Key key, const void* send, void* recv, int count,
                                   Combine combine, int root);
 // Any count, a commutative operation, with a stage: each rank adds its input
 // into the board's sums, as it runs (an exact operation, Combine::exact) or in
 // rank order (`in_order`, board.cpp), in pieces of about `piece_bytes`
 // (whole elements; at least 2 x kSumPieceMin, which rules.cpp checks).
-mpf::coll::Task reduce_board_sum_task(const Communicator& c, mpf::coll::Key key, const void* send, void* recv,
+Task reduce_board_sum_task(const Group& c, Key key, const void* send, void* recv,
                                       int count, Combine combine, int root, bool in_order,
                                       std::uint64_t piece_bytes);
 // Any count, by single copy: the ranks share the work (board.cpp), in
 // pieces of board_single_copy_piece(sizes, ...).
-mpf::coll::Task reduce_board_single_task(const Communicator& c, mpf::coll::Key key, const void* send, void* recv,
+Task reduce_board_single_task(const Group& c, Key key, const void* send, void* recv,
                                          int count, Combine combine, int root,
-                                         mpf::coll::Parameters sizes);
+                                         Parameters sizes);
 // Blocks of at most Board::capacity() bytes.
 // Blocks packed in rank order, at most the stage's size in all: each rank
 // copies its block into the stage and every rank copies them all out.
-mpf::coll::Task allgather_board_task(const Communicator& c, mpf::coll::Key key, const void* send, void* recv,
+Task allgather_board_task(const Group& c, Key key, const void* send, void* recv,
                                      std::vector<std::uint64_t> bytes, std::vector<std::uint64_t> displs);
-mpf::coll::Task alltoall_board_task(const Communicator& c, mpf::coll::Key key, const void* send, void* recv,
+Task alltoall_board_task(const Group& c, Key key, const void* send, void* recv,
                                     std::uint64_t bytes);
 
 // MPI_Alltoall's equal blocks of `bytes`, rank i's at i * bytes (send and
 // recv distinct), as the plan chooses: through the board, the cells, by
 // single-copy reads, or alltoallv_task.
-mpf::coll::Task alltoall_task(const Communicator& c, mpf::coll::Key key, const void* send, void* recv,
+Task alltoall_task(const Group& c, Key key, const void* send, void* recv,
                               std::uint64_t bytes);
 
 // Allgatherv: every rank's block (bytes[i] at displs[i] of recv; this
@@ -197,8 +196,8 @@ mpf::coll::Task alltoall_task(const Communicator& c, mpf::coll::Key key, const v
 // through its stage (allgather_board_task): those two need the blocks
 // packed in rank order (allgather_packed). Every rank knows every block's
 // size, so all choose alike.
-bool allgather_packed(const Communicator& c, std::uint64_t largest);
-mpf::coll::Task allgatherv_task(const Communicator& c, mpf::coll::Key gather_key, mpf::coll::Key bcast_key,
+bool allgather_packed(const Group& c, std::uint64_t largest);
+Task allgatherv_task(const Group& c, Key gather_key, Key bcast_key,
                                 const void* send, std::uint64_t send_bytes, void* recv,
                                 std::vector<std::uint64_t> bytes, std::vector<std::uint64_t> displs);
 
@@ -206,35 +205,35 @@ mpf::coll::Task allgatherv_task(const Communicator& c, mpf::coll::Key gather_key
 // driven without a coroutine (steps.hpp): the same algorithms the tasks
 // above choose there. False, doing nothing, when the collective is not one
 // of them: then the caller runs the task.
-bool barrier_by_steps(const Communicator& c, mpf::coll::Key key, const char* call);
+bool barrier_by_steps(const Group& c, Key key, const char* call);
 // Any size of communicator off the board: the bcast tree through the cells.
-bool bcast_by_steps(const Communicator& c, mpf::coll::Key key, void* buffer, std::uint64_t bytes, int root,
+bool bcast_by_steps(const Group& c, Key key, void* buffer, std::uint64_t bytes, int root,
                     const char* call);
 // Any size of communicator off the board: Reduce (root >= 0) or
 // Allreduce (root < 0) of `count` elements of `type`, as reduce_task.
-bool reduce_by_steps(const Communicator& c, mpf::coll::Key key, const void* send, void* recv, int count,
+bool reduce_by_steps(const Group& c, Key key, const void* send, void* recv, int count,
                      Combine combine, int root, const char* call);
 // MPI_Alltoall's equal blocks of `bytes`, as alltoall_task.
-bool alltoall_by_steps(const Communicator& c, mpf::coll::Key key, const void* send, void* recv, std::uint64_t bytes,
+bool alltoall_by_steps(const Group& c, Key key, const void* send, void* recv, std::uint64_t bytes,
                        const char* call);
 
 // Blocking forms: take the key, run the task.
-void barrier(Communicator& c, const char* call);
-void bcast(Communicator& c, void* buffer, std::uint64_t bytes, int root, const char* call);
+void barrier(Group& c, const char* call);
+void bcast(Group& c, void* buffer, std::uint64_t bytes, int root, const char* call);
 // `root` < 0: every rank gets the result (allreduce).
-void reduce(Communicator& c, const void* send, void* recv, int count, Combine combine, int root,
+void reduce(Group& c, const void* send, void* recv, int count, Combine combine, int root,
             const char* call);
-void scan(Communicator& c, const void* send, void* recv, int count, Combine combine, bool exclusive,
+void scan(Group& c, const void* send, void* recv, int count, Combine combine, bool exclusive,
           const char* call);
 // Per rank: bytes and byte displacement of its block at the root.
-void gatherv(Communicator& c, const void* send, std::uint64_t send_bytes, void* recv,
+void gatherv(Group& c, const void* send, std::uint64_t send_bytes, void* recv,
              const std::vector<std::uint64_t>& bytes, const std::vector<std::uint64_t>& displs, int root,
              const char* call);
-void scatterv(Communicator& c, const void* send, const std::vector<std::uint64_t>& bytes,
+void scatterv(Group& c, const void* send, const std::vector<std::uint64_t>& bytes,
               const std::vector<std::uint64_t>& displs, void* recv, std::uint64_t recv_bytes, int root,
               const char* call);
-void alltoallv(Communicator& c, const void* send, const std::vector<std::uint64_t>& send_bytes,
+void alltoallv(Group& c, const void* send, const std::vector<std::uint64_t>& send_bytes,
                const std::vector<std::uint64_t>& send_displs, void* recv, const std::vector<std::uint64_t>& recv_bytes,
                const std::vector<std::uint64_t>& recv_displs, const char* call);
 
-}  // namespace mpf::mpi::coll
+}  // namespace mpf::coll

@@ -7,16 +7,12 @@
 #include <cstring>
 #include <set>
 
-#include "mpi/coll/algorithms.hpp"
-#include "mpi/coll/context.hpp"
-#include "mpi/coll/pending.hpp"
+#include "coll/algorithms.hpp"
+#include "coll/algorithms/context.hpp"
+#include "coll/pending.hpp"
 
-namespace mpf::mpi::coll {
+namespace mpf::coll {
 
-using mpf::coll::Piece;
-using mpf::coll::Received;
-using mpf::coll::Task;
-using mpf::coll::until;
 
 namespace {
 
@@ -29,21 +25,21 @@ struct Block {
 
 // Cuts `blocks` into steps: each step's pieces fit one slot (with their
 // 64-byte alignment) and the slot's piece table.
-std::vector<std::vector<Piece>> plan_steps(const Communicator& c, const std::vector<Block>& blocks,
+std::vector<std::vector<Piece>> plan_steps(const Group& c, const std::vector<Block>& blocks,
                                            std::uint32_t capacity) {
   std::vector<std::vector<Piece>> steps(1);
   std::uint32_t used = 0;
   for (const Block& block : blocks) {
     std::uint64_t offset = 0;
     do {
-      if (used >= capacity || steps.back().size() == mpf::coll::kCollPieces) {
+      if (used >= capacity || steps.back().size() == kCollPieces) {
         steps.emplace_back();
         used = 0;
       }
       const auto len = static_cast<std::uint32_t>(std::min<std::uint64_t>(capacity - used, block.bytes - offset));
       steps.back().push_back(
-          {static_cast<std::int32_t>(world_of(c, block.dest)), offset, block.data + offset, len});
-      used += mpf::coll::Channel::aligned(len);
+          {static_cast<std::int32_t>(c.world_of(block.dest)), offset, block.data + offset, len});
+      used += Channel::aligned(len);
       offset += len;
     } while (offset < block.bytes);
   }
@@ -58,9 +54,9 @@ std::vector<std::uint32_t> consumers_of(const std::vector<Piece>& step) {
 }
 
 // Receives `bytes` from comm rank `from` (steps >= 0 of `key`) at `out`.
-Task take_block(const Communicator& c, mpf::coll::Key key, int from, std::byte* out, std::uint64_t bytes) {
+Task take_block(const Group& c, Key key, int from, std::byte* out, std::uint64_t bytes) {
   std::uint64_t got = 0;
-  const std::uint32_t publisher = world_of(c, from);
+  const std::uint32_t publisher = c.world_of(from);
   auto copy = [&](std::uint32_t, std::span<const Received> pieces) {
     for (const Received& p : pieces) {
       std::memcpy(out + p.offset, p.data, p.bytes);
@@ -73,7 +69,7 @@ Task take_block(const Communicator& c, mpf::coll::Key key, int from, std::byte* 
 }
 
 // Publishes `steps` one after the other.
-Task publish_steps(mpf::coll::Key key, std::vector<std::vector<Piece>> steps) {
+Task publish_steps(Key key, std::vector<std::vector<Piece>> steps) {
   for (std::uint32_t s = 0; s < steps.size(); ++s) {
     co_await slot_free();
     channel().publish(key, s, steps[s], consumers_of(steps[s]));
@@ -82,7 +78,7 @@ Task publish_steps(mpf::coll::Key key, std::vector<std::vector<Piece>> steps) {
 
 }  // namespace
 
-Task gatherv_task(const Communicator& c, mpf::coll::Key key, const void* send, std::uint64_t send_bytes, void* recv,
+Task gatherv_task(const Group& c, Key key, const void* send, std::uint64_t send_bytes, void* recv,
                   std::vector<std::uint64_t> bytes, std::vector<std::uint64_t> displs, int root) {
   auto* out = static_cast<std::byte*>(recv);
   if (c.rank != root) {
@@ -102,7 +98,7 @@ Task gatherv_task(const Communicator& c, mpf::coll::Key key, const void* send, s
   }
 }
 
-Task scatterv_task(const Communicator& c, mpf::coll::Key key, const void* send, std::vector<std::uint64_t> bytes,
+Task scatterv_task(const Group& c, Key key, const void* send, std::vector<std::uint64_t> bytes,
                    std::vector<std::uint64_t> displs, void* recv, std::uint64_t recv_bytes, int root) {
   if (c.rank != root) {
     Task take = take_block(c, key, root, static_cast<std::byte*>(recv), recv_bytes);
@@ -122,7 +118,7 @@ Task scatterv_task(const Communicator& c, mpf::coll::Key key, const void* send, 
   if (recv != nullptr && bytes[me] > 0) std::memcpy(recv, in + displs[me], bytes[me]);
 }
 
-Task alltoallv_task(const Communicator& c, mpf::coll::Key key, const void* send, std::vector<std::uint64_t> send_bytes,
+Task alltoallv_task(const Group& c, Key key, const void* send, std::vector<std::uint64_t> send_bytes,
                     std::vector<std::uint64_t> send_displs, void* recv, std::vector<std::uint64_t> recv_bytes,
                     std::vector<std::uint64_t> recv_displs) {
   const int n = c.size();
@@ -132,7 +128,7 @@ Task alltoallv_task(const Communicator& c, mpf::coll::Key key, const void* send,
   if (send_bytes[me] > 0) std::memmove(out + recv_displs[me], in + send_displs[me], send_bytes[me]);
   // A pair's block goes through the pair's cells when it fits one (both
   // ranks of the pair know its size), through the slot otherwise.
-  mpf::coll::Cells& cl = cells();
+  Cells& cl = cells();
   const std::uint32_t short_limit = cl.capacity();
   std::vector<Block> blocks, short_out;
   for (int k = 1; k < n; ++k) {
@@ -141,7 +137,7 @@ Task alltoallv_task(const Communicator& c, mpf::coll::Key key, const void* send,
     if (send_bytes[ju] == 0) continue;
     (send_bytes[ju] <= short_limit ? short_out : blocks).push_back({j, in + send_displs[ju], send_bytes[ju]});
   }
-  mpf::coll::Channel& ch = channel();
+  Channel& ch = channel();
   const auto steps = plan_steps(c, blocks, ch.capacity());
   // What is still to come from each peer, and the next step to look for.
   struct Incoming {
@@ -170,7 +166,7 @@ Task alltoallv_task(const Communicator& c, mpf::coll::Key key, const void* send,
     bool moved = false;
     while (next_short < short_out.size()) {
       const Block& b = short_out[next_short];
-      if (!cl.try_post(world_of(c, b.dest), key, 0, b.data, static_cast<std::uint32_t>(b.bytes))) break;
+      if (!cl.try_post(c.world_of(b.dest), key, 0, b.data, static_cast<std::uint32_t>(b.bytes))) break;
       ++next_short;
       moved = true;
     }
@@ -181,7 +177,7 @@ Task alltoallv_task(const Communicator& c, mpf::coll::Key key, const void* send,
     }
     for (Incoming& i : short_in) {
       const auto ju = static_cast<std::size_t>(i.from);
-      if (received(i) || !cl.try_take_into(world_of(c, i.from), key, 0, out + recv_displs[ju],
+      if (received(i) || !cl.try_take_into(c.world_of(i.from), key, 0, out + recv_displs[ju],
                                              static_cast<std::uint32_t>(recv_bytes[ju]))) {
         continue;
       }
@@ -193,7 +189,7 @@ Task alltoallv_task(const Communicator& c, mpf::coll::Key key, const void* send,
       if (received(i)) continue;
       std::uint32_t seen = 0;
       const bool took = ch.try_take(
-          world_of(c, i.from), key, i.step,
+          c.world_of(i.from), key, i.step,
           [&](std::uint32_t, std::span<const Received> pieces) {
             for (const Received& p : pieces) {
               std::memcpy(out + recv_displs[ju] + p.offset, p.data, p.bytes);
@@ -211,7 +207,7 @@ Task alltoallv_task(const Communicator& c, mpf::coll::Key key, const void* send,
   while (!finished_all()) co_await until(-1, [&] { return advance() || finished_all(); });
 }
 
-Task alltoall_task(const Communicator& c, mpf::coll::Key key, const void* send, void* recv, std::uint64_t bytes) {
+Task alltoall_task(const Group& c, Key key, const void* send, void* recv, std::uint64_t bytes) {
   const Choice choice = c.plan.choose(Operation::alltoall, bytes);
   switch (choice.algorithm) {
     case Algorithm::board: return alltoall_board_task(c, key, send, recv, bytes);
@@ -229,14 +225,14 @@ Task alltoall_task(const Communicator& c, mpf::coll::Key key, const void* send, 
   unplanned(Operation::alltoall, choice.algorithm);
 }
 
-bool allgather_packed(const Communicator& c, std::uint64_t largest) {
+bool allgather_packed(const Group& c, std::uint64_t largest) {
   const Algorithm algorithm = c.plan.choose(Operation::allgather, largest).algorithm;
   return algorithm == Algorithm::board_stage || algorithm == Algorithm::gather_bcast;
 }
 
 namespace {
 
-Task gather_then_bcast(const Communicator& c, mpf::coll::Key gather_key, mpf::coll::Key bcast_key, const void* send,
+Task gather_then_bcast(const Group& c, Key gather_key, Key bcast_key, const void* send,
                        std::uint64_t send_bytes, void* recv, std::vector<std::uint64_t> bytes,
                        std::vector<std::uint64_t> displs) {
   const std::uint64_t total = displs.back() + bytes.back();  // packed in rank order
@@ -248,7 +244,7 @@ Task gather_then_bcast(const Communicator& c, mpf::coll::Key gather_key, mpf::co
 
 }  // namespace
 
-Task allgatherv_task(const Communicator& c, mpf::coll::Key gather_key, mpf::coll::Key bcast_key, const void* send,
+Task allgatherv_task(const Group& c, Key gather_key, Key bcast_key, const void* send,
                      std::uint64_t send_bytes, void* recv, std::vector<std::uint64_t> bytes,
                      std::vector<std::uint64_t> displs) {
   const std::uint64_t largest = *std::max_element(bytes.begin(), bytes.end());
@@ -273,25 +269,25 @@ Task allgatherv_task(const Communicator& c, mpf::coll::Key gather_key, mpf::coll
   unplanned(Operation::allgather, choice.algorithm);
 }
 
-void gatherv(Communicator& c, const void* send, std::uint64_t send_bytes, void* recv,
+void gatherv(Group& c, const void* send, std::uint64_t send_bytes, void* recv,
              const std::vector<std::uint64_t>& bytes, const std::vector<std::uint64_t>& displs, int root,
              const char* call) {
-  const mpf::coll::Key key = c.next_collective(kGatherv, root);
+  const Key key = c.next_collective(kGatherv, root);
   run(gatherv_task(c, key, send, send_bytes, recv, bytes, displs, root), c, call, root);
 }
 
-void scatterv(Communicator& c, const void* send, const std::vector<std::uint64_t>& bytes,
+void scatterv(Group& c, const void* send, const std::vector<std::uint64_t>& bytes,
               const std::vector<std::uint64_t>& displs, void* recv, std::uint64_t recv_bytes, int root,
               const char* call) {
-  const mpf::coll::Key key = c.next_collective(kScatterv, root);
+  const Key key = c.next_collective(kScatterv, root);
   run(scatterv_task(c, key, send, bytes, displs, recv, recv_bytes, root), c, call, root);
 }
 
-void alltoallv(Communicator& c, const void* send, const std::vector<std::uint64_t>& send_bytes,
+void alltoallv(Group& c, const void* send, const std::vector<std::uint64_t>& send_bytes,
                const std::vector<std::uint64_t>& send_displs, void* recv, const std::vector<std::uint64_t>& recv_bytes,
                const std::vector<std::uint64_t>& recv_displs, const char* call) {
-  const mpf::coll::Key key = c.next_collective(kAlltoallv, -1);
+  const Key key = c.next_collective(kAlltoallv, -1);
   run(alltoallv_task(c, key, send, send_bytes, send_displs, recv, recv_bytes, recv_displs), c, call, -1);
 }
 
-}  // namespace mpf::mpi::coll
+}  // namespace mpf::coll

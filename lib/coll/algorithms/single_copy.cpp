@@ -26,14 +26,11 @@
 #include <vector>
 
 #include "coll/scratch.hpp"
-#include "mpi/coll/algorithms.hpp"
-#include "mpi/coll/context.hpp"
-#include "mpi/coll/ops.hpp"
-#include "mpi/datatype.hpp"
+#include "coll/algorithms.hpp"
+#include "coll/algorithms/context.hpp"
 
-namespace mpf::mpi::coll {
+namespace mpf::coll {
 
-using mpf::coll::Task;
 
 namespace {
 
@@ -77,7 +74,7 @@ void write_peer(std::uint32_t peer, std::uint64_t remote, const void* local, std
   copy_with_peer(true, peer, const_cast<void*>(local), remote, bytes, what);
 }
 
-const std::byte* reduce_span(const Communicator& c, const std::vector<Exposed>& peers, const std::byte* own,
+const std::byte* reduce_span(const Group& c, const std::vector<Exposed>& peers, const std::byte* own,
                              std::size_t offset, int elements, Combine combine, std::byte* a,
                              std::byte* b, std::byte* last) {
   const int n = c.size();
@@ -88,14 +85,14 @@ const std::byte* reduce_span(const Communicator& c, const std::vector<Exposed>& 
   if (c.rank == 0 && own != nullptr) {
     acc = own + offset;  // read only
   } else {
-    read_peer(world_of(c, 0), a, peers[0].in + offset, len, "reduction");
+    read_peer(c.world_of(0), a, peers[0].in + offset, len, "reduction");
   }
   for (int j = 1; j < n; ++j) {
     std::byte* target = j == n - 1 && last != nullptr ? last : (acc == a ? b : a);
     if (j == c.rank && own != nullptr) {
       combine.apply_into(acc, own + offset, target, elements);  // no copy of x_j first
     } else {
-      read_peer(world_of(c, j), target, peers[static_cast<std::size_t>(j)].in + offset, len, "reduction");
+      read_peer(c.world_of(j), target, peers[static_cast<std::size_t>(j)].in + offset, len, "reduction");
       combine.apply(acc, target, elements);  // target = acc op x_j
     }
     acc = target;
@@ -106,21 +103,21 @@ const std::byte* reduce_span(const Communicator& c, const std::vector<Exposed>& 
 namespace {
 
 // Step 0: every rank's Exposed to every other (the whole communicator).
-Task exchange_exposed(const Communicator& c, mpf::coll::Key key, Exposed mine, std::vector<Exposed>& all) {
+Task exchange_exposed(const Group& c, Key key, Exposed mine, std::vector<Exposed>& all) {
   const int n = c.size();
   all[static_cast<std::size_t>(c.rank)] = mine;
-  for (int k = 1; k < n; ++k) co_await post(world_of(c, (c.rank + k) % n), key, 0, &mine, sizeof mine);
+  for (int k = 1; k < n; ++k) co_await post(c.world_of((c.rank + k) % n), key, 0, &mine, sizeof mine);
   for (int k = 1; k < n; ++k) {
     const int from = (c.rank - k + n) % n;
-    co_await take(world_of(c, from), key, 0, &all[static_cast<std::size_t>(from)], sizeof(Exposed));
+    co_await take(c.world_of(from), key, 0, &all[static_cast<std::size_t>(from)], sizeof(Exposed));
   }
 }
 
 // Step `step`: an empty message to every other rank and one from each.
-Task all_signal(const Communicator& c, mpf::coll::Key key, std::uint32_t step) {
+Task all_signal(const Group& c, Key key, std::uint32_t step) {
   const int n = c.size();
-  for (int k = 1; k < n; ++k) co_await post(world_of(c, (c.rank + k) % n), key, step, nullptr, 0);
-  for (int k = 1; k < n; ++k) co_await take(world_of(c, (c.rank - k + n) % n), key, step, nullptr, 0);
+  for (int k = 1; k < n; ++k) co_await post(c.world_of((c.rank + k) % n), key, step, nullptr, 0);
+  for (int k = 1; k < n; ++k) co_await take(c.world_of((c.rank - k + n) % n), key, step, nullptr, 0);
 }
 
 // The bytes of a Bcast of `bytes` to `n` ranks that the root writes into
@@ -136,18 +133,18 @@ std::uint64_t bcast_root_share(std::uint64_t bytes, int n) {
 
 }  // namespace
 
-Task bcast_single_task(const Communicator& c, mpf::coll::Key key, void* buffer, std::uint64_t bytes, int root) {
+Task bcast_single_task(const Group& c, Key key, void* buffer, std::uint64_t bytes, int root) {
   const int n = c.size();
-  const std::uint32_t from = world_of(c, root);
+  const std::uint32_t from = c.world_of(root);
   const std::uint64_t share = bcast_root_share(bytes, n);
   auto* data = static_cast<std::byte*>(buffer);
   if (c.rank == root) {
     const Exposed mine{address(buffer), 0};
-    for (int k = 1; k < n; ++k) co_await post(world_of(c, (root + k) % n), key, 0, &mine, sizeof mine);
+    for (int k = 1; k < n; ++k) co_await post(c.world_of((root + k) % n), key, 0, &mine, sizeof mine);
     if (share > 0) {
       // Step 2: a reader's buffer; step 3: its end is written.
       for (int k = 1; k < n; ++k) {
-        const std::uint32_t reader = world_of(c, (root + k) % n);
+        const std::uint32_t reader = c.world_of((root + k) % n);
         Exposed at;
         co_await take(reader, key, 2, &at, sizeof at);
         write_peer(reader, at.out + (bytes - share), data + (bytes - share), share, "broadcast");
@@ -155,7 +152,7 @@ Task bcast_single_task(const Communicator& c, mpf::coll::Key key, void* buffer, 
       }
     }
     // Done: every rank has read the buffer.
-    for (int k = 1; k < n; ++k) co_await take(world_of(c, (root + k) % n), key, 1, nullptr, 0);
+    for (int k = 1; k < n; ++k) co_await take(c.world_of((root + k) % n), key, 1, nullptr, 0);
     co_return;
   }
   if (share > 0) {
@@ -169,7 +166,7 @@ Task bcast_single_task(const Communicator& c, mpf::coll::Key key, void* buffer, 
   co_await post(from, key, 1, nullptr, 0);
 }
 
-Task reduce_single_task(const Communicator& c, mpf::coll::Key key, const void* send, void* recv, int count,
+Task reduce_single_task(const Group& c, Key key, const void* send, void* recv, int count,
                         Combine combine, int root, std::uint64_t piece_bytes) {
   const int n = c.size();
   const std::size_t element = combine.element_bytes();
@@ -191,7 +188,7 @@ Task reduce_single_task(const Communicator& c, mpf::coll::Key key, const void* s
   // a rank other than the root of MPI_Reduce (whose receive buffer does not
   // count), a buffer of its own until it is written into the root's.
   auto keeps_result = [root](int r) { return root < 0 || r == root; };
-  mpf::coll::Scratch own_block(keeps_result(c.rank) ? 0 : mine_bytes);
+  Scratch own_block(keeps_result(c.rank) ? 0 : mine_bytes);
   std::byte* block = keeps_result(c.rank) ? out + mine : own_block.data();
   std::vector<Exposed> peers(static_cast<std::size_t>(n));
   Task exchange = exchange_exposed(c, key, {address(send), keeps_result(c.rank) ? address(recv) : 0}, peers);
@@ -201,7 +198,7 @@ Task reduce_single_task(const Communicator& c, mpf::coll::Key key, const void* s
   // input is its output, so rank 0 copies it before combining into it.
   const std::size_t chunk_elements = std::max<std::size_t>(1, piece_bytes / element);
   const std::size_t chunk_bytes = std::min(chunk_elements, first(c.rank + 1) - first(c.rank)) * element;
-  mpf::coll::Scratch a(chunk_bytes), b(chunk_bytes);
+  Scratch a(chunk_bytes), b(chunk_bytes);
   const auto* own = send == recv ? nullptr : static_cast<const std::byte*>(send);
   for (std::size_t e = first(c.rank); e < first(c.rank + 1); e += chunk_elements) {
     const std::size_t m = std::min(chunk_elements, first(c.rank + 1) - e);
@@ -219,7 +216,7 @@ Task reduce_single_task(const Communicator& c, mpf::coll::Key key, const void* s
   for (int k = 1; k < n; ++k) {
     const int j = (c.rank + k) % n;
     if (!keeps_result(j)) continue;
-    write_peer(world_of(c, j), peers[static_cast<std::size_t>(j)].out + mine, block, mine_bytes, "reduction");
+    write_peer(c.world_of(j), peers[static_cast<std::size_t>(j)].out + mine, block, mine_bytes, "reduction");
   }
   // Step 1: every block is in every output (so no rank reads or writes a
   // peer's buffers any more).
@@ -233,7 +230,7 @@ namespace {
 // j (this one included), starting with this one, then waits until no rank
 // reads any more: the shape of alltoall and allgather. On the board the
 // exposing and the waiting are two board calls, each one wait per rank.
-Task read_every_rank(const Communicator& c, mpf::coll::Key key, const void* send,
+Task read_every_rank(const Group& c, Key key, const void* send,
                      std::function<void(int, std::uint64_t)> read) {
   const int n = c.size();
   const bool flat = c.plan.on_board();
@@ -246,29 +243,29 @@ Task read_every_rank(const Communicator& c, mpf::coll::Key key, const void* send
     const int j = (c.rank + k) % n;
     read(j, peers[static_cast<std::size_t>(j)].in);
   }
-  Task done = flat ? arrive_board_task(key, call + 1) : all_signal(c, key, 1);
+  Task done = flat ? arrive_board_task(c, key, call + 1) : all_signal(c, key, 1);
   co_await finished(done);
 }
 
 }  // namespace
 
-Task alltoall_single_task(const Communicator& c, mpf::coll::Key key, const void* send, void* recv,
+Task alltoall_single_task(const Group& c, Key key, const void* send, void* recv,
                           std::uint64_t bytes) {
   auto* out = static_cast<std::byte*>(recv);
   const auto me = static_cast<std::uint64_t>(c.rank);
   return read_every_rank(c, key, send, [&c, out, bytes, me](int j, std::uint64_t in) {
-    read_peer(world_of(c, j), out + static_cast<std::size_t>(j) * bytes, in + me * bytes, bytes, "alltoall");
+    read_peer(c.world_of(j), out + static_cast<std::size_t>(j) * bytes, in + me * bytes, bytes, "alltoall");
   });
 }
 
-Task allgatherv_single_task(const Communicator& c, mpf::coll::Key key, const void* send, void* recv,
+Task allgatherv_single_task(const Group& c, Key key, const void* send, void* recv,
                             std::vector<std::uint64_t> bytes, std::vector<std::uint64_t> displs) {
   auto* out = static_cast<std::byte*>(recv);
   return read_every_rank(c, key, send,
                          [&c, out, bytes = std::move(bytes), displs = std::move(displs)](int j, std::uint64_t in) {
                            const auto i = static_cast<std::size_t>(j);
-                           read_peer(world_of(c, j), out + displs[i], in, bytes[i], "allgather");
+                           read_peer(c.world_of(j), out + displs[i], in, bytes[i], "allgather");
                          });
 }
 
-}  // namespace mpf::mpi::coll
+}  // namespace mpf::coll

@@ -1,7 +1,8 @@
-// Nonblocking collectives in flight (MPI_Ibcast, ...): each is a task (the
-// same coroutine as the blocking call's) kept by its request and advanced
-// on every round of the progress engine — whatever this rank waits for —
-// and by MPI_Test and MPI_Wait.
+// Nonblocking collectives in flight (MPI_Ibcast, ...), whatever the API:
+// each is a task (the same coroutine as the blocking call's) kept by its
+// request and advanced on every round of the progress engine — whatever
+// this rank waits for — and by the API's test and wait calls (MPI_Test,
+// MPI_Wait). The API makes the request (mpi/coll_launch.hpp).
 //
 // A rank runs its collectives one at a time, in the order it started them
 // (a nonblocking one just does not make the caller wait): they share the
@@ -18,35 +19,35 @@
 #include <string>
 
 #include "coll/task.hpp"
-#include "mpi/comm.hpp"
+#include "coll/group.hpp"
 
-namespace mpf::mpi::coll {
+namespace mpf::coll {
 
 // An error an operation found while it ran (a neighbourhood collective's
 // truncated block): reported not wherever its task happened to be advanced
 // (inside any call of the program) but by the call that completes its
 // request (MPI_Wait, MPI_Test...), as a receive's truncation is.
 struct CollectiveError {
-  int error_class = MPI_SUCCESS;
+  int error_class = 0;  // the API's error code; 0: none
   std::string detail;
 };
 
 struct PendingCollective {
-  mpf::coll::Task task;
-  std::shared_ptr<const Communicator> comm;  // kept alive even if the program frees the handle
+  Task task;
+  std::shared_ptr<const Group> group;  // kept alive even if the program frees its handle
   std::shared_ptr<const CollectiveError> error;  // null: the operation finds no errors of its own
   bool done = false;
-  // The program's collective call this operation is (launch() takes it
-  // from the CollectiveScope): counted as completed when it is done.
+  // The program's collective call this operation is (the API's launch
+  // takes it from the CollectiveScope): counted as completed when it is done.
   progress::Collective call;
   bool counted = false;
 
-  bool failed() const { return done && error != nullptr && error->error_class != MPI_SUCCESS; }
+  bool failed() const { return done && error != nullptr && error->error_class != 0; }
 
   void advance() {
     if (done) return;
     done = task.advance();
-    if (done && counted) end_collective(*comm);
+    if (done && counted) end_collective(*group);
   }
 };
 
@@ -65,13 +66,4 @@ void finish_pending(const char* call);
 // (a request wait of a collective), shown as `call`.
 progress::BlockedCall pending_wait(const PendingCollective& oldest, const char* call);
 
-// Runs `op` to its end (request == nullptr: the blocking call, shown as
-// `call` with its root) or starts it as the nonblocking request *request
-// (`independent`: beside the queue, for operations that use no slot;
-// `error`: where the operation leaves an error for the request's completion).
-int launch(const char* call, MPI_Comm comm, int root, mpf::coll::Task op, MPI_Request* request,
-           bool independent = false, std::shared_ptr<const CollectiveError> error = nullptr);
-
-using mpf::coll::finished;
-
-}  // namespace mpf::mpi::coll
+}  // namespace mpf::coll

@@ -1,5 +1,5 @@
-// The flat collectives of MPI_COMM_WORLD over the board (coll/board.hpp),
-// when the world has more ranks than coll_exchange_max (by default, than
+// The flat collectives of the job's world group (MPI_COMM_WORLD) over the
+// board (coll/board.hpp), when the world has more ranks than coll_exchange_max (by default, than
 // the job's CPUs): every rank waits once per call instead of once per level
 // of a tree, and a broadcast root does not wait for its readers at all.
 // The barrier, a Bcast of one entry and a reduction of one row are steps
@@ -55,29 +55,23 @@
 
 #include "coll/scratch.hpp"
 #include "common/streaming_copy.hpp"
-#include "mpi/coll/algorithms.hpp"
-#include "mpi/coll/context.hpp"
-#include "mpi/coll/ops.hpp"
-#include "mpi/coll/steps.hpp"
-#include "mpi/datatype.hpp"
+#include "coll/algorithms.hpp"
+#include "coll/algorithms/context.hpp"
+#include "coll/algorithms/steps.hpp"
 
-namespace mpf::mpi::coll {
-
-using mpf::coll::Board;
-using mpf::coll::Key;
-using mpf::coll::Task;
-using mpf::coll::until;
-
+namespace mpf::coll {
 namespace {
 
-const char* call_name(std::uint32_t kind) {
+// How the group's API names the call a key belongs to, in messages.
+const char* call_name(progress::WaitApi api, std::uint32_t kind) {
+  const bool mpi = api == progress::WaitApi::mpi;
   switch (kind) {
-    case kBarrier: return "MPI_Barrier";
-    case kBcast: return "MPI_Bcast";
-    case kReduce: return "MPI_Reduce";
-    case kAllreduce: return "MPI_Allreduce";
-    case kScan: return "MPI_Scan";
-    case kExscan: return "MPI_Exscan";
+    case kBarrier: return mpi ? "MPI_Barrier" : "a barrier";
+    case kBcast: return mpi ? "MPI_Bcast" : "a broadcast";
+    case kReduce: return mpi ? "MPI_Reduce" : "a reduction";
+    case kAllreduce: return mpi ? "MPI_Allreduce" : "a reduction to all";
+    case kScan: return mpi ? "MPI_Scan" : "a scan";
+    case kExscan: return mpi ? "MPI_Exscan" : "an exclusive scan";
     case kGatherv: return "a gather";
     case kScatterv: return "a scatter";
     case kAlltoallv: return "an all-to-all";
@@ -85,50 +79,50 @@ const char* call_name(std::uint32_t kind) {
   }
 }
 
-std::string describe(Key key) {
-  std::string text = std::string(call_name(key.kind)) + " (collective #" + std::to_string(key.seq);
+std::string describe(const Group& g, Key key) {
+  std::string text = std::string(call_name(g.api, key.kind)) + " (collective #" + std::to_string(key.seq);
   if (key.root >= 0) text += ", root " + std::to_string(key.root);
   return text + ")";
 }
 
-[[noreturn]] void mismatched(std::uint32_t one, Key one_key, std::uint32_t other, Key other_key) {
-  core::Runtime::instance().abort(1, "collective mismatch on MPI_COMM_WORLD: rank " + std::to_string(one) +
-                                         " called " + describe(one_key) + " while rank " + std::to_string(other) +
-                                         " called " + describe(other_key));
+[[noreturn]] void mismatched(const Group& g, std::uint32_t one, Key one_key, std::uint32_t other, Key other_key) {
+  core::Runtime::instance().abort(1, "collective mismatch on " + g.name + ": rank " + std::to_string(one) +
+                                         " called " + describe(g, one_key) + " while rank " + std::to_string(other) +
+                                         " called " + describe(g, other_key));
 }
 
 // The last to arrive at `call`: every rank must be in the same collective.
-void check_same_call(std::uint64_t call) {
+void check_same_call(const Group& g, std::uint64_t call) {
   const Board& b = board();
   const std::int32_t other = b.mismatch(call);
   if (other < 0) return;
   const auto rank = static_cast<std::uint32_t>(other);
-  mismatched(0, b.key_of(call, 0), rank, b.key_of(call, rank));
+  mismatched(g, 0, b.key_of(call, 0), rank, b.key_of(call, rank));
 }
 
 // A stage that a collective found still in use while every rank was in
 // it: a bug in this library, not in the program.
-[[noreturn]] void stage_busy(Key key) {
-  core::Runtime::instance().abort(1, "internal error: the board's stage was still in use in " + describe(key));
+[[noreturn]] void stage_busy(const Group& g, Key key) {
+  core::Runtime::instance().abort(1, "internal error: the board's stage was still in use in " + describe(g, key));
 }
 
 // Counts this rank in at `call`; the last to arrive checks the call, runs
 // finish() and releases the others.
 template <class Finish>
-void count_in(std::uint64_t call, Key key, Finish finish) {
+void count_in(const Group& g, std::uint64_t call, Key key, Finish finish) {
   Board& b = board();
   if (b.arrive(call, key)) {
-    check_same_call(call);
+    check_same_call(g, call);
     finish();
     b.release(call);
   }
 }
 
-// co_await arrive(call, key, finish): count_in, then resumes once the call
+// co_await arrive(c, call, key, finish): count_in, then resumes once the call
 // is released (the last at once).
 template <class Finish>
-auto arrive(std::uint64_t call, Key key, Finish finish) {
-  count_in(call, key, finish);
+auto arrive(const Group& g, std::uint64_t call, Key key, Finish finish) {
+  count_in(g, call, key, finish);
   return until(-1, [call] { return board().released(call); });
 }
 
@@ -138,7 +132,7 @@ enum class BcastVia { entries, stage, stage_streaming };
 
 // Moves entry `number` (root: publishes it; others: copy it out): true once
 // done. Shared by the Bcast's task and its steps.
-bool bcast_entry(const Communicator& c, Key key, std::uint64_t number, std::byte* data, std::uint32_t length,
+bool bcast_entry(const Group& c, Key key, std::uint64_t number, std::byte* data, std::uint32_t length,
                  int root, BcastVia via, bool rotating = false) {
   Board& b = board();
   const bool staged = via != BcastVia::entries;
@@ -151,7 +145,7 @@ bool bcast_entry(const Communicator& c, Key key, std::uint64_t number, std::byte
       staged ? b.try_read_stage(number, key, data, length, &other, via == BcastVia::stage_streaming)
              : b.try_read(number, key, data, length, &other);
   if (read == Board::Read::mismatch) {
-    mismatched(world_of(c, c.rank), key, static_cast<std::uint32_t>(other.root), other);
+    mismatched(c, c.world_of(c.rank), key, static_cast<std::uint32_t>(other.root), other);
   }
   return read == Board::Read::taken;
 }
@@ -161,19 +155,20 @@ bool bcast_entry(const Communicator& c, Key key, std::uint64_t number, std::byte
 // the collective starts to run (after the nonblocking ones before it).
 class BoardBarrier {
  public:
-  BoardBarrier(const Communicator&, Key key) : key_(key) {}
+  BoardBarrier(const Group& c, Key key) : c_(c), key_(key) {}
   int count() const { return 1; }
   std::int32_t peer(int) const { return -1; }
   bool try_step(int) {
     if (call_ == 0) {
       call_ = board().reserve_rows(1);
-      count_in(call_, key_, [] {});
+      count_in(c_, call_, key_, [] {});
     }
     return board().released(call_);
   }
   void finish() {}
 
  private:
+  const Group& c_;
   Key key_;
   std::uint64_t call_ = 0;
 };
@@ -182,21 +177,21 @@ class BoardBarrier {
 // coll/board.hpp).
 class BoardBcastEntry {
  public:
-  BoardBcastEntry(const Communicator& c, Key key, void* buffer, std::uint32_t bytes, int root)
+  BoardBcastEntry(const Group& c, Key key, void* buffer, std::uint32_t bytes, int root)
       : c_(c), key_(key), data_(static_cast<std::byte*>(buffer)), bytes_(bytes), root_(root) {}
   int count() const { return 1; }
-  std::int32_t peer(int) const { return c_.rank == root_ ? -1 : static_cast<std::int32_t>(world_of(c_, root_)); }
+  std::int32_t peer(int) const { return c_.rank == root_ ? -1 : static_cast<std::int32_t>(c_.world_of(root_)); }
   progress::Turn turn(int) const {
-    return rotating_ && c_.rank != root_ ? board().turn(world_of(c_, root_)) : progress::Turn::none;
+    return rotating_ && c_.rank != root_ ? board().turn(c_.world_of(root_)) : progress::Turn::none;
   }
   bool try_step(int) {
-    if (number_ == 0) number_ = board().reserve_entry(world_of(c_, root_), rotating_);
+    if (number_ == 0) number_ = board().reserve_entry(c_.world_of(root_), rotating_);
     return bcast_entry(c_, key_, number_, data_, bytes_, root_, BcastVia::entries, rotating_);
   }
   void finish() {}
 
  private:
-  const Communicator& c_;
+  const Group& c_;
   Key key_;
   std::byte* data_;
   std::uint32_t bytes_;
@@ -210,7 +205,7 @@ class BoardBcastEntry {
 // result row, which the root, or every rank, copies out.
 class BoardReduce {
  public:
-  BoardReduce(const Communicator& c, Key key, const void* send, void* recv, int count, Combine combine,
+  BoardReduce(const Group& c, Key key, const void* send, void* recv, int count, Combine combine,
               int root)
       : c_(c), key_(key), send_(send), recv_(recv), count_(count), combine_(combine), root_(root),
         bytes_(static_cast<std::size_t>(count) * combine.element_bytes()) {}
@@ -221,7 +216,7 @@ class BoardReduce {
     if (call_ == 0) {
       call_ = b.reserve_rows(1);
       std::memcpy(b.row(call_, static_cast<std::uint32_t>(c_.rank)), send_, bytes_);
-      count_in(call_, key_, [this, &b] {
+      count_in(c_, call_, key_, [this, &b] {
         // result = x0 op (x1 op (... op xn-1)): combined from the last row down.
         const auto n = static_cast<std::uint32_t>(c_.size());
         std::byte* result = b.result(call_);
@@ -236,7 +231,7 @@ class BoardReduce {
   }
 
  private:
-  const Communicator& c_;
+  const Group& c_;
   Key key_;
   const void* send_;
   void* recv_;
@@ -249,15 +244,15 @@ class BoardReduce {
 
 }  // namespace
 
-Task barrier_board_task(const Communicator& c, Key key) { return steps_task<BoardBarrier>(c, key); }
+Task barrier_board_task(const Group& c, Key key) { return steps_task<BoardBarrier>(c, key); }
 
-bool barrier_board_by_steps(const Communicator& c, Key key, const char* call) {
+bool barrier_board_by_steps(const Group& c, Key key, const char* call) {
   BoardBarrier steps(c, key);
   run_steps(steps, c, call, -1);
   return true;
 }
 
-bool bcast_board_by_steps(const Communicator& c, Key key, void* buffer, std::uint64_t bytes, int root,
+bool bcast_board_by_steps(const Group& c, Key key, void* buffer, std::uint64_t bytes, int root,
                           const char* call) {
   if (bytes > Board::capacity()) return false;
   BoardBcastEntry steps(c, key, buffer, static_cast<std::uint32_t>(bytes), root);
@@ -265,20 +260,20 @@ bool bcast_board_by_steps(const Communicator& c, Key key, void* buffer, std::uin
   return true;
 }
 
-Task exposed_board_task(const Communicator& c, Key key, std::uint64_t call, Exposed mine, std::vector<Exposed>& all) {
+Task exposed_board_task(const Group& c, Key key, std::uint64_t call, Exposed mine, std::vector<Exposed>& all) {
   Board& b = board();
   std::memcpy(b.row(call, static_cast<std::uint32_t>(c.rank)), &mine, sizeof mine);
-  co_await arrive(call, key, [] {});
+  co_await arrive(c, call, key, [] {});
   for (std::size_t r = 0; r < all.size(); ++r) {
     std::memcpy(&all[r], b.row(call, static_cast<std::uint32_t>(r)), sizeof(Exposed));
   }
 }
 
-Task arrive_board_task(Key key, std::uint64_t call) {
-  co_await arrive(call, key, [] {});
+Task arrive_board_task(const Group& c, Key key, std::uint64_t call) {
+  co_await arrive(c, call, key, [] {});
 }
 
-Task bcast_board_task(const Communicator& c, Key key, void* buffer, std::uint64_t bytes, int root, bool staged) {
+Task bcast_board_task(const Group& c, Key key, void* buffer, std::uint64_t bytes, int root, bool staged) {
   Board& b = board();
   const BcastVia via =
       !staged ? BcastVia::entries : (c.plan.streams(bytes) ? BcastVia::stage_streaming : BcastVia::stage);
@@ -286,18 +281,18 @@ Task bcast_board_task(const Communicator& c, Key key, void* buffer, std::uint64_
   const auto uses = static_cast<std::uint32_t>((bytes + window - 1) / window);
   const std::uint64_t first = staged ? b.reserve_stage(uses) : b.reserve_entries(uses);
   auto* data = static_cast<std::byte*>(buffer);
-  const std::int32_t peer = c.rank == root ? -1 : static_cast<std::int32_t>(world_of(c, root));
+  const std::int32_t peer = c.rank == root ? -1 : static_cast<std::int32_t>(c.world_of(root));
   for (std::uint64_t offset = 0, number = first; offset < bytes; offset += window, ++number) {
     const auto length = static_cast<std::uint32_t>(std::min(window, bytes - offset));
     co_await until(peer, [&] { return bcast_entry(c, key, number, data + offset, length, root, via); });
   }
 }
 
-Task reduce_board_task(const Communicator& c, Key key, const void* send, void* recv, int count, Combine combine, int root) {
+Task reduce_board_task(const Group& c, Key key, const void* send, void* recv, int count, Combine combine, int root) {
   return steps_task<BoardReduce>(c, key, send, recv, count, combine, root);
 }
 
-bool reduce_board_by_steps(const Communicator& c, Key key, const void* send, void* recv, int count,
+bool reduce_board_by_steps(const Group& c, Key key, const void* send, void* recv, int count,
                            Combine combine, int root, const char* call) {
   if (static_cast<std::uint64_t>(count) * combine.element_bytes() > Board::capacity()) return false;
   BoardReduce steps(c, key, send, recv, count, combine, root);
@@ -305,7 +300,7 @@ bool reduce_board_by_steps(const Communicator& c, Key key, const void* send, voi
   return true;
 }
 
-Task reduce_board_sum_task(const Communicator& c, Key key, const void* send, void* recv, int count,
+Task reduce_board_sum_task(const Group& c, Key key, const void* send, void* recv, int count,
                            Combine combine, int root, bool in_order, std::uint64_t piece_bytes) {
   Board& b = board();
   const std::size_t element = combine.element_bytes();
@@ -316,7 +311,7 @@ Task reduce_board_sum_task(const Communicator& c, Key key, const void* send, voi
   // show its call, so that a mismatch ends the job with both calls named
   // (check_same_call) instead of hanging in the sum.
   std::uint64_t call = b.reserve_rows(rounds + (in_order ? 1 : 0));
-  if (in_order) co_await arrive(call++, key, [] {});
+  if (in_order) co_await arrive(c, call++, key, [] {});
   std::uint64_t use = b.reserve_sums(rounds);
   const auto* in = static_cast<const std::byte*>(send);
   auto* out = static_cast<std::byte*>(recv);
@@ -345,18 +340,18 @@ Task reduce_board_sum_task(const Communicator& c, Key key, const void* send, voi
     if (in_order) {
       // Rank r's turn on a piece comes after rank r - 1's: wait for it.
       b.start_sum(pieces);
-      const std::int32_t before_me = c.rank > 0 ? static_cast<std::int32_t>(world_of(c, c.rank - 1)) : -1;
+      const std::int32_t before_me = c.rank > 0 ? static_cast<std::int32_t>(c.world_of(c.rank - 1)) : -1;
       co_await until(before_me, [&] { return b.add_to_sum_in_order(use, add); });
     } else {
       b.add_to_sum(use, pieces, add);
     }
-    co_await arrive(call, key, [] {});
+    co_await arrive(c, call, key, [] {});
     if (keeps_result) common::copy_out(out + first * element, sum, elements * element, stream);
   }
 }
 
-Task reduce_board_single_task(const Communicator& c, Key key, const void* send, void* recv, int count,
-                              Combine combine, int root, mpf::coll::Parameters sizes) {
+Task reduce_board_single_task(const Group& c, Key key, const void* send, void* recv, int count,
+                              Combine combine, int root, Parameters sizes) {
   Board& b = board();
   const std::uint64_t call = b.reserve_rows(2);
   const auto n = static_cast<std::uint32_t>(c.size());
@@ -364,16 +359,16 @@ Task reduce_board_single_task(const Communicator& c, Key key, const void* send, 
   std::memcpy(b.row(call, static_cast<std::uint32_t>(c.rank)), &mine, sizeof mine);
   // The next piece to take; the release publishes its zero.
   std::atomic_ref<std::uint64_t> next(*reinterpret_cast<std::uint64_t*>(b.result(call)));
-  co_await arrive(call, key, [&] { next.store(0, std::memory_order_relaxed); });
+  co_await arrive(c, call, key, [&] { next.store(0, std::memory_order_relaxed); });
   std::vector<Exposed> peers(n);
   for (std::uint32_t r = 0; r < n; ++r) std::memcpy(&peers[r], b.row(call, r), sizeof(Exposed));
   const std::size_t element = combine.element_bytes();
   const auto per_piece = std::max<std::uint64_t>(
-      1, mpf::coll::board_single_copy_piece(sizes, static_cast<std::uint64_t>(count) * element, c.plan.cpus()) /
+      1, board_single_copy_piece(sizes, static_cast<std::uint64_t>(count) * element, c.plan.cpus()) /
              element);
   const std::uint64_t pieces = (static_cast<std::uint64_t>(count) + per_piece - 1) / per_piece;
   const std::size_t piece_bytes = std::min<std::uint64_t>(per_piece, static_cast<std::uint64_t>(count)) * element;
-  mpf::coll::Scratch x(piece_bytes), y(piece_bytes);
+  Scratch x(piece_bytes), y(piece_bytes);
   // Outputs: every rank's, or the root's.
   const std::uint32_t from = root < 0 ? 0 : static_cast<std::uint32_t>(root);
   const std::uint32_t to = root < 0 ? n : from + 1;
@@ -394,15 +389,15 @@ Task reduce_board_single_task(const Communicator& c, Key key, const void* send, 
     const std::size_t in_stage = offset < staged ? std::min<std::size_t>(bytes, staged - offset) : 0;
     if (in_stage > 0) std::memcpy(b.stage_data() + offset, result, in_stage);
     for (std::uint32_t r = from; in_stage < bytes && r < to; ++r) {
-      write_peer(world_of(c, static_cast<int>(r)), peers[r].out + offset + in_stage, result + in_stage,
+      write_peer(c.world_of(static_cast<int>(r)), peers[r].out + offset + in_stage, result + in_stage,
                  bytes - in_stage, "reduction");
     }
   }
-  co_await arrive(call + 1, key, [&] {
+  co_await arrive(c, call + 1, key, [&] {
     // Every rank is still in the call, so no one reads the stage's
     // previous use: it is free. Only an Allreduce stages: all n copy out.
     if (staged > 0 && !b.try_publish_stage(stage_use, key, nullptr, static_cast<std::uint32_t>(staged), n)) {
-      stage_busy(key);
+      stage_busy(c, key);
     }
   });
   if (staged == 0) co_return;
@@ -414,7 +409,7 @@ Task reduce_board_single_task(const Communicator& c, Key key, const void* send, 
   });
 }
 
-Task allgather_board_task(const Communicator& c, Key key, const void* send, void* recv,
+Task allgather_board_task(const Group& c, Key key, const void* send, void* recv,
                           std::vector<std::uint64_t> bytes, std::vector<std::uint64_t> displs) {
   Board& b = board();
   const std::uint64_t total = displs.back() + bytes.back();
@@ -431,16 +426,16 @@ Task allgather_board_task(const Communicator& c, Key key, const void* send, void
   for (std::uint32_t r = 0; r < rounds; ++r) {
     const std::uint64_t from = r * window, length = std::min(window, total - from);
     // Once every rank is in the round, none reads the stage's previous use.
-    co_await arrive(call + 2 * r, key, [] {});
+    co_await arrive(c, call + 2 * r, key, [] {});
     const std::uint64_t copy_from = std::max(from, mine_from), copy_to = std::min(from + length, mine_to);
     if (copy_from < copy_to) {
       std::memcpy(b.stage_data() + (copy_from - from), static_cast<const std::byte*>(send) + (copy_from - mine_from),
                   copy_to - copy_from);
     }
-    co_await arrive(call + 2 * r + 1, key, [&] {
+    co_await arrive(c, call + 2 * r + 1, key, [&] {
       if (!b.try_publish_stage(use + r, key, nullptr, static_cast<std::uint32_t>(length),
                                static_cast<std::uint32_t>(c.size()))) {
-        stage_busy(key);
+        stage_busy(c, key);
       }
     });
     Key other{};
@@ -451,7 +446,7 @@ Task allgather_board_task(const Communicator& c, Key key, const void* send, void
   }
 }
 
-Task alltoall_board_task(const Communicator& c, Key key, const void* send, void* recv, std::uint64_t bytes) {
+Task alltoall_board_task(const Group& c, Key key, const void* send, void* recv, std::uint64_t bytes) {
   Board& b = board();
   const auto n = static_cast<std::uint64_t>(c.size());
   const auto me = static_cast<std::uint64_t>(c.rank);
@@ -463,7 +458,7 @@ Task alltoall_board_task(const Communicator& c, Key key, const void* send, void*
     // Round: the blocks for destinations [from, to).
     const std::uint64_t to = std::min(n, from + per_round);
     std::memcpy(b.row(call, static_cast<std::uint32_t>(me)), in + from * bytes, (to - from) * bytes);
-    co_await arrive(call, key, [] {});
+    co_await arrive(c, call, key, [] {});
     if (me < from || me >= to) continue;
     for (std::uint64_t r = 0; r < n; ++r) {
       std::memcpy(out + r * bytes, b.row(call, static_cast<std::uint32_t>(r)) + (me - from) * bytes, bytes);
@@ -471,4 +466,4 @@ Task alltoall_board_task(const Communicator& c, Key key, const void* send, void*
   }
 }
 
-}  // namespace mpf::mpi::coll
+}  // namespace mpf::coll

@@ -9,7 +9,7 @@
 
 #include "coll/combine.hpp"
 
-namespace mpf::mpi::coll {
+namespace mpf::mpi {
 
 // Empty when `op` may combine `datatype`, else why not ("MPI_SUM is not
 // defined for MPI_BYTE", "invalid operation 99").
@@ -34,4 +34,4 @@ void apply_op(MPI_Op op, const void* in, void* inout, int count, MPI_Datatype da
 void apply_op_into(MPI_Op op, const void* a, const void* b, void* out, int count, MPI_Datatype datatype);
 std::string op_name(MPI_Op op);
 
-}  // namespace mpf::mpi::coll
+}  // namespace mpf::mpi

@@ -27,14 +27,14 @@
 
 #include <cstdint>
 
-#include "mpi/coll/context.hpp"
+#include "coll/algorithms/context.hpp"
 
-namespace mpf::mpi::coll {
+namespace mpf::coll {
 
 // The blocking driver. Like run(): after the nonblocking collectives this
 // rank started before, shown to mpfinspect as `call` on `c` while it waits.
 template <class Steps>
-void run_steps(Steps& steps, const Communicator& c, const char* call, int root) {
+void run_steps(Steps& steps, const Group& c, const char* call, int root) {
   finish_pending(call);
   core::Runtime& rt = core::Runtime::instance();
   const int count = steps.count();
@@ -54,13 +54,13 @@ void run_steps(Steps& steps, const Communicator& c, const char* call, int root) 
 // The task driver: the steps are built in the task's frame from `c` and
 // `args` when the task first runs.
 template <class Steps, class... Args>
-mpf::coll::Task steps_task(const Communicator& c, Args... args) {
+Task steps_task(const Group& c, Args... args) {
   Steps steps(c, args...);
   const int count = steps.count();
   for (int i = 0; i < count; ++i) {
-    co_await mpf::coll::until(steps.peer(i), [&steps, i] { return steps.try_step(i); });
+    co_await until(steps.peer(i), [&steps, i] { return steps.try_step(i); });
   }
   steps.finish();
 }
 
-}  // namespace mpf::mpi::coll
+}  // namespace mpf::coll

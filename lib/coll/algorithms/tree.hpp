@@ -11,7 +11,7 @@
 #include <cstdint>
 #include <vector>
 
-namespace mpf::mpi::coll {
+namespace mpf::coll {
 
 // One rank's place in the tree, found without allocating: the parent, and
 // the children by index (in increasing relative rank).
@@ -63,4 +63,4 @@ inline TreeNode knomial_node(int rank, int root, int size, int radix) {
   return node;
 }
 
-}  // namespace mpf::mpi::coll
+}  // namespace mpf::coll

@@ -6,19 +6,12 @@
 #include <utility>
 #include <vector>
 
-#include "mpi/coll/algorithms.hpp"
-#include "mpi/coll/context.hpp"
-#include "mpi/coll/ops.hpp"
-#include "mpi/coll/tree.hpp"
-#include "mpi/datatype.hpp"
+#include "coll/algorithms.hpp"
+#include "coll/algorithms/context.hpp"
+#include "coll/algorithms/tree.hpp"
 
-namespace mpf::mpi::coll {
+namespace mpf::coll {
 
-using mpf::coll::kEveryConsumer;
-using mpf::coll::Piece;
-using mpf::coll::Received;
-using mpf::coll::Task;
-using mpf::coll::until;
 
 namespace {
 
@@ -40,7 +33,7 @@ Chunk chunk_of(std::uint32_t s, int per_step, int count, std::size_t element) {
   return {n, static_cast<std::size_t>(first) * element, static_cast<std::uint32_t>(static_cast<std::size_t>(n) * element)};
 }
 
-Task reduce_slot_task(const Communicator& c, mpf::coll::Key key, const void* send, void* recv, int count,
+Task reduce_slot_task(const Group& c, Key key, const void* send, void* recv, int count,
                       Combine combine, int root, int radix) {
   const std::size_t element = combine.element_bytes();
   const bool all = root < 0;
@@ -56,7 +49,7 @@ Task reduce_slot_task(const Communicator& c, mpf::coll::Key key, const void* sen
   const TreeNode node = knomial_node(c.rank, 0, c.size(), radix);
   const std::vector<std::uint32_t> children = worlds_of(c, node.children);
   const bool commutative = combine.commutative();
-  mpf::coll::Channel& ch = channel();
+  Channel& ch = channel();
   const int per_step = std::min(count, chunk_elements(element));
   std::vector<std::byte> acc(static_cast<std::size_t>(per_step) * element);
   std::vector<std::byte> scratch(commutative ? 0 : acc.size());
@@ -79,7 +72,7 @@ Task reduce_slot_task(const Communicator& c, mpf::coll::Key key, const void* sen
       co_await until(static_cast<std::int32_t>(child), [&] { return ch.try_take(child, key, 2 * s, add_child, &seen); });
     }
     if (node.parent >= 0) {
-      const std::uint32_t parent = world_of(c, node.parent);
+      const std::uint32_t parent = c.world_of(node.parent);
       const Piece piece{static_cast<std::int32_t>(parent), chunk.offset, acc.data(), chunk.bytes};
       co_await slot_free();
       ch.publish(key, 2 * s, {&piece, 1}, {&parent, 1});
@@ -90,7 +83,7 @@ Task reduce_slot_task(const Communicator& c, mpf::coll::Key key, const void* sen
     if (all) {
       // Down: rank 0's result through the same tree.
       if (node.parent >= 0) {
-        const std::uint32_t parent = world_of(c, node.parent);
+        const std::uint32_t parent = c.world_of(node.parent);
         co_await until(static_cast<std::int32_t>(parent),
                        [&] { return ch.try_take(parent, key, 2 * s + 1, copy_out, &seen); });
       } else {
@@ -104,12 +97,12 @@ Task reduce_slot_task(const Communicator& c, mpf::coll::Key key, const void* sen
     } else if (c.rank == 0 && root == 0) {
       std::memcpy(out + chunk.offset, acc.data(), chunk.bytes);
     } else if (c.rank == 0) {
-      const std::uint32_t to = world_of(c, root);
+      const std::uint32_t to = c.world_of(root);
       const Piece piece{static_cast<std::int32_t>(to), chunk.offset, acc.data(), chunk.bytes};
       co_await slot_free();
       ch.publish(key, 2 * s + 1, {&piece, 1}, {&to, 1});
     } else if (c.rank == root) {
-      const std::uint32_t zero = world_of(c, 0);
+      const std::uint32_t zero = c.world_of(0);
       co_await until(static_cast<std::int32_t>(zero), [&] { return ch.try_take(zero, key, 2 * s + 1, copy_out, &seen); });
     }
   }
@@ -117,7 +110,7 @@ Task reduce_slot_task(const Communicator& c, mpf::coll::Key key, const void* sen
 
 }  // namespace
 
-Choice reduce_choice(const Communicator& c, int count, Combine combine, int root) {
+Choice reduce_choice(const Group& c, int count, Combine combine, int root) {
   const std::size_t element = combine.element_bytes();
   const Operation operation = root < 0 ? Operation::allreduce : Operation::reduce;
   return c.plan.choose_reduction(operation, static_cast<std::uint64_t>(count) * element, [&] {
@@ -125,7 +118,7 @@ Choice reduce_choice(const Communicator& c, int count, Combine combine, int root
   });
 }
 
-Task reduce_task(const Communicator& c, mpf::coll::Key key, const void* send, void* recv, int count, Combine combine, int root) {
+Task reduce_task(const Group& c, Key key, const void* send, void* recv, int count, Combine combine, int root) {
   if (count == 0) return {};
   const Choice choice = reduce_choice(c, count, combine, root);
   const auto radix = [&choice] { return static_cast<int>(choice.parameters().radix); };
@@ -146,12 +139,12 @@ Task reduce_task(const Communicator& c, mpf::coll::Key key, const void* send, vo
   unplanned(root < 0 ? Operation::allreduce : Operation::reduce, choice.algorithm);
 }
 
-Task scan_task(const Communicator& c, mpf::coll::Key key, const void* send, void* recv, int count, Combine combine, bool exclusive) {
+Task scan_task(const Group& c, Key key, const void* send, void* recv, int count, Combine combine, bool exclusive) {
   const std::size_t element = combine.element_bytes();
   auto* out = static_cast<std::byte*>(recv);
   const auto* in = static_cast<const std::byte*>(send);
   if (count == 0) co_return;
-  mpf::coll::Channel& ch = channel();
+  Channel& ch = channel();
   const int per_step = std::min(count, chunk_elements(element));
   std::vector<std::byte> mine(static_cast<std::size_t>(per_step) * element);
   const auto steps = static_cast<std::uint32_t>((count + per_step - 1) / per_step);
@@ -162,7 +155,7 @@ Task scan_task(const Communicator& c, mpf::coll::Key key, const void* send, void
     // exclusive scan's result is that prefix alone.
     std::memcpy(mine.data(), in + chunk.offset, chunk.bytes);
     if (c.rank > 0) {
-      const std::uint32_t prev = world_of(c, c.rank - 1);
+      const std::uint32_t prev = c.world_of(c.rank - 1);
       auto add_prefix = [&](std::uint32_t, std::span<const Received> pieces) {
         if (exclusive) std::memcpy(out + chunk.offset, pieces[0].data, chunk.bytes);
         combine.apply(pieces[0].data, mine.data(), chunk.elements);
@@ -171,7 +164,7 @@ Task scan_task(const Communicator& c, mpf::coll::Key key, const void* send, void
     }
     if (!exclusive) std::memcpy(out + chunk.offset, mine.data(), chunk.bytes);
     if (c.rank + 1 < c.size()) {
-      const std::uint32_t next = world_of(c, c.rank + 1);
+      const std::uint32_t next = c.world_of(c.rank + 1);
       const Piece piece{static_cast<std::int32_t>(next), chunk.offset, mine.data(), chunk.bytes};
       co_await slot_free();
       ch.publish(key, s, {&piece, 1}, {&next, 1});
@@ -179,17 +172,17 @@ Task scan_task(const Communicator& c, mpf::coll::Key key, const void* send, void
   }
 }
 
-void reduce(Communicator& c, const void* send, void* recv, int count, Combine combine, int root,
+void reduce(Group& c, const void* send, void* recv, int count, Combine combine, int root,
             const char* call) {
-  const mpf::coll::Key key = c.next_collective(root < 0 ? kAllreduce : kReduce, root);
+  const Key key = c.next_collective(root < 0 ? kAllreduce : kReduce, root);
   if (reduce_by_steps(c, key, send, recv, count, combine, root, call)) return;
   run(reduce_task(c, key, send, recv, count, combine, root), c, call, root);
 }
 
-void scan(Communicator& c, const void* send, void* recv, int count, Combine combine, bool exclusive,
+void scan(Group& c, const void* send, void* recv, int count, Combine combine, bool exclusive,
           const char* call) {
-  const mpf::coll::Key key = c.next_collective(exclusive ? kExscan : kScan, -1);
+  const Key key = c.next_collective(exclusive ? kExscan : kScan, -1);
   run(scan_task(c, key, send, recv, count, combine, exclusive), c, call, -1);
 }
 
-}  // namespace mpf::mpi::coll
+}  // namespace mpf::coll

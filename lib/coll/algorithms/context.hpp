@@ -1,7 +1,7 @@
 // What every collective algorithm needs: the channel, the cells and the
 // board, the waits they co_await, and how a blocking call drives its task.
-// Which algorithm a call takes is its communicator's plan's choice
-// (Communicator::plan, coll/plan.hpp).
+// Which algorithm a call takes is its group's plan's choice
+// (Group::plan, coll/plan.hpp).
 #pragma once
 
 #include <cstddef>
@@ -14,43 +14,39 @@
 #include "coll/combine.hpp"
 #include "coll/task.hpp"
 #include "core/runtime.hpp"
-#include "mpi/coll/pending.hpp"
-#include "mpi/comm.hpp"
+#include "coll/group.hpp"
+#include "coll/pending.hpp"
 
-namespace mpf::mpi::coll {
+namespace mpf::coll {
 
-using mpf::coll::Algorithm;
-using mpf::coll::Choice;
-using mpf::coll::Combine;
-using mpf::coll::Operation;
 
 // An algorithm the plan cannot choose for `operation` (rules.cpp refuses
 // such rules): a bug in this library.
 [[noreturn]] inline void unplanned(Operation operation, Algorithm algorithm) {
-  throw std::logic_error("the collective plan chose " + std::string(mpf::coll::name(algorithm)) + " for " +
-                         std::string(mpf::coll::name(operation)));
+  throw std::logic_error("the collective plan chose " + std::string(name(algorithm)) + " for " +
+                         std::string(name(operation)));
 }
 
-inline mpf::coll::Channel& channel() { return core::Runtime::instance().channel(); }
+inline Channel& channel() { return core::Runtime::instance().channel(); }
 
-inline mpf::coll::Cells& cells() { return core::Runtime::instance().cells(); }
+inline Cells& cells() { return core::Runtime::instance().cells(); }
 
-inline mpf::coll::Board& board() { return core::Runtime::instance().board(); }
+inline Board& board() { return core::Runtime::instance().board(); }
 
 // co_await slot_free(): this rank's slot may be written (its last step taken).
 inline auto slot_free() {
-  return mpf::coll::until(-1, [] { return channel().drained(); });
+  return until(-1, [] { return channel().drained(); });
 }
 
 // co_await post(to, ...): step `step` of `key`, `bytes` at `data`, is in a
 // cell for world rank `to`. co_await take(from, ..., out, bytes): the
 // message from world rank `from` is copied to `out`.
-inline auto post(std::uint32_t to, mpf::coll::Key key, std::uint32_t step, const void* data, std::uint32_t bytes) {
-  return mpf::coll::until(static_cast<std::int32_t>(to),
+inline auto post(std::uint32_t to, Key key, std::uint32_t step, const void* data, std::uint32_t bytes) {
+  return until(static_cast<std::int32_t>(to),
                           [=] { return cells().try_post(to, key, step, data, bytes); });
 }
-inline auto take(std::uint32_t from, mpf::coll::Key key, std::uint32_t step, void* out, std::uint32_t bytes) {
-  return mpf::coll::until(static_cast<std::int32_t>(from),
+inline auto take(std::uint32_t from, Key key, std::uint32_t step, void* out, std::uint32_t bytes) {
+  return until(static_cast<std::int32_t>(from),
                           [=] { return cells().try_take_into(from, key, step, out, bytes); });
 }
 
@@ -63,19 +59,17 @@ void read_peer(std::uint32_t peer, void* local, std::uint64_t remote, std::size_
 // same way.
 void write_peer(std::uint32_t peer, std::uint64_t remote, const void* local, std::size_t bytes, const char* what);
 
-inline std::uint32_t world_of(const Communicator& c, int rank) { return c.world[static_cast<std::size_t>(rank)]; }
-
-inline std::vector<std::uint32_t> worlds_of(const Communicator& c, const std::vector<int>& ranks) {
+inline std::vector<std::uint32_t> worlds_of(const Group& c, const std::vector<int>& ranks) {
   std::vector<std::uint32_t> out;
   out.reserve(ranks.size());
-  for (int r : ranks) out.push_back(world_of(c, r));
+  for (int r : ranks) out.push_back(c.world_of(r));
   return out;
 }
 
 // A blocking collective: drives `task` to its end, shown to mpfinspect as
 // `call` on `c` (with its root, if any) while it waits, after the
 // nonblocking collectives this rank started before it (pending.hpp).
-inline void run(mpf::coll::Task task, const Communicator& c, const char* call, int root) {
+inline void run(Task task, const Group& c, const char* call, int root) {
   finish_pending(call);
   progress::BlockedCall blocked = collective_wait(c, root, call);
   blocked.crowd = c.plan.on_board();
@@ -84,4 +78,4 @@ inline void run(mpf::coll::Task task, const Communicator& c, const char* call, i
   rt.transport().flush_wakes();  // the task's last posts may have deferred theirs
 }
 
-}  // namespace mpf::mpi::coll
+}  // namespace mpf::coll
