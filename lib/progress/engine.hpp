@@ -69,7 +69,10 @@ inline constexpr std::int32_t kErrorSignature = 2;  // the sender's datatype sig
 inline constexpr std::int32_t kErrorTransport = 3;
 
 // Split copies: the smallest chunk, and the smallest message (two chunks:
-// below that one end would copy it all anyway).
+// below that one end would copy it all anyway). Fixed rather than a
+// tunable: each chunk costs one claim on a shared counter, which is noise
+// against copying 128 KiB, and whether a message splits at all is
+// rndv_mode's choice.
 inline constexpr std::uint64_t kSplitChunkMin = 128 * 1024;
 inline constexpr std::uint64_t kSplitMinBytes = 2 * kSplitChunkMin;
 
