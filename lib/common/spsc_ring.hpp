@@ -124,6 +124,8 @@ class SpscRing {
     // of the payloads happen before the producer reuses the slots, and it is
     // a full fence for the caller's wake check.
     void release() { header_->tail.store(tail_, std::memory_order_seq_cst); }
+    // Slots taken so far (this process's own count: reads no shared line).
+    std::uint64_t taken() const { return tail_; }
     // Slots published and not yet taken, as seen from the consumer.
     bool empty() const { return try_peek() == nullptr; }
 

@@ -21,6 +21,9 @@ enum WakeDue : std::uint8_t { kNoWakeDue = 0, kRoomWakeDue = 1, kWorkWakeDue = 2
 struct Endpoint {
   PacketRing::Producer out;                          // ring to the peer
   PacketRing::Consumer in;                           // ring from the peer
+  // `in.taken()` at the last publish to it: unchanged at the next one
+  // means we stream to it (publish()).
+  std::uint64_t taken_at_publish = ~std::uint64_t{0};
   RankControl* control = nullptr;                    // its control block: doorbell, sleeping, pid
   std::atomic<std::uint64_t>* inbox_word = nullptr;  // the word of its inbox that holds my bit
   std::uint32_t local = kOffNode;                    // its place in the segment

@@ -16,12 +16,16 @@ inline progress::Packet* Transport::try_claim(std::uint32_t peer) {
 inline void Transport::publish(std::uint32_t peer) {
   Endpoint& e = endpoints_[peer];
   e.out.publish();  // seq_cst store: a full fence for what follows
-  // The slot after the next one is ours to write soon when we stream, and
-  // its lines were last read by the receiver: asking for them now overlaps
+  // When we stream to the peer (nothing came back from it since our last
+  // packet), the slot after the next one is ours to write soon, and its
+  // lines were last read by the receiver: asking for them now overlaps
   // their transfer with the sends in between, where the full fence of each
   // publish would otherwise wait for it. Not the next slot: a receiver that
-  // keeps up polls that one for our next packet.
-  common::prefetch_for_write(e.out.slot_ahead(1), kSlotBytes);
+  // keeps up polls that one for our next packet. Not in a ping-pong: there
+  // the request would only add traffic on the line pair the reply crosses.
+  const std::uint64_t taken = e.in.taken();
+  if (taken == e.taken_at_publish) common::prefetch_for_write(e.out.slot_ahead(1), kSlotBytes);
+  e.taken_at_publish = taken;
   // Tell the receiver which ring to look at, unless its bit is still set
   // (a receiver keeps the bits of busy rings set, so a steady stream costs
   // no write to its inbox). Dekker with the receiver's clearing in poll():
