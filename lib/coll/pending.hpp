@@ -18,8 +18,8 @@
 #include <memory>
 #include <string>
 
-#include "coll/task.hpp"
 #include "coll/group.hpp"
+#include "coll/task.hpp"
 
 namespace mpf::coll {
 

@@ -17,16 +17,14 @@
 #include <string>
 #include <vector>
 
+#include "coll/combine.hpp"
+
 namespace mpf::mpi {
 
 // Fortran REAL*16 (MPI_REAL16, and the parts of MPI_COMPLEX32): IEEE
-// quadruple precision, as gfortran's REAL(16) on the platforms we build for.
-#if defined(__SIZEOF_FLOAT128__)
-using Quad = __float128;
-#else
-using Quad = long double;
-static_assert(__LDBL_MANT_DIG__ == 113, "MPI_REAL16 needs an IEEE quadruple precision type");
-#endif
+// quadruple precision, as gfortran's REAL(16), the type the reductions
+// combine it as.
+using Quad = mpf::coll::Quad;
 
 struct Block {
   std::int64_t offset;       // of the first piece, from the element's start (may be negative)

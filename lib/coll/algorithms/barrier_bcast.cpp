@@ -9,7 +9,6 @@
 
 namespace mpf::coll {
 
-
 namespace {
 
 Task bcast_slot_task(const Group& c, Key key, void* buffer, std::uint64_t bytes, int root,

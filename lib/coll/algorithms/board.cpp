@@ -53,11 +53,11 @@
 #include <string>
 #include <vector>
 
-#include "coll/scratch.hpp"
-#include "common/streaming_copy.hpp"
 #include "coll/algorithms.hpp"
 #include "coll/algorithms/context.hpp"
 #include "coll/algorithms/steps.hpp"
+#include "coll/scratch.hpp"
+#include "common/streaming_copy.hpp"
 
 namespace mpf::coll {
 namespace {

@@ -35,7 +35,6 @@
 
 namespace mpf::coll {
 
-
 namespace {
 
 // A reduction's running value, in a cell's worth of bytes: this rank's

@@ -12,13 +12,12 @@
 
 #include "coll/channel.hpp"
 #include "coll/combine.hpp"
-#include "coll/task.hpp"
-#include "core/runtime.hpp"
 #include "coll/group.hpp"
 #include "coll/pending.hpp"
+#include "coll/task.hpp"
+#include "core/runtime.hpp"
 
 namespace mpf::coll {
-
 
 // An algorithm the plan cannot choose for `operation` (rules.cpp refuses
 // such rules): a bug in this library.

@@ -13,7 +13,6 @@
 
 namespace mpf::coll {
 
-
 namespace {
 
 // A block for one consumer, cut into steps of at most a slot.

@@ -12,7 +12,6 @@
 
 namespace mpf::coll {
 
-
 namespace {
 
 // Step s of a reduction of `count` elements: as many whole elements as one

@@ -25,12 +25,11 @@
 #include <utility>
 #include <vector>
 
-#include "coll/scratch.hpp"
 #include "coll/algorithms.hpp"
 #include "coll/algorithms/context.hpp"
+#include "coll/scratch.hpp"
 
 namespace mpf::coll {
-
 
 namespace {
 
