@@ -187,9 +187,7 @@ inline constexpr std::array<TunableSpec, kTunableCount> kTunableTable{{
         .id = Tunable::ring_slots,
         .name = "ring_slots",
         .kind = TunableKind::integer,
-        // A window of 64 nonblocking sends (a message-rate or flood loop)
-        // fits without queueing behind the ring; 8 KiB per pair that talks.
-        .default_value = "64",
+        .default_value = "32",
         .min = 2,
         .max = 65536,
         .doc = "Packet slots in the ring of each ordered pair of ranks",
