@@ -1,10 +1,10 @@
 #include "mpi/block_exchange.hpp"
 
 #include "coll/task.hpp"
+#include "core/internal_p2p.hpp"
 #include "core/runtime.hpp"
 #include "mpi/coll_launch.hpp"
 #include "mpi/errors.hpp"
-#include "core/internal_p2p.hpp"
 
 namespace mpf::mpi::exchange {
 namespace {

@@ -25,8 +25,8 @@
 #include <vector>
 
 #include "coll/pending.hpp"
-#include "mpi/comm.hpp"
 #include "core/context_ids.hpp"
+#include "mpi/comm.hpp"
 #include "mpi/datatype.hpp"
 
 namespace mpf::mpi::exchange {

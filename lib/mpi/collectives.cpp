@@ -12,13 +12,13 @@
 
 #include "coll/algorithms.hpp"
 #include "coll/algorithms/context.hpp"
-#include "mpi/reduce_ops.hpp"
 #include "coll/pending.hpp"
 #include "mpi/coll_launch.hpp"
 #include "mpi/comm.hpp"
 #include "mpi/datatype.hpp"
 #include "mpi/errors.hpp"
 #include "mpi/intercomm.hpp"
+#include "mpi/reduce_ops.hpp"
 #include "mpi/requests.hpp"
 
 namespace mpf::mpi {

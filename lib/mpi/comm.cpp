@@ -10,12 +10,12 @@
 #include <set>
 #include <tuple>
 
-#include "core/context_ids.hpp"
-#include "core/runtime.hpp"
-#include "mpi/attributes.hpp"
 #include "coll/algorithms.hpp"
 #include "coll/algorithms/context.hpp"
 #include "coll/pending.hpp"
+#include "core/context_ids.hpp"
+#include "core/runtime.hpp"
+#include "mpi/attributes.hpp"
 #include "mpi/coll_launch.hpp"
 #include "mpi/errors.hpp"
 #include "mpi/group.hpp"

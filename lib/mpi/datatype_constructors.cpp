@@ -15,9 +15,9 @@
 #include <string>
 #include <vector>
 
-#include "mpi/datatype.hpp"
-#include "mpi/attributes.hpp"
 #include "coll/pending.hpp"
+#include "mpi/attributes.hpp"
+#include "mpi/datatype.hpp"
 #include "mpi/datatype_table.hpp"
 #include "mpi/errors.hpp"
 

@@ -9,13 +9,13 @@
 #include <string>
 #include <tuple>
 
+#include "coll/algorithms.hpp"
+#include "core/context_ids.hpp"
+#include "core/internal_p2p.hpp"
 #include "core/runtime.hpp"
 #include "mpi/block_exchange.hpp"
-#include "coll/algorithms.hpp"
 #include "mpi/comm.hpp"
-#include "core/context_ids.hpp"
 #include "mpi/errors.hpp"
-#include "core/internal_p2p.hpp"
 
 namespace mpf::mpi {
 namespace {

@@ -18,11 +18,11 @@
 #include <vector>
 
 #include "mpi/block_exchange.hpp"
-#include "mpi/reduce_ops.hpp"
 #include "mpi/comm.hpp"
 #include "mpi/datatype.hpp"
 #include "mpi/errors.hpp"
 #include "mpi/intercomm.hpp"
+#include "mpi/reduce_ops.hpp"
 
 namespace mpf::mpi::inter {
 namespace {
