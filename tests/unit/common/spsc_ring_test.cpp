@@ -59,10 +59,13 @@ TEST(SpscRing, SlotsComeBackOnlyWhenTheConsumerReleasesThem) {
     tx.publish();
   }
   EXPECT_EQ(Ring::occupancy(mem.base, 2), 2u);
+  EXPECT_EQ(rx.taken(), 0u);
   ASSERT_NE(rx.try_peek(), nullptr);
   rx.next();
+  EXPECT_EQ(rx.taken(), 1u) << "taken() counts next(), not release()";
   ASSERT_NE(rx.try_peek(), nullptr);
   rx.next();
+  EXPECT_EQ(rx.taken(), 2u);
   EXPECT_EQ(rx.try_peek(), nullptr);
   EXPECT_EQ(tx.try_claim(), nullptr) << "taken but not released: still the consumer's";
   rx.release();
