@@ -39,7 +39,7 @@ void start_pending(const std::shared_ptr<PendingCollective>& pending, bool indep
   } else {
     g_pending.push_back(pending);
   }
-  core::Runtime::instance().engine().set_progress_hook(advance_pending);
+  core::Runtime::instance().engine().add_progress_hook(advance_pending);
   advance_pending();
 }
 

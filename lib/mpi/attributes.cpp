@@ -10,14 +10,17 @@
 #include "mpi/comm.hpp"
 #include "mpi/datatype.hpp"
 #include "mpi/errors.hpp"
+#include "mpi/win.hpp"
 
 namespace mpf::mpi {
 namespace {
 
 // What an attribute hangs on; a keyval serves one kind (MPI-3.1 §6.7).
-enum class Kind { communicator, datatype };
+enum class Kind { communicator, datatype, window };
 
-const char* kind_name(Kind kind) { return kind == Kind::communicator ? "communicator" : "datatype"; }
+const char* kind_name(Kind kind) {
+  return kind == Kind::communicator ? "communicator" : kind == Kind::datatype ? "datatype" : "window";
+}
 
 // The callbacks of every kind have the same signature here (all handles are
 // ints), so one record serves them all.
@@ -36,7 +39,8 @@ std::vector<Keyval>& keyvals() {
   return table;
 }
 
-bool is_predefined(int keyval) { return keyval >= MPI_TAG_UB && keyval <= MPI_LASTUSEDCODE; }
+bool is_predefined(int keyval) { return keyval >= MPI_TAG_UB && keyval <= MPI_WIN_MODEL; }
+bool is_window_keyval(int keyval) { return keyval >= MPI_WIN_BASE && keyval <= MPI_WIN_MODEL; }
 bool in_table(int keyval) {
   return keyval >= kFirstUserKeyval && static_cast<std::size_t>(keyval) < keyvals().size();
 }
@@ -73,6 +77,18 @@ void* predefined_value(int keyval) {
   }
 }
 
+// A window's predefined attributes (MPI-3.1 §11.2.6): MPI_WIN_BASE is the
+// base address itself, the others point to their values.
+void* window_value(Window& w, int keyval) {
+  switch (keyval) {
+    case MPI_WIN_BASE: return w.base;
+    case MPI_WIN_SIZE: return &w.bytes;
+    case MPI_WIN_DISP_UNIT: return &w.disp_unit;
+    case MPI_WIN_CREATE_FLAVOR: return &w.flavor_value;
+    default: return &w.model;
+  }
+}
+
 // Datatypes' attributes, by handle (handles are never reused).
 std::unordered_map<MPI_Datatype, AttributeSet>& type_attributes() {
   static std::unordered_map<MPI_Datatype, AttributeSet> table;
@@ -85,15 +101,33 @@ struct Object {
   Kind kind;
   int handle;
 
-  bool valid() const { return kind == Kind::communicator ? comm_is_valid(handle) : find_type(handle) != nullptr; }
+  bool valid() const {
+    switch (kind) {
+      case Kind::communicator: return comm_is_valid(handle);
+      case Kind::datatype: return find_type(handle) != nullptr;
+      default: return find_win(handle) != nullptr;
+    }
+  }
   std::string invalid() const {
-    return kind == Kind::communicator ? describe_bad_comm(handle) : "invalid datatype " + datatype_name(handle);
+    switch (kind) {
+      case Kind::communicator: return describe_bad_comm(handle);
+      case Kind::datatype: return "invalid datatype " + datatype_name(handle);
+      default: return describe_bad_win(handle);
+    }
+  }
+  int invalid_class() const {
+    return kind == Kind::communicator ? MPI_ERR_COMM : kind == Kind::datatype ? MPI_ERR_TYPE : MPI_ERR_WIN;
   }
   AttributeSet& attributes() const {
-    return kind == Kind::communicator ? comm_of(handle).attributes : type_attributes()[handle];
+    switch (kind) {
+      case Kind::communicator: return comm_of(handle).attributes;
+      case Kind::datatype: return type_attributes()[handle];
+      default: return find_win(handle)->attributes;
+    }
   }
   MPI_Comm reporter() const { return kind == Kind::communicator && comm_is_valid(handle) ? handle : MPI_COMM_WORLD; }
   int error(const char* call, int error_class, const std::string& detail) const {
+    if (kind == Kind::window) return win_error(call, handle, error_class, detail);
     return comm_error(call, reporter(), error_class, detail);
   }
 };
@@ -127,6 +161,9 @@ bool still_set(int keyval) {
   }
   for (const auto& [type, set] : type_attributes()) {
     if (set.find(keyval) != nullptr) return true;
+  }
+  for (const auto& w : window_table()) {
+    if (w != nullptr && w->attributes.find(keyval) != nullptr) return true;
   }
   return false;
 }
@@ -167,7 +204,7 @@ int free_keyval(const char* call, Kind kind, int* keyval) {
 
 int set_attr(const char* call, const Object& o, int keyval, void* value) {
   require_initialized(call);
-  if (!o.valid()) return comm_error(call, MPI_COMM_WORLD, o.kind == Kind::communicator ? MPI_ERR_COMM : MPI_ERR_TYPE, o.invalid());
+  if (!o.valid()) return comm_error(call, MPI_COMM_WORLD, o.invalid_class(), o.invalid());
   const Keyval* k = live_keyval(keyval, o.kind);
   if (k == nullptr) return bad_keyval(call, o, keyval);
   AttributeSet& set = o.attributes();
@@ -183,10 +220,15 @@ int set_attr(const char* call, const Object& o, int keyval, void* value) {
 
 int get_attr(const char* call, const Object& o, int keyval, void* value, int* flag) {
   require_initialized(call);
-  if (!o.valid()) return comm_error(call, MPI_COMM_WORLD, o.kind == Kind::communicator ? MPI_ERR_COMM : MPI_ERR_TYPE, o.invalid());
+  if (!o.valid()) return comm_error(call, MPI_COMM_WORLD, o.invalid_class(), o.invalid());
   if (flag == nullptr || value == nullptr) return o.error(call, MPI_ERR_ARG, "flag or value is NULL");
-  if (o.kind == Kind::communicator && is_predefined(keyval)) {
+  if (o.kind == Kind::communicator && is_predefined(keyval) && !is_window_keyval(keyval)) {
     *static_cast<void**>(value) = predefined_value(keyval);
+    *flag = 1;
+    return MPI_SUCCESS;
+  }
+  if (o.kind == Kind::window && is_window_keyval(keyval)) {
+    *static_cast<void**>(value) = window_value(*find_win(o.handle), keyval);
     *flag = 1;
     return MPI_SUCCESS;
   }
@@ -200,7 +242,7 @@ int get_attr(const char* call, const Object& o, int keyval, void* value, int* fl
 
 int delete_attr(const char* call, const Object& o, int keyval) {
   require_initialized(call);
-  if (!o.valid()) return comm_error(call, MPI_COMM_WORLD, o.kind == Kind::communicator ? MPI_ERR_COMM : MPI_ERR_TYPE, o.invalid());
+  if (!o.valid()) return comm_error(call, MPI_COMM_WORLD, o.invalid_class(), o.invalid());
   if (!in_table(keyval) || keyvals()[static_cast<std::size_t>(keyval)].kind != o.kind) return bad_keyval(call, o, keyval);
   AttributeSet& set = o.attributes();
   const AttributeSet::Entry* e = set.find(keyval);
@@ -260,6 +302,8 @@ int copy_type_attributes(MPI_Datatype from, MPI_Datatype to) {
   return rc;
 }
 
+int delete_window_attributes(MPI_Win win) { return delete_all(win, find_win(win)->attributes); }
+
 int delete_type_attributes(MPI_Datatype type) {
   const auto it = type_attributes().find(type);
   if (it == type_attributes().end()) return MPI_SUCCESS;
@@ -275,6 +319,7 @@ using namespace mpf::mpi;
 namespace {
 constexpr Object comm_object(MPI_Comm comm) { return {Kind::communicator, comm}; }
 constexpr Object type_object(MPI_Datatype type) { return {Kind::datatype, type}; }
+constexpr Object win_object(MPI_Win win) { return {Kind::window, win}; }
 }  // namespace
 
 extern "C" {
@@ -307,6 +352,21 @@ int PMPI_Type_get_attr(MPI_Datatype type, int keyval, void* attribute_val, int* 
 }
 int PMPI_Type_delete_attr(MPI_Datatype type, int keyval) {
   return delete_attr("MPI_Type_delete_attr", type_object(type), keyval);
+}
+
+int PMPI_Win_create_keyval(MPI_Win_copy_attr_function* copy_fn, MPI_Win_delete_attr_function* delete_fn, int* keyval,
+                           void* extra_state) {
+  return create_keyval("MPI_Win_create_keyval", Kind::window, copy_fn, delete_fn, keyval, extra_state);
+}
+int PMPI_Win_free_keyval(int* keyval) { return free_keyval("MPI_Win_free_keyval", Kind::window, keyval); }
+int PMPI_Win_set_attr(MPI_Win win, int keyval, void* attribute_val) {
+  return set_attr("MPI_Win_set_attr", win_object(win), keyval, attribute_val);
+}
+int PMPI_Win_get_attr(MPI_Win win, int keyval, void* attribute_val, int* flag) {
+  return get_attr("MPI_Win_get_attr", win_object(win), keyval, attribute_val, flag);
+}
+int PMPI_Win_delete_attr(MPI_Win win, int keyval) {
+  return delete_attr("MPI_Win_delete_attr", win_object(win), keyval);
 }
 
 // MPI-1 names, deprecated but still called by older programs and test suites.
@@ -347,6 +407,11 @@ int PMPI_COMM_NULL_DELETE_FN(MPI_Comm, int, void*, void*) { return MPI_SUCCESS; 
 #pragma weak MPI_Type_set_attr = PMPI_Type_set_attr
 #pragma weak MPI_Type_get_attr = PMPI_Type_get_attr
 #pragma weak MPI_Type_delete_attr = PMPI_Type_delete_attr
+#pragma weak MPI_Win_create_keyval = PMPI_Win_create_keyval
+#pragma weak MPI_Win_free_keyval = PMPI_Win_free_keyval
+#pragma weak MPI_Win_set_attr = PMPI_Win_set_attr
+#pragma weak MPI_Win_get_attr = PMPI_Win_get_attr
+#pragma weak MPI_Win_delete_attr = PMPI_Win_delete_attr
 #pragma weak MPI_Keyval_create = PMPI_Keyval_create
 #pragma weak MPI_Keyval_free = PMPI_Keyval_free
 #pragma weak MPI_Attr_get = PMPI_Attr_get

@@ -1,6 +1,7 @@
-// Attributes of communicators and datatypes and their keyvals (MPI 3.1
-// §6.7), including the predefined MPI_TAG_UB, MPI_HOST, MPI_IO,
-// MPI_WTIME_IS_GLOBAL, MPI_UNIVERSE_SIZE, MPI_APPNUM and MPI_LASTUSEDCODE.
+// Attributes of communicators, datatypes and windows and their keyvals
+// (MPI 3.1 §6.7), including the predefined MPI_TAG_UB, MPI_HOST, MPI_IO,
+// MPI_WTIME_IS_GLOBAL, MPI_UNIVERSE_SIZE, MPI_APPNUM and MPI_LASTUSEDCODE,
+// and the windows' MPI_WIN_BASE, _SIZE, _DISP_UNIT, _CREATE_FLAVOR, _MODEL.
 #pragma once
 
 #include <mpi.h>
@@ -36,7 +37,7 @@ class AttributeSet {
   std::vector<Entry> values_;
 };
 
-// Keyvals below this are the predefined ones (MPI_TAG_UB .. MPI_LASTUSEDCODE).
+// Keyvals below this are the predefined ones (MPI_TAG_UB .. MPI_WIN_MODEL).
 inline constexpr int kFirstUserKeyval = 16;
 
 // MPI_Comm_dup: runs each attribute's copy callback from `from` to `to`.
@@ -51,5 +52,7 @@ int delete_type_attributes(MPI_Datatype type);
 // delete callback, the last set first, and removes the attribute. Stops at
 // a callback that fails (returns its code); those before are gone.
 int delete_attributes(MPI_Comm comm);
+// MPI_Win_free: the same for a window's attributes.
+int delete_window_attributes(MPI_Win win);
 
 }  // namespace mpf::mpi

@@ -15,6 +15,10 @@ namespace mpf::mpi {
 using mpf::coll::CollectiveError;
 using mpf::coll::finished;
 
+// MPI_Barrier on `comm`, shown as `call` (MPI_Win_fence's barrier on its
+// window's communicator).
+int barrier_as(const char* call, MPI_Comm comm);
+
 // Runs `op` to its end (request == nullptr: the blocking call, shown as
 // `call` with its root) or starts it as the nonblocking request *request
 // (`independent`: beside the queue, for operations that use no slot;

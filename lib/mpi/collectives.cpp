@@ -758,6 +758,9 @@ int reduce_scatter_entry(const char* call, CollKind kind, const void* sendbuf, v
 }
 
 }  // namespace
+
+int barrier_as(const char* call, MPI_Comm comm) { return barrier_impl(call, comm, nullptr); }
+
 }  // namespace mpf::mpi
 
 using namespace mpf::mpi;

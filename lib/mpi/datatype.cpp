@@ -165,24 +165,6 @@ void fill_predefined(std::vector<std::shared_ptr<TypeInfo>>& t) {
   }
 }
 
-// Calls copy(at, bytes) for each piece of `count` elements in layout order,
-// `at` being the piece's byte offset from the buffer's start; stops once
-// `limit` bytes have been visited (the last piece may be cut short).
-template <class Copy>
-void for_each_piece(const TypeInfo& type, std::uint64_t count, std::uint64_t limit, Copy&& copy) {
-  std::uint64_t done = 0;
-  for (std::uint64_t e = 0; e < count && done < limit; ++e) {
-    const std::int64_t base = static_cast<std::int64_t>(e) * type.extent();
-    for (const Block& b : type.blocks) {
-      for (std::uint64_t k = 0; k < b.count && done < limit; ++k) {
-        const std::uint64_t n = std::min(b.bytes, limit - done);
-        copy(base + b.offset + static_cast<std::int64_t>(k) * b.stride, n);
-        done += n;
-      }
-    }
-  }
-}
-
 }  // namespace
 
 constinit std::vector<std::shared_ptr<TypeInfo>> g_types;

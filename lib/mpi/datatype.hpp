@@ -11,6 +11,7 @@
 #include <mpi.h>
 
 #include <cstddef>
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -130,6 +131,24 @@ extern bool g_check_signatures;
 // The signature an operation with `type` carries: 0 unless the
 // datatype_check tunable is on.
 inline std::uint16_t checked_signature(const TypeInfo& type) { return g_check_signatures ? type.signature : 0; }
+
+// Calls copy(at, bytes) for each piece of `count` elements in layout order,
+// `at` being the piece's byte offset from the buffer's start; stops once
+// `limit` bytes have been visited (the last piece may be cut short).
+template <class Copy>
+void for_each_piece(const TypeInfo& type, std::uint64_t count, std::uint64_t limit, Copy&& copy) {
+  std::uint64_t done = 0;
+  for (std::uint64_t e = 0; e < count && done < limit; ++e) {
+    const std::int64_t base = static_cast<std::int64_t>(e) * type.extent();
+    for (const Block& b : type.blocks) {
+      for (std::uint64_t k = 0; k < b.count && done < limit; ++k) {
+        const std::uint64_t n = std::min(b.bytes, limit - done);
+        copy(base + b.offset + static_cast<std::int64_t>(k) * b.stride, n);
+        done += n;
+      }
+    }
+  }
+}
 
 // Packs `count` elements at `buf` into `out` (count * size bytes).
 void pack(const TypeInfo& type, const void* buf, std::uint64_t count, std::byte* out);

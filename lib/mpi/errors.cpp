@@ -19,9 +19,6 @@ MPI_Comm_errhandler_function* user_handler(MPI_Errhandler h) {
   return g_user_handlers[static_cast<std::size_t>(h - kFirstUserHandler)];
 }
 
-bool handler_is_valid(MPI_Errhandler h) {
-  return h == MPI_ERRORS_ARE_FATAL || h == MPI_ERRORS_RETURN || user_handler(h) != nullptr;
-}
 
 // The error classes' texts, one voice (MPI_Error_string).
 const char* class_text(int error_class) {
@@ -151,16 +148,28 @@ MPI_Errhandler errhandler_of(MPI_Comm comm) {
   return c != nullptr ? c->errhandler : MPI_ERRORS_ARE_FATAL;
 }
 
-int comm_error(const char* call, MPI_Comm comm, int error_class, const std::string& detail) {
-  const MPI_Errhandler h = errhandler_of(comm);
+bool errhandler_is_valid(MPI_Errhandler h) {
+  return h == MPI_ERRORS_ARE_FATAL || h == MPI_ERRORS_RETURN || user_handler(h) != nullptr;
+}
+
+MPI_Errhandler add_errhandler(MPI_Comm_errhandler_function* function) {
+  g_user_handlers.push_back(function);
+  return kFirstUserHandler + static_cast<MPI_Errhandler>(g_user_handlers.size() - 1);
+}
+
+int handle_error(const char* call, MPI_Errhandler h, int object, int error_class, const std::string& detail) {
   if (h == MPI_ERRORS_RETURN) return error_class;
   if (MPI_Comm_errhandler_function* f = user_handler(h)) {
-    MPI_Comm handle = comm;
+    int handle = object;
     int code = error_class;
     f(&handle, &code, call, detail.c_str());
     return error_class;
   }
   fatal_error(call, error_class, detail);
+}
+
+int comm_error(const char* call, MPI_Comm comm, int error_class, const std::string& detail) {
+  return handle_error(call, errhandler_of(comm), comm, error_class, detail);
 }
 
 void not_initialized(const char* call) {
@@ -179,7 +188,7 @@ int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler) {
   if (!comm_is_valid(comm)) {
     return comm_error("MPI_Comm_set_errhandler", MPI_COMM_WORLD, MPI_ERR_COMM, describe_bad_comm(comm));
   }
-  if (!handler_is_valid(errhandler)) {
+  if (!errhandler_is_valid(errhandler)) {
     return comm_error("MPI_Comm_set_errhandler", comm, MPI_ERR_ARG,
                       "invalid error handler " + std::to_string(errhandler));
   }
@@ -201,8 +210,7 @@ int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function* function, MPI_Errh
   if (function == nullptr || errhandler == nullptr) {
     return comm_error("MPI_Comm_create_errhandler", MPI_COMM_WORLD, MPI_ERR_ARG, "function or errhandler is NULL");
   }
-  g_user_handlers.push_back(function);
-  *errhandler = kFirstUserHandler + static_cast<MPI_Errhandler>(g_user_handlers.size() - 1);
+  *errhandler = add_errhandler(function);
   return MPI_SUCCESS;
 }
 

@@ -22,6 +22,15 @@ namespace mpf::mpi {
 // class when the handler returns.
 int comm_error(const char* call, MPI_Comm comm, int error_class, const std::string& detail);
 
+// Reports an error on object `object` (a communicator, a window) through
+// error handler `h`: returns the error class when the handler returns.
+int handle_error(const char* call, MPI_Errhandler h, int object, int error_class, const std::string& detail);
+// A predefined or program-made error handler.
+bool errhandler_is_valid(MPI_Errhandler h);
+// A new handler calling `function` (MPI_Comm_create_errhandler and
+// MPI_Win_create_errhandler: handles are ints, so their functions agree).
+MPI_Errhandler add_errhandler(MPI_Comm_errhandler_function* function);
+
 // The rank to name in messages: the world rank once initialised, else "?".
 std::string rank_label();
 

@@ -44,6 +44,8 @@ MPI_Fint PMPI_Errhandler_c2f(MPI_Errhandler errhandler) { return errhandler; }
 MPI_Errhandler PMPI_Errhandler_f2c(MPI_Fint errhandler) { return errhandler; }
 MPI_Fint PMPI_Message_c2f(MPI_Message message) { return message; }
 MPI_Message PMPI_Message_f2c(MPI_Fint message) { return message; }
+MPI_Fint PMPI_Win_c2f(MPI_Win win) { return win; }
+MPI_Win PMPI_Win_f2c(MPI_Fint win) { return win; }
 
 // MPI_STATUS_IGNORE and MPI_STATUSES_IGNORE are NULL here: converting
 // either is erroneous (§17.2.5), reported as a NULL argument.
@@ -88,6 +90,8 @@ int PMPI_Status_f2c(const MPI_Fint* f_status, MPI_Status* c_status) {
 #pragma weak MPI_Errhandler_f2c = PMPI_Errhandler_f2c
 #pragma weak MPI_Message_c2f = PMPI_Message_c2f
 #pragma weak MPI_Message_f2c = PMPI_Message_f2c
+#pragma weak MPI_Win_c2f = PMPI_Win_c2f
+#pragma weak MPI_Win_f2c = PMPI_Win_f2c
 #pragma weak MPI_Status_c2f = PMPI_Status_c2f
 #pragma weak MPI_Status_f2c = PMPI_Status_f2c
 

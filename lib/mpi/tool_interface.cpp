@@ -119,8 +119,12 @@ constexpr Tunable kCollectiveCvars[] = {Tunable::coll_buffer,       Tunable::col
                                         Tunable::coll_single_copy,  Tunable::coll_stream_copy, Tunable::coll_rules};
 constexpr PvarRow kCollectivePvars[] = {{"turn_sleeps", kCounter}, {"turn_timeouts", kCounter}};
 constexpr Tunable kDebugCvars[] = {Tunable::datatype_check, Tunable::debug};
+constexpr PvarRow kRmaPvars[] = {{"rma_operations", kCounter},
+                                 {"rma_applied", kCounter},
+                                 {"rma_types_sent", kCounter},
+                                 {"rma_type_cache_hits", kCounter}};
 
-constexpr std::array<Category, 5> kCategories{{
+constexpr std::array<Category, 6> kCategories{{
     {"job", "Starting and stopping the job: the tuning file, the run directory, wire-up with mpfrun",
      MPI_T_VERBOSITY_USER_BASIC, kJobCvars, kJobPvars},
     {"shm", "The shared-memory transport: message protocols by size, rings, eager buffers, the unexpected pool",
@@ -131,6 +135,8 @@ constexpr std::array<Category, 5> kCategories{{
      MPI_T_VERBOSITY_TUNER_DETAIL, kCollectiveCvars, kCollectivePvars},
     {"debug", "Checks and reports for debugging programs and the library", MPI_T_VERBOSITY_USER_DETAIL,
      kDebugCvars, {}},
+    {"rma", "One-sided communication: operations issued, applied for others, and datatypes cached at targets",
+     MPI_T_VERBOSITY_TUNER_DETAIL, {}, kRmaPvars},
 }};
 
 constexpr int kNoIndex = -1;

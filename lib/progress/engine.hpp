@@ -45,6 +45,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <deque>
 #include <vector>
 
@@ -124,9 +125,16 @@ class BasicEngine {
   void receive_claimed(Request* r, match::UnexpectedMessage* m);
 
   void progress();
-  // Called on every round of progress (nonblocking collectives advance
-  // there, while the rank waits for anything); null for none.
-  void set_progress_hook(void (*hook)()) { hook_ = hook; }
+  // Adds `hook` (once) to the functions called on every round of progress:
+  // nonblocking collectives advance there, and RMA requests served by the
+  // target, while the rank waits for anything.
+  void add_progress_hook(void (*hook)()) {
+    for (std::uint32_t i = 0; i < hook_count_; ++i) {
+      if (hooks_[i] == hook) return;
+    }
+    if (hook_count_ == kMaxHooks) std::abort();  // more users of hooks than kMaxHooks: a bug of ours
+    hooks_[hook_count_++] = hook;
+  }
   // Progresses until done() is true, waiting as the wait_policy says.
   template <class Done>
   void wait_until(Done&& done, const BlockedCall& call);
@@ -237,7 +245,9 @@ class BasicEngine {
   shm::RankCounters* counters_ = nullptr;
   shm::Introspection* introspection_ = nullptr;
   bool blocked_published_ = false;
-  void (*hook_)() = nullptr;
+  static constexpr std::uint32_t kMaxHooks = 4;
+  void (*hooks_[kMaxHooks])() = {};
+  std::uint32_t hook_count_ = 0;
   RequestPool pool_;
   match::PostedQueue<Request> posted_;
   std::unique_ptr<match::UnexpectedQueue> unexpected_;

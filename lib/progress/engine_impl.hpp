@@ -932,8 +932,7 @@ void BasicEngine<T>::progress() {
     advance_reads();
   if (!splits_.empty()) [[unlikely]]
     advance_splits();
-  if (hook_ != nullptr) [[unlikely]]
-    hook_();
+  for (std::uint32_t i = 0; i < hook_count_; ++i) hooks_[i]();
 }
 
 }  // namespace mpf::progress

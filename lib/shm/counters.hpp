@@ -19,7 +19,7 @@ struct CounterField {
   std::string_view doc;
 };
 
-inline constexpr std::array<CounterField, 20> kCounterFields{{
+inline constexpr std::array<CounterField, 24> kCounterFields{{
     {"pmix_puts", &RankCounters::pmix_puts, "wire-up key/value pairs published"},
     {"pmix_gets", &RankCounters::pmix_gets, "wire-up key/value pairs read"},
     {"pmix_fences", &RankCounters::pmix_fences, "wire-up fences completed"},
@@ -40,6 +40,13 @@ inline constexpr std::array<CounterField, 20> kCounterFields{{
     {"wakeups_sent", &RankCounters::wakeups_sent, "futex wakes issued to sleeping peers"},
     {"turn_sleeps", &RankCounters::turn_sleeps, "sleeps until a Bcast of rotating roots came near this rank's turn"},
     {"turn_timeouts", &RankCounters::turn_timeouts, "turn sleeps that nobody woke (ended by their time limit)"},
+    {"rma_operations", &RankCounters::rma_operations, "one-sided operations issued (MPI_Put, MPI_Get, accumulates)"},
+    {"rma_applied", &RankCounters::rma_applied,
+     "one-sided operations this rank's engine applied for origins that could not reach its memory"},
+    {"rma_types_sent", &RankCounters::rma_types_sent,
+     "datatype layouts sent to a target with a one-sided operation (once per target and datatype)"},
+    {"rma_type_cache_hits", &RankCounters::rma_type_cache_hits,
+     "one-sided operations whose target datatype this rank had cached from an earlier one"},
 }};
 static_assert(kCounterFields.size() * sizeof(std::atomic<std::uint64_t>) == sizeof(RankCounters),
               "every counter of RankCounters is listed once");

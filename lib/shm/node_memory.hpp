@@ -46,7 +46,9 @@ struct alignas(kCacheLine) NodeMemoryEntry {
 };
 static_assert(sizeof(NodeMemoryEntry) == kCacheLine);
 
-inline constexpr std::uint32_t kNodeMemoryEntries = 256;
+// Windows, heaps and conversations of all the node's ranks at once: one
+// piece per window, a few per rank's MPI_Alloc_mem heap.
+inline constexpr std::uint32_t kNodeMemoryEntries = 1024;
 
 class NodeMemoryError : public std::runtime_error {
  public:
@@ -65,7 +67,7 @@ struct NodeMemoryListing {
 class NodeMemory {
  public:
   static constexpr std::string_view kName = "shm.node_memory";
-  static constexpr std::uint32_t kVersion = 1;
+  static constexpr std::uint32_t kVersion = 2;
   static RegionSpec spec();
 
   // `bytes` of zeroed memory, listed under `name` (at most 31 characters)

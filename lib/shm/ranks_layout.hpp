@@ -96,6 +96,11 @@ struct RankCounters {
   std::atomic<std::uint64_t> wakeups_sent;         // futex wakes this rank issued to sleeping peers
   std::atomic<std::uint64_t> turn_sleeps;          // deferred sleeps (kSleepsDeferred): a far turn's
   std::atomic<std::uint64_t> turn_timeouts;        // those that nobody woke (ended by their time limit)
+  // One-sided communication (lib/mpi/win_*.cpp).
+  std::atomic<std::uint64_t> rma_operations;       // RMA operations issued
+  std::atomic<std::uint64_t> rma_applied;          // RMA operations this rank's engine applied for origins
+  std::atomic<std::uint64_t> rma_types_sent;       // datatype layouts sent to targets with an operation
+  std::atomic<std::uint64_t> rma_type_cache_hits;  // operations whose datatype the target had cached
 };
 
 // Adds `n` to a counter that only the calling rank writes.

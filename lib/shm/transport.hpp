@@ -19,6 +19,7 @@
 #pragma once
 
 #include <sys/types.h>
+#include <sys/uio.h>
 
 #include <atomic>
 #include <cstddef>
@@ -128,6 +129,12 @@ class Transport {
                             std::uint64_t bytes);
   inline common::Status put(std::uint32_t peer, transport::RemoteMemory remote, std::uint64_t offset, const void* local,
                             std::uint64_t bytes);
+  // One copy between contiguous `local` bytes and `count` pieces of the
+  // peer's memory, in order (an RMA window reached by Cross Memory
+  // Attach: the peer's datatype layout is the pieces), with the results
+  // of get() and put(). A piece list may be of any length.
+  common::Status copy_pieces(std::uint32_t peer, bool write, std::byte* local, const iovec* remote,
+                             std::size_t count);
   // A free split copy of the pair (peer -> this rank), set up for a message
   // of `chunks` chunks whose first `copied` chunks (`copied_bytes`) this
   // rank has read already, or -1 when all are in use.

@@ -3,6 +3,7 @@
 #include <sys/uio.h>
 
 #include <cerrno>
+#include <climits>
 #include <cstdio>
 #include <string>
 
@@ -24,18 +25,37 @@ void Transport::note_cma_refused(std::uint32_t peer, const char* call) {
 }
 
 // One copy between this process and `peer`'s, in the direction `write`
-// says. Partial transfers continue where they stopped.
+// says.
 common::Status Transport::cma_copy(std::uint32_t peer, bool write, std::byte* local, std::uint64_t remote,
                                    std::size_t bytes) {
+  const iovec r{reinterpret_cast<void*>(remote), bytes};
+  return copy_pieces(peer, write, local, &r, 1);
+}
+
+// The kernel takes at most IOV_MAX pieces a call, and may stop short of
+// what it was given: each call continues where the last one stopped.
+common::Status Transport::copy_pieces(std::uint32_t peer, bool write, std::byte* local, const iovec* remote,
+                                      std::size_t count) {
   Endpoint& e = endpoints_[peer];
   const pid_t pid = e.control->pid;
   const char* call = write ? "process_vm_writev" : "process_vm_readv";
-  const bool moves_data = bytes > 0;  // only a copy that moved bytes proves CMA works
-  while (bytes > 0) {
+  constexpr std::size_t kBatch = IOV_MAX;
+  iovec batch[kBatch];
+  std::size_t next = 0;     // the first piece not yet wholly copied
+  std::size_t skip = 0;     // bytes of it already copied
+  bool moved = false;       // only a copy that moved bytes proves CMA works
+  while (next < count) {
+    std::size_t n = 0;
+    std::size_t bytes = 0;
+    for (std::size_t i = next; i < count && n < kBatch; ++i, ++n) {
+      const std::size_t off = i == next ? skip : 0;
+      batch[n] = {static_cast<std::byte*>(remote[i].iov_base) + off, remote[i].iov_len - off};
+      bytes += batch[n].iov_len;
+    }
+    if (bytes == 0) break;
     iovec l{local, bytes};
-    iovec r{reinterpret_cast<void*>(remote), bytes};
-    const ssize_t n = write ? ::process_vm_writev(pid, &l, 1, &r, 1, 0) : ::process_vm_readv(pid, &l, 1, &r, 1, 0);
-    if (n < 0) [[unlikely]] {
+    const ssize_t done = write ? ::process_vm_writev(pid, &l, 1, batch, n, 0) : ::process_vm_readv(pid, &l, 1, batch, n, 0);
+    if (done < 0) [[unlikely]] {
       if (errno == EPERM || errno == ENOSYS) {
         note_cma_refused(peer, call);
         return common::Status::retry;
@@ -47,11 +67,22 @@ common::Status Transport::cma_copy(std::uint32_t peer, bool write, std::byte* lo
       std::fprintf(stderr, "rank %u: %s\n", me_, what.c_str());
       return common::Status::error;
     }
-    local += n;
-    remote += static_cast<std::uint64_t>(n);
-    bytes -= static_cast<std::size_t>(n);
+    if (done == 0) [[unlikely]] {  // nothing moved and no error: the kernel would loop us forever
+      std::fprintf(stderr, "rank %u: %s with rank %u copied nothing of %zu bytes\n", me_, call, peer, bytes);
+      return common::Status::error;
+    }
+    moved = true;
+    local += done;
+    // Step over the pieces the call filled.
+    auto left = static_cast<std::size_t>(done);
+    while (next < count && left >= remote[next].iov_len - skip) {
+      left -= remote[next].iov_len - skip;
+      skip = 0;
+      ++next;
+    }
+    skip += left;
   }
-  if (moves_data) e.rma_proven = 1;
+  if (moved) e.rma_proven = 1;
   return common::Status::done;
 }
 

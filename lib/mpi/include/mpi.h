@@ -8,8 +8,7 @@
  * process topologies and the neighbourhood collectives, derived datatypes
  * (with their decoding and the Fortran datatypes), Fortran handle
  * conversion, the blocking and nonblocking collectives, and the tool
- * information interface (MPI_T). RMA arrives with its issue; nothing is
- * declared here before it works.
+ * information interface (MPI_T), and one-sided communication (RMA).
  */
 #ifndef MPF_MPI_H
 #define MPF_MPI_H
@@ -30,6 +29,7 @@ typedef int MPI_Errhandler;
 typedef int MPI_Group;
 typedef int MPI_Op;
 typedef int MPI_Info;
+typedef int MPI_Win;
 typedef long MPI_Aint;
 typedef long long MPI_Count;
 typedef long long MPI_Offset;
@@ -69,6 +69,29 @@ typedef int MPI_Fint;
 #define MPI_MAXLOC ((MPI_Op)12)
 #define MPI_REPLACE ((MPI_Op)13)
 #define MPI_NO_OP ((MPI_Op)14)
+
+/* One-sided communication (MPI-3.1 chapter 11). */
+#define MPI_WIN_NULL ((MPI_Win)0)
+/* Assertions (MPI_Win_fence, _post, _start, _lock, _lock_all). */
+#define MPI_MODE_NOCHECK 1024
+#define MPI_MODE_NOSTORE 2048
+#define MPI_MODE_NOPUT 4096
+#define MPI_MODE_NOPRECEDE 8192
+#define MPI_MODE_NOSUCCEED 16384
+#define MPI_LOCK_EXCLUSIVE 234
+#define MPI_LOCK_SHARED 235
+/* Window attributes (MPI_Win_get_attr). */
+#define MPI_WIN_BASE 8
+#define MPI_WIN_SIZE 9
+#define MPI_WIN_DISP_UNIT 10
+#define MPI_WIN_CREATE_FLAVOR 11
+#define MPI_WIN_MODEL 12
+#define MPI_WIN_FLAVOR_CREATE 1
+#define MPI_WIN_FLAVOR_ALLOCATE 2
+#define MPI_WIN_FLAVOR_DYNAMIC 3
+#define MPI_WIN_FLAVOR_SHARED 4
+#define MPI_WIN_SEPARATE 1
+#define MPI_WIN_UNIFIED 2
 
 /* Comparison results (groups, communicators). */
 #define MPI_IDENT 0
@@ -319,6 +342,12 @@ typedef MPI_Comm_delete_attr_function MPI_Delete_function;
 #define MPI_NULL_COPY_FN MPI_COMM_NULL_COPY_FN
 #define MPI_DUP_FN MPI_COMM_DUP_FN
 #define MPI_NULL_DELETE_FN MPI_COMM_NULL_DELETE_FN
+typedef MPI_Comm_errhandler_function MPI_Win_errhandler_function;
+typedef MPI_Comm_copy_attr_function MPI_Win_copy_attr_function;
+typedef MPI_Comm_delete_attr_function MPI_Win_delete_attr_function;
+#define MPI_WIN_NULL_COPY_FN MPI_COMM_NULL_COPY_FN
+#define MPI_WIN_DUP_FN MPI_COMM_DUP_FN
+#define MPI_WIN_NULL_DELETE_FN MPI_COMM_NULL_DELETE_FN
 
 /* Environment */
 int MPI_Init(int *argc, char ***argv);
@@ -1092,6 +1121,69 @@ int MPI_Neighbor_alltoallw_init_c(const void *sendbuf, const MPI_Count sendcount
                                   const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
                                   MPI_Info info, MPI_Request *request);
 
+/* One-sided communication (MPI-3.1 chapter 11): man 3 mpi, section RMA. */
+int MPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win *win);
+int MPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win);
+int MPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win);
+int MPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit, void *baseptr);
+int MPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win);
+int MPI_Win_attach(MPI_Win win, void *base, MPI_Aint size);
+int MPI_Win_detach(MPI_Win win, const void *base);
+int MPI_Win_free(MPI_Win *win);
+int MPI_Win_get_group(MPI_Win win, MPI_Group *group);
+int MPI_Win_set_name(MPI_Win win, const char *win_name);
+int MPI_Win_get_name(MPI_Win win, char *win_name, int *resultlen);
+int MPI_Win_set_info(MPI_Win win, MPI_Info info);
+int MPI_Win_get_info(MPI_Win win, MPI_Info *info_used);
+int MPI_Win_create_errhandler(MPI_Win_errhandler_function *win_errhandler_fn, MPI_Errhandler *errhandler);
+int MPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler);
+int MPI_Win_get_errhandler(MPI_Win win, MPI_Errhandler *errhandler);
+int MPI_Win_call_errhandler(MPI_Win win, int errorcode);
+int MPI_Win_create_keyval(MPI_Win_copy_attr_function *win_copy_attr_fn, MPI_Win_delete_attr_function *win_delete_attr_fn,
+                          int *win_keyval, void *extra_state);
+int MPI_Win_free_keyval(int *win_keyval);
+int MPI_Win_set_attr(MPI_Win win, int win_keyval, void *attribute_val);
+int MPI_Win_get_attr(MPI_Win win, int win_keyval, void *attribute_val, int *flag);
+int MPI_Win_delete_attr(MPI_Win win, int win_keyval);
+int MPI_Put(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+            MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win);
+int MPI_Get(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp,
+            int target_count, MPI_Datatype target_datatype, MPI_Win win);
+int MPI_Accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+                   MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win);
+int MPI_Get_accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, void *result_addr,
+                       int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp,
+                       int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win);
+int MPI_Fetch_and_op(const void *origin_addr, void *result_addr, MPI_Datatype datatype, int target_rank,
+                     MPI_Aint target_disp, MPI_Op op, MPI_Win win);
+int MPI_Compare_and_swap(const void *origin_addr, const void *compare_addr, void *result_addr, MPI_Datatype datatype,
+                         int target_rank, MPI_Aint target_disp, MPI_Win win);
+int MPI_Rput(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+             MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request);
+int MPI_Rget(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp,
+             int target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request);
+int MPI_Raccumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+                    MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win,
+                    MPI_Request *request);
+int MPI_Rget_accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, void *result_addr,
+                        int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp,
+                        int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request);
+int MPI_Win_fence(int assert, MPI_Win win);
+int MPI_Win_post(MPI_Group group, int assert, MPI_Win win);
+int MPI_Win_start(MPI_Group group, int assert, MPI_Win win);
+int MPI_Win_complete(MPI_Win win);
+int MPI_Win_wait(MPI_Win win);
+int MPI_Win_test(MPI_Win win, int *flag);
+int MPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win);
+int MPI_Win_unlock(int rank, MPI_Win win);
+int MPI_Win_lock_all(int assert, MPI_Win win);
+int MPI_Win_unlock_all(MPI_Win win);
+int MPI_Win_flush(int rank, MPI_Win win);
+int MPI_Win_flush_all(MPI_Win win);
+int MPI_Win_flush_local(int rank, MPI_Win win);
+int MPI_Win_flush_local_all(MPI_Win win);
+int MPI_Win_sync(MPI_Win win);
+
 /* Handle and status conversion for Fortran (MPI-3.1 §17.2.4-17.2.5).
  * Handles are ints in both languages here, so the handle conversions
  * return their argument; they exist for tools and libraries that call them. */
@@ -1111,6 +1203,8 @@ MPI_Fint MPI_Errhandler_c2f(MPI_Errhandler errhandler);
 MPI_Errhandler MPI_Errhandler_f2c(MPI_Fint errhandler);
 MPI_Fint MPI_Message_c2f(MPI_Message message);
 MPI_Message MPI_Message_f2c(MPI_Fint message);
+MPI_Fint MPI_Win_c2f(MPI_Win win);
+MPI_Win MPI_Win_f2c(MPI_Fint win);
 int MPI_Status_c2f(const MPI_Status *c_status, MPI_Fint *f_status);
 int MPI_Status_f2c(const MPI_Fint *f_status, MPI_Status *c_status);
 
@@ -1798,6 +1892,70 @@ int PMPI_Neighbor_alltoallw_init_c(const void *sendbuf, const MPI_Count sendcoun
                                    const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[],
                                    const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
                                    MPI_Info info, MPI_Request *request);
+
+int PMPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win *win);
+int PMPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win);
+int PMPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win);
+int PMPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit, void *baseptr);
+int PMPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win);
+int PMPI_Win_attach(MPI_Win win, void *base, MPI_Aint size);
+int PMPI_Win_detach(MPI_Win win, const void *base);
+int PMPI_Win_free(MPI_Win *win);
+int PMPI_Win_get_group(MPI_Win win, MPI_Group *group);
+int PMPI_Win_set_name(MPI_Win win, const char *win_name);
+int PMPI_Win_get_name(MPI_Win win, char *win_name, int *resultlen);
+int PMPI_Win_set_info(MPI_Win win, MPI_Info info);
+int PMPI_Win_get_info(MPI_Win win, MPI_Info *info_used);
+int PMPI_Win_create_errhandler(MPI_Win_errhandler_function *win_errhandler_fn, MPI_Errhandler *errhandler);
+int PMPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler);
+int PMPI_Win_get_errhandler(MPI_Win win, MPI_Errhandler *errhandler);
+int PMPI_Win_call_errhandler(MPI_Win win, int errorcode);
+int PMPI_Win_create_keyval(MPI_Win_copy_attr_function *win_copy_attr_fn, MPI_Win_delete_attr_function *win_delete_attr_fn,
+                           int *win_keyval, void *extra_state);
+int PMPI_Win_free_keyval(int *win_keyval);
+int PMPI_Win_set_attr(MPI_Win win, int win_keyval, void *attribute_val);
+int PMPI_Win_get_attr(MPI_Win win, int win_keyval, void *attribute_val, int *flag);
+int PMPI_Win_delete_attr(MPI_Win win, int win_keyval);
+int PMPI_Put(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+             MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win);
+int PMPI_Get(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp,
+             int target_count, MPI_Datatype target_datatype, MPI_Win win);
+int PMPI_Accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+                    MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win);
+int PMPI_Get_accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, void *result_addr,
+                        int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp,
+                        int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win);
+int PMPI_Fetch_and_op(const void *origin_addr, void *result_addr, MPI_Datatype datatype, int target_rank,
+                      MPI_Aint target_disp, MPI_Op op, MPI_Win win);
+int PMPI_Compare_and_swap(const void *origin_addr, const void *compare_addr, void *result_addr, MPI_Datatype datatype,
+                          int target_rank, MPI_Aint target_disp, MPI_Win win);
+int PMPI_Rput(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+              MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request);
+int PMPI_Rget(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp,
+              int target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request);
+int PMPI_Raccumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+                     MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win,
+                     MPI_Request *request);
+int PMPI_Rget_accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, void *result_addr,
+                         int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp,
+                         int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request);
+int PMPI_Win_fence(int assert, MPI_Win win);
+int PMPI_Win_post(MPI_Group group, int assert, MPI_Win win);
+int PMPI_Win_start(MPI_Group group, int assert, MPI_Win win);
+int PMPI_Win_complete(MPI_Win win);
+int PMPI_Win_wait(MPI_Win win);
+int PMPI_Win_test(MPI_Win win, int *flag);
+int PMPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win);
+int PMPI_Win_unlock(int rank, MPI_Win win);
+int PMPI_Win_lock_all(int assert, MPI_Win win);
+int PMPI_Win_unlock_all(MPI_Win win);
+int PMPI_Win_flush(int rank, MPI_Win win);
+int PMPI_Win_flush_all(MPI_Win win);
+int PMPI_Win_flush_local(int rank, MPI_Win win);
+int PMPI_Win_flush_local_all(MPI_Win win);
+int PMPI_Win_sync(MPI_Win win);
+MPI_Fint PMPI_Win_c2f(MPI_Win win);
+MPI_Win PMPI_Win_f2c(MPI_Fint win);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,88 @@
+// A window member's lock (MPI_Win_lock), kept in the window's shared part
+// and taken by the origins alone: the target never acts, so a passive
+// target is locked while it computes.
+//
+// The queue is seed 001's, fair: a request that cannot be granted waits;
+// when the holders release, an exclusive request at the head is granted
+// alone, else every shared request up to the next exclusive one. It is
+// kept as tickets. Each request takes the next ticket, counting the
+// exclusive ones before it, in one atomic add on the member's `requested`
+// word; releases count into `released` the same way. Then
+//   an exclusive request is granted when every ticket before it is released,
+//   a shared one when every exclusive ticket before it is released,
+// which is first come, first served, with shared holders together: no
+// request waits behind one that came after it, so none starves.
+//
+//   Ticket t = request_lock(layout, target, me, LockType::shared, now);
+//   if (!granted(layout, t)) { announce_waiting(...); wait until granted(layout, t); }
+//   ... release_lock(layout, target, me, type): then wake the origins for_each_waiter names.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+
+#include "rma/window_layout.hpp"
+
+namespace mpf::rma {
+
+struct Ticket {
+  std::uint32_t target = 0;
+  LockType type = LockType::none;
+  std::uint32_t position = 0;          // tickets taken before this one
+  std::uint32_t exclusive_before = 0;  // exclusive tickets among them
+};
+
+inline std::uint64_t ticket_increment(LockType type) {
+  return (std::uint64_t{1} << 32) | (type == LockType::exclusive ? 1u : 0u);
+}
+
+inline Ticket request_lock(const WindowLayout& w, std::uint32_t target, std::uint32_t origin, LockType type,
+                           std::int64_t now_ns) {
+  LockSlot& slot = w.lock_slot(target, origin);
+  slot.type = static_cast<std::uint32_t>(type);
+  slot.since_ns = now_ns;
+  const std::uint64_t before = w.member(target).requested.fetch_add(ticket_increment(type), std::memory_order_seq_cst);
+  slot.ticket = static_cast<std::uint32_t>(before >> 32);
+  return {target, type, static_cast<std::uint32_t>(before >> 32), static_cast<std::uint32_t>(before)};
+}
+
+// Acquire: what the holders before wrote at the target is visible once
+// the lock is granted.
+inline bool granted(const WindowLayout& w, const Ticket& t) {
+  const std::uint64_t released = w.member(t.target).released.load(std::memory_order_acquire);
+  return t.type == LockType::exclusive ? static_cast<std::uint32_t>(released >> 32) == t.position
+                                       : static_cast<std::uint32_t>(released) == t.exclusive_before;
+}
+
+// A request that was not granted at once: shows itself as waiting, so a
+// releaser wakes it. Seq_cst, and before the last look at granted() that
+// precedes a sleep: either that look sees the release or the releaser
+// sees the waiter (release_lock).
+inline void announce_waiting(const WindowLayout& w, std::uint32_t target, std::uint32_t origin) {
+  w.member(target).waiters.fetch_add(1, std::memory_order_seq_cst);
+  w.lock_slot(target, origin).state.store(kLockWaiting, std::memory_order_seq_cst);
+}
+
+inline void mark_held(const WindowLayout& w, std::uint32_t target, std::uint32_t origin, bool announced) {
+  w.lock_slot(target, origin).state.store(kLockHeld, std::memory_order_relaxed);
+  if (announced) w.member(target).waiters.fetch_sub(1, std::memory_order_relaxed);
+}
+
+// Returns the lock; true when some origin waits at the target (then the
+// caller wakes those for_each_waiter names). Release: what this holder
+// wrote at the target is visible to the next.
+inline bool release_lock(const WindowLayout& w, std::uint32_t target, std::uint32_t origin, LockType type) {
+  w.lock_slot(target, origin).state.store(0, std::memory_order_relaxed);
+  MemberBlock& m = w.member(target);
+  m.released.fetch_add(ticket_increment(type), std::memory_order_seq_cst);
+  return m.waiters.load(std::memory_order_seq_cst) != 0;
+}
+
+template <class Fn>
+void for_each_waiter(const WindowLayout& w, std::uint32_t target, Fn&& fn) {
+  for (std::uint32_t origin = 0; origin < w.members(); ++origin) {
+    if (w.lock_slot(target, origin).state.load(std::memory_order_seq_cst) == kLockWaiting) fn(origin);
+  }
+}
+
+}  // namespace mpf::rma
