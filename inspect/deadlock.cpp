@@ -40,6 +40,7 @@ enum class Need { everyone, send, receive, collective };
 // What a rank is doing, for the analysis.
 struct Node {
   enum class Kind { running, finished, blocked } kind = Kind::running;
+  int self = -1;              // its world rank
   std::string function;       // display text: "MPI_Recv"
   std::string call;           // "MPI_Recv(source 1, tag 7)"
   bool finalizing = false;
@@ -53,9 +54,17 @@ struct Node {
   std::vector<int> waits_for;  // ranks whose action would release it
 };
 
+// The contexts of the job's RMA windows' communicators (their fences are
+// collectives there), for the analysis in progress.
+std::set<std::uint32_t>& window_contexts() {
+  static std::set<std::uint32_t> contexts;
+  return contexts;
+}
+
 std::string comm_label(std::uint32_t context) {
   if (context == 0) return "MPI_COMM_WORLD";
   if (context == 1) return "MPI_COMM_SELF";
+  if (window_contexts().contains(context)) return "the RMA window on context " + std::to_string(context);
   return "the communicator with context " + std::to_string(context);
 }
 
@@ -134,6 +143,44 @@ void read_wait(const nlohmann::json& b, Node& node) {
   }
   // A send to any rank (MPI_Buffer_detach) waits for every receiver.
   if (node.need == Need::send && node.peer < 0) node.need = Need::everyone;
+}
+
+// An RMA synchronization: whom it waits for, and what for. A lock request
+// waits for the lock's holders at the target (read from the window's
+// shared part), not for the target, which need not act at all.
+void read_rma_wait(const nlohmann::json& b, const nlohmann::json& windows, Node& node) {
+  const std::string what = b.value("rma_wait", "");
+  const std::string peer = node.peer < 0 ? std::string("every member") : "rank " + std::to_string(node.peer);
+  if (what == "post") {
+    node.call = node.function + "(for " + peer + "'s MPI_Win_post)";
+  } else if (what == "complete") {
+    node.call = node.function + "(for " + peer + "'s MPI_Win_complete)";
+  } else if (what == "applied") {
+    node.call = node.function + "(for " + peer + " to apply this rank's RMA operations)";
+  } else if (what == "lock") {
+    const int target = node.peer;
+    node.call = node.function + "(for the lock at " + peer;
+    for (const auto& w : windows) {
+      if (w.at("context").get<std::uint32_t>() != node.comm.context) continue;
+      for (const auto& m : w.at("members")) {
+        if (m.at("rank").get<int>() != target) continue;
+        std::vector<int> holders;
+        for (const auto& h : m.at("lock").at("holders")) holders.push_back(h.at("rank").get<int>());
+        // Nobody holds it: those queued before this rank are let in first.
+        if (holders.empty()) {
+          for (const auto& q : m.at("lock").at("queued")) {
+            if (q.at("rank").get<int>() == node.self) break;
+            holders.push_back(q.at("rank").get<int>());
+          }
+        }
+        if (!holders.empty()) {
+          node.peer = holders.front();
+          node.call += ", held by " + rank_range(holders);
+        }
+      }
+    }
+    node.call += ")";
+  }
 }
 
 // Ranks blocked in collectives, grouped by call: same communicator, call
@@ -227,6 +274,10 @@ nlohmann::json analyse_deadlock(const nlohmann::json& job) {
   std::map<CommKey, Communicator> comms;
   std::vector<int> running, finished;
   bool in_flight = false;  // packets not yet taken: someone will still make progress
+  window_contexts().clear();
+  for (const auto& w : job.value("windows", nlohmann::json::array())) {
+    window_contexts().insert(w.at("context").get<std::uint32_t>());
+  }
 
   for (int r = 0; r < n; ++r) {
     const auto& rank = ranks[static_cast<std::size_t>(r)];
@@ -253,7 +304,11 @@ nlohmann::json analyse_deadlock(const nlohmann::json& job) {
       running.push_back(r);
       continue;
     }
+    node.self = r;
     read_wait(rank["blocked_in"], node);
+    if (rank["blocked_in"].value("kind", "") == "rma_sync") {
+      read_rma_wait(rank["blocked_in"], job.value("windows", nlohmann::json::array()), node);
+    }
   }
 
   // Whom each blocked rank waits for. A rank in a collective waits for the

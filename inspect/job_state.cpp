@@ -7,6 +7,7 @@
 #include <string>
 
 #include "inspect/collective_names.hpp"
+#include "inspect/windows.hpp"
 #include "shm/counters.hpp"
 #include "progress/packet.hpp"
 #include "shm/node_memory.hpp"
@@ -78,6 +79,16 @@ std::string kind_name(shm::WaitKind k) {
   return std::to_string(static_cast<int>(k));
 }
 
+std::string rma_wait_name(std::int32_t what) {
+  switch (static_cast<shm::RmaWait>(what)) {
+    case shm::RmaWait::post: return "post";
+    case shm::RmaWait::complete: return "complete";
+    case shm::RmaWait::lock: return "lock";
+    case shm::RmaWait::applied: return "applied";
+  }
+  return std::to_string(what);
+}
+
 nlohmann::json wait_json(const shm::WaitRecord& w, std::int64_t now) {
   shm::WaitRecord copy = w;
   copy.function[sizeof copy.function - 1] = '\0';
@@ -91,6 +102,7 @@ nlohmann::json wait_json(const shm::WaitRecord& w, std::int64_t now) {
                       {"root", w.root},
                       {"seconds", static_cast<double>(now - w.since_ns) * 1e-9}};
   if (w.kind == shm::WaitKind::request) b["request_of"] = kind_name(w.of);
+  if (w.kind == shm::WaitKind::rma_sync) b["rma_wait"] = rma_wait_name(w.tag);
   if (w.kind == shm::WaitKind::collective || (w.kind == shm::WaitKind::request && w.of == shm::WaitKind::collective)) {
     b["collective"] = {{"operation", collective_name(w.coll)}, {"seq", w.seq}};
   }
@@ -245,7 +257,8 @@ nlohmann::json read_job(const job::JobEntry& entry) {
             {"segment_regions", regions_json(segment)},
             {"node_memory", node_memory_json(segment)}}},
           {"tunables", tunables},
-          {"ranks", ranks}};
+          {"ranks", ranks},
+          {"windows", windows_json(segment, now)}};
 }
 
 nlohmann::json list_jobs(const job::RunRegistry& registry) {

@@ -17,8 +17,9 @@ class InspectError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// The job as it is now: job fields, tunables, and per rank its state, the
-// call it is blocked in, its queues, ring occupancy per peer and counters.
+// The job as it is now: job fields, tunables, per rank its state, the call
+// it is blocked in, its queues, ring occupancy per peer and counters, and
+// the job's RMA windows (windows.hpp).
 // Throws InspectError naming what could not be read.
 nlohmann::json read_job(const job::JobEntry& entry);
 

@@ -29,6 +29,61 @@ std::string command_line(const nlohmann::json& command) {
   return text;
 }
 
+// What an RMA synchronization waits for, in words.
+std::string rma_wait_text(const nlohmann::json& b) {
+  const std::string what = b["rma_wait"];
+  const std::string peer = b["peer"].get<int>() < 0 ? std::string("every member") : "rank " + who(b["peer"], "any");
+  if (what == "post") return "for " + peer + "'s MPI_Win_post";
+  if (what == "complete") return "for " + peer + "'s MPI_Win_complete";
+  if (what == "lock") return "for the lock at " + peer;
+  if (what == "applied") return "for " + peer + " to apply RMA operations";
+  return what + " from " + peer;
+}
+
+// A window's members that have anything to show: epochs, locks, a queue,
+// operations waiting to be applied.
+void render_window(std::ostringstream& out, const nlohmann::json& w, bool full) {
+  out << "window on context " << w["context"] << " (" << w["flavor"].get<std::string>() << ", "
+      << w["members"].size() << " ranks, made " << seconds(w["created_seconds_ago"]) << " ago)";
+  for (const auto& m : w["members"]) {
+    if (m.contains("name")) {
+      out << " named " << m["name"].get<std::string>();
+      break;
+    }
+  }
+  out << "\n";
+  int quiet = 0;
+  for (const auto& m : w["members"]) {
+    const auto& lock = m["lock"];
+    const bool busy = !m["epochs"].empty() || !lock["holders"].empty() || !lock["queued"].empty() ||
+                      !m["unapplied"].empty();
+    if (!busy && !full) {
+      ++quiet;
+      continue;
+    }
+    out << "  rank " << m["rank"] << ": " << m["bytes"] << " bytes of " << m["memory"].get<std::string>();
+    if (!m["epochs"].empty()) {
+      out << "; epochs";
+      for (const auto& e : m["epochs"]) out << " " << e.get<std::string>();
+    }
+    for (const auto& h : lock["holders"]) {
+      out << "; locked " << h["type"].get<std::string>() << " by rank " << h["rank"] << " for "
+          << seconds(h["seconds"]);
+    }
+    if (!lock["queued"].empty()) {
+      out << "; queued:";
+      for (const auto& q : lock["queued"]) {
+        out << " rank " << q["rank"] << " (" << q["type"].get<std::string>() << ", " << seconds(q["seconds"]) << ")";
+      }
+    }
+    for (const auto& u : m["unapplied"]) {
+      out << "; " << u["operations"] << " operations of rank " << u["origin"] << " not yet applied";
+    }
+    out << "\n";
+  }
+  if (quiet > 0) out << "  " << quiet << (quiet == 1 ? " rank has" : " ranks have") << " no epoch open and no lock\n";
+}
+
 void render_rank(std::ostringstream& out, const nlohmann::json& r, bool full) {
   out << "rank " << r["rank"] << " (pid " << r["pid"] << "): ";
   const std::string state = r["state"];
@@ -42,11 +97,16 @@ void render_rank(std::ostringstream& out, const nlohmann::json& r, bool full) {
     out << "running user code\n";
   } else {
     const auto& b = r["blocked_in"];
-    out << "blocked in " << b["function"].get<std::string>() << "(peer " << who(b["peer"], "any");
-    if (b.value("root", -1) >= 0) out << ", root " << b["root"];
-    out << ", tag " << who(b["tag"], "any") << ", context " << b["context"];
-    if (b.contains("collective")) out << ", collective #" << b["collective"]["seq"];
-    out << ") for " << seconds(b["seconds"]) << "\n";
+    if (b.contains("rma_wait")) {
+      out << "blocked in " << b["function"].get<std::string>() << "(" << rma_wait_text(b) << ", context "
+          << b["context"] << ") for " << seconds(b["seconds"]) << "\n";
+    } else {
+      out << "blocked in " << b["function"].get<std::string>() << "(peer " << who(b["peer"], "any");
+      if (b.value("root", -1) >= 0) out << ", root " << b["root"];
+      out << ", tag " << who(b["tag"], "any") << ", context " << b["context"];
+      if (b.contains("collective")) out << ", collective #" << b["collective"]["seq"];
+      out << ") for " << seconds(b["seconds"]) << "\n";
+    }
   }
   if (full && r.contains("communicators")) {
     for (const auto& c : r["communicators"]) {
@@ -132,6 +192,9 @@ std::string render_job(const nlohmann::json& job, std::optional<std::uint32_t> r
   for (const auto& r : job["ranks"]) {
     if (rank && r["rank"].get<std::uint32_t>() != *rank) continue;
     render_rank(out, r, rank.has_value());
+  }
+  if (job.contains("windows")) {
+    for (const auto& w : job["windows"]) render_window(out, w, rank.has_value());
   }
   if (rank && job["tunables"].is_array()) {
     out << "tunables:\n";

@@ -109,7 +109,7 @@ void take_lock(Window& w, int target, LockType type, const char* call) {
   if (!rma::granted(w.layout, ticket)) {
     rma::announce_waiting(w.layout, t, me);
     announced = true;
-    wait_for(w, target, call, [&] { return rma::granted(w.layout, ticket); });
+    wait_for(w, target, shm::RmaWait::lock, call, [&] { return rma::granted(w.layout, ticket); });
   }
   rma::mark_held(w.layout, t, me, announced);
 }
@@ -117,7 +117,7 @@ void take_lock(Window& w, int target, LockType type, const char* call) {
 void return_lock(Window& w, int target, LockType type) {
   const auto t = static_cast<std::uint32_t>(target);
   if (rma::release_lock(w.layout, t, static_cast<std::uint32_t>(w.rank), type)) {
-    rma::for_each_waiter(w.layout, t, [&](std::uint32_t origin) { wake_member(w, static_cast<int>(origin)); });
+    rma::for_each_granted_waiter(w.layout, t, [&](std::uint32_t origin) { wake_member(w, static_cast<int>(origin)); });
   }
 }
 
@@ -138,7 +138,7 @@ bool end_exposure(Window& w, const char* call, bool block) {
     std::atomic<std::uint32_t>& completes = w.layout.completes(me, static_cast<std::uint32_t>(o));
     auto completed = [&] { return completes.load(std::memory_order_acquire) != seen; };
     if (block) {
-      wait_for(w, o, call, completed);
+      wait_for(w, o, shm::RmaWait::complete, call, completed);
     } else if (!completed()) {
       return false;
     }
@@ -262,7 +262,7 @@ int PMPI_Win_start(MPI_Group group, int assert, MPI_Win win) {
     for (const int t : targets) {
       std::uint32_t& seen = w->posts_seen[static_cast<std::size_t>(t)];
       std::atomic<std::uint32_t>& posts = w->layout.posts(me, static_cast<std::uint32_t>(t));
-      wait_for(*w, t, call, [&] { return posts.load(std::memory_order_acquire) != seen; });
+      wait_for(*w, t, mpf::shm::RmaWait::post, call, [&] { return posts.load(std::memory_order_acquire) != seen; });
       ++seen;
     }
   }

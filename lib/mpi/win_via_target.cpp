@@ -384,7 +384,7 @@ void finish_operations(Window& w, int target, const char* call) {
   const int last = target < 0 ? w.size - 1 : target;
   for (int t = first; t <= last; ++t) {
     const auto u = static_cast<std::uint32_t>(t);
-    wait_for(w, t, call, [&] {
+    wait_for(w, t, shm::RmaWait::applied, call, [&] {
       return settle(w, t) &&
              w.layout.done(u, me).load(std::memory_order_acquire) >= w.layout.sent(u, me).load(std::memory_order_relaxed);
     });
@@ -398,7 +398,7 @@ bool applied_from(const Window& w, int origin) {
 }
 
 void wait_applied_from(const Window& w, int origin, const char* call) {
-  wait_for(w, origin, call, [&] { return applied_from(w, origin); });
+  wait_for(w, origin, shm::RmaWait::applied, call, [&] { return applied_from(w, origin); });
 }
 
 void serve_windows_from_now_on() { engine().add_progress_hook(serve); }

@@ -17,14 +17,14 @@ inline void wake_member(const Window& w, int rank) {
   core::Runtime::instance().transport().wake(w.targets[static_cast<std::size_t>(rank)].world);
 }
 
-// Waits until `ready()`, shown as `call` waiting for member `rank` (-1:
-// the window's group).
+// Waits until `ready()`, shown as `call` waiting for `what` from member
+// `rank` (-1: the window's group).
 template <class Ready>
-void wait_for(const Window& w, int rank, const char* call, Ready&& ready) {
+void wait_for(const Window& w, int rank, shm::RmaWait what, const char* call, Ready&& ready) {
   if (ready()) return;
   const std::int32_t world = rank < 0 ? -1 : static_cast<std::int32_t>(w.targets[static_cast<std::size_t>(rank)].world);
   core::Runtime::instance().engine().wait_until(
-      ready, progress::BlockedCall::rma_sync(progress::WaitApi::mpi, world, comm_of(w.comm).context, call));
+      ready, progress::BlockedCall::rma_sync(progress::WaitApi::mpi, world, comm_of(w.comm).context, what, call));
 }
 
 }  // namespace mpf::mpi

@@ -91,8 +91,9 @@ class BlockedCall {
     return b;
   }
   // RMA synchronisation with peer (kAnySource: the window's whole group).
-  static BlockedCall rma_sync(WaitApi api, std::int32_t peer, std::uint32_t context, const char* function) {
-    return p2p(WaitKind::rma_sync, api, peer, kAnyTag, context, function);
+  static BlockedCall rma_sync(WaitApi api, std::int32_t peer, std::uint32_t context, shm::RmaWait what,
+                              const char* function) {
+    return p2p(WaitKind::rma_sync, api, peer, static_cast<std::int32_t>(what), context, function);
   }
   // A SHMEM wait on this PE's memory, for a write by any PE.
   static BlockedCall shmem_wait(const char* function) {

@@ -104,12 +104,14 @@ static_assert(sizeof(MemberBlock) == 3 * kLine);
 // An origin's lock request at a target (state: 0 none, kLockWaiting, kLockHeld).
 inline constexpr std::uint32_t kLockWaiting = 1;
 inline constexpr std::uint32_t kLockHeld = 2;
+// Its fields are written before `state` says waiting (a release), so a
+// releaser that sees a waiter sees its ticket.
 struct LockSlot {
   std::atomic<std::uint32_t> state;
-  std::uint32_t type;    // LockType
-  std::uint32_t ticket;  // its place in the target's queue
-  std::uint32_t reserved;
-  std::int64_t since_ns;  // CLOCK_MONOTONIC when requested
+  std::atomic<std::uint32_t> type;              // LockType
+  std::atomic<std::uint32_t> ticket;            // its place in the target's queue
+  std::atomic<std::uint32_t> exclusive_before;  // exclusive tickets before it
+  std::atomic<std::int64_t> since_ns;           // CLOCK_MONOTONIC when requested
 };
 static_assert(sizeof(LockSlot) == 24);
 

@@ -43,7 +43,8 @@ enum class WaitApi : std::uint8_t { none = 0, mpi = 1, shmem = 2, mpf = 3, runti
 //   request       requests complete (MPI_Wait...): `of` and the fields
 //                 describe the oldest incomplete one (none: not known)
 //   collective    the members of (context, epoch) enter call `seq` there
-//   rma_sync      RMA synchronisation with peer (-1: the window's group)
+//   rma_sync      RMA synchronisation with peer (-1: the window's group);
+//                 tag says what it needs from the peer (RmaWait)
 //   shmem_wait    another PE writes this PE's memory (peer -1: any)
 //   conversation  peer answers in MPF conversation `tag`
 //   finalize      every other rank arrives (finalize, the runtime's fence)
@@ -57,6 +58,15 @@ enum class WaitKind : std::uint8_t {
   shmem_wait = 6,
   conversation = 7,
   finalize = 8,
+};
+
+// What an RMA synchronization (WaitKind::rma_sync) waits for from its
+// peer; it travels in WaitRecord::tag.
+enum class RmaWait : std::int32_t {
+  post = 1,      // MPI_Win_start: the target's MPI_Win_post
+  complete = 2,  // MPI_Win_wait: the origin's MPI_Win_complete
+  lock = 3,      // MPI_Win_lock: the holders of the lock at the target
+  applied = 4,   // the target's engine to apply this rank's operations (or the origin's, at a target)
 };
 
 // The operation of a collective. Forms that match one another at run time

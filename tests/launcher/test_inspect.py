@@ -283,6 +283,55 @@ class Inspect(JobTestCase):
                       "MPI_Barrier", err)
         self.assert_clean()
 
+    # One-sided communication: the waits of RMA synchronization name what
+    # they wait for, and a lock request waits for the lock's holders.
+    def test_rma_wait_for_a_complete_that_never_comes_is_named(self):
+        status, _, err = self.mpfrun("--timeout", "2", "-n", "2", ACTIONS, "rma-wait-cycle")
+        self.assertEqual(status, 124)
+        self.assertIn("deadlocked:", err)
+        self.assertIn("rank 0 waits in MPI_Win_wait(for rank 1's MPI_Win_complete) while rank 1 waits in "
+                      "MPI_Recv(source 0, tag 3)", err)
+        self.assert_clean()
+
+    def test_rma_start_waiting_for_a_post_is_named(self):
+        status, _, err = self.mpfrun("--timeout", "2", "-n", "2", ACTIONS, "rma-start-no-post")
+        self.assertEqual(status, 124)
+        self.assertIn("rank 1 is in MPI_Barrier on MPI_COMM_WORLD while rank 0 waits in "
+                      "MPI_Win_start(for rank 1's MPI_Win_post)", err)
+        self.assert_clean()
+
+    def test_rma_lock_behind_a_blocked_holder_is_named(self):
+        proc = self.start("--timeout", "60", "-n", "3", ACTIONS, "rma-lock-holder")
+        verdict = self.wait_for_deadlock(proc)
+        self.assertIn("rank 0 waits in MPI_Win_lock(for the lock at rank 2, held by rank 1) while rank 1 waits in "
+                      "MPI_Recv(source 0, tag 5)", verdict["explanation"])
+        self.assertEqual(verdict["waits_for"]["0"], [1], "a lock request waits for the holder, not the target")
+        status, out, _ = self.inspect("--json", str(proc.pid))
+        state = json.loads(out)
+        jsonschema.validate(state, self.load_schema("mpfinspect-job.schema.json"))
+        self.assertEqual(state["ranks"][0]["blocked_in"]["rma_wait"], "lock")
+        [window] = state["windows"]
+        self.assertEqual(window["flavor"], "allocate")
+        target = window["members"][2]
+        self.assertEqual([(h["rank"], h["type"]) for h in target["lock"]["holders"]], [(1, "exclusive")])
+        self.assertEqual([(q["rank"], q["type"]) for q in target["lock"]["queued"]], [(0, "exclusive")])
+        self.assertGreater(target["lock"]["queued"][0]["seconds"], 0)
+        self.assertEqual(window["members"][1]["epochs"], ["locks"])
+        status, out, _ = self.inspect(str(proc.pid))
+        self.assertRegex(out, r"rank 0 \(pid \d+\): blocked in MPI_Win_lock\(for the lock at rank 2, context \d+\)")
+        self.assertRegex(out, r"rank 2: 4096 bytes of node memory, reached directly; locked exclusive by rank 1 for "
+                              r"[\d.]+ s; queued: rank 0 \(exclusive, [\d.]+ s\)")
+        proc.terminate()
+        self.finish(proc)
+        self.assert_clean()
+
+    def test_rma_fence_beside_another_collective_is_named(self):
+        status, _, err = self.mpfrun("--timeout", "2", "-n", "2", ACTIONS, "rma-fence-mismatch")
+        self.assertEqual(status, 124)
+        self.assertRegex(err, r"rank 0 is in MPI_Win_fence on the RMA window on context \d+ while rank 1 is in "
+                              r"MPI_Barrier on MPI_COMM_WORLD")
+        self.assert_clean()
+
     def test_timeout_prints_the_inspectors_view(self):
         status, _, err = self.mpfrun("--timeout", "2", "-n", "3", ACTIONS, "stuck-recv")
         self.assertEqual(status, 124)

@@ -30,6 +30,14 @@
  *                                     MPI_Bcast(root 0) again and finalizes, the others call MPI_Barrier (deadlock)
  *   job_actions coll-computing        rank 0 computes for SECONDS (default 60) before MPI_Bcast(root 0);
  *                                     the others wait in that MPI_Bcast (not a deadlock)
+ *   job_actions rma-wait-cycle        rank 0 posts to rank 1 and waits in MPI_Win_wait; rank 1 waits for tag 3
+ *                                     from rank 0 instead of accessing (deadlock)
+ *   job_actions rma-start-no-post     rank 0 waits in MPI_Win_start for rank 1's post; rank 1 is in MPI_Barrier
+ *                                     (deadlock)
+ *   job_actions rma-lock-holder       rank 1 locks rank 2's window exclusively, then waits for tag 5 from
+ *                                     rank 0; rank 0 waits in MPI_Win_lock at rank 2 behind it; rank 2 is in
+ *                                     MPI_Barrier (deadlock)
+ *   job_actions rma-fence-mismatch    rank 0 calls MPI_Win_fence, rank 1 MPI_Barrier (deadlock)
  *   job_actions write-until-stopped RANK CODE DIR
  *                                     every other rank writes numbered lines "rank R stdout|stderr line I"
  *                                     of 100 bytes to both streams, one write each, and after each pair
@@ -204,6 +212,48 @@ int main(int argc, char **argv) {
         MPI_Abort(MPI_COMM_WORLD, 2);
       }
       if (i == 99) MPI_Barrier(MPI_COMM_WORLD);
+    }
+  } else if (strncmp(action, "rma-", 4) == 0) {
+    MPI_Win win;
+    void *base = NULL;
+    int value = 0;
+    MPI_Group world, peer;
+    MPI_Win_allocate(4096, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win);
+    MPI_Comm_group(MPI_COMM_WORLD, &world);
+    const int other = rank == 0 ? 1 : 0;
+    MPI_Group_incl(world, 1, &other, &peer);
+    if (strcmp(action, "rma-wait-cycle") == 0) {
+      if (rank == 0) {
+        MPI_Win_post(peer, 0, win);
+        MPI_Win_wait(win);
+      }
+      if (rank == 1) MPI_Recv(&value, 1, MPI_INT, 0, 3, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    } else if (strcmp(action, "rma-start-no-post") == 0) {
+      if (rank == 0) {
+        MPI_Win_start(peer, 0, win);
+      } else {
+        MPI_Barrier(MPI_COMM_WORLD);
+      }
+    } else if (strcmp(action, "rma-lock-holder") == 0) {
+      if (rank == 1) {
+        MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 2, 0, win);
+        MPI_Send(&value, 1, MPI_INT, 0, 4, MPI_COMM_WORLD);
+        MPI_Recv(&value, 1, MPI_INT, 0, 5, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      } else if (rank == 0) {
+        MPI_Recv(&value, 1, MPI_INT, 1, 4, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 2, 0, win);
+      } else {
+        MPI_Barrier(MPI_COMM_WORLD);
+      }
+    } else if (strcmp(action, "rma-fence-mismatch") == 0) {
+      if (rank == 0) {
+        MPI_Win_fence(0, win);
+      } else {
+        MPI_Barrier(MPI_COMM_WORLD);
+      }
+    } else {
+      fprintf(stderr, "job_actions: unknown action %s\n", action);
+      MPI_Abort(MPI_COMM_WORLD, 2);
     }
   } else if (strcmp(action, "bad-comm") == 0) {
     MPI_Comm_rank((MPI_Comm)12345, &rank);

@@ -192,6 +192,64 @@ TEST(Deadlock, RanksWaitOnlyForTheComputingRanksOfTheirCommunicator) {
   EXPECT_THAT(lines(verdict)[0], Not(HasSubstr("ranks 0-1 wait")));
 }
 
+json rma_wait(const char* function, const char* what, int peer, std::uint32_t context) {
+  json b = p2p("rma_sync", function, peer, -1);
+  b["context"] = context;
+  b["rma_wait"] = what;
+  return b;
+}
+
+// A window on `context` whose member `target` has `holders` and `queued`
+// (world ranks, exclusive requests).
+json window_locked(std::uint32_t context, int members, int target, std::vector<int> holders, std::vector<int> queued) {
+  json ms = json::array();
+  for (int m = 0; m < members; ++m) {
+    json h = json::array(), q = json::array();
+    if (m == target) {
+      for (int r : holders) h.push_back({{"rank", r}, {"type", "exclusive"}, {"seconds", 2.0}});
+      for (int r : queued) q.push_back({{"rank", r}, {"type", "exclusive"}, {"seconds", 1.0}});
+    }
+    ms.push_back({{"rank", m}, {"lock", {{"holders", h}, {"queued", q}}}});
+  }
+  return {{"context", context}, {"members", ms}};
+}
+
+TEST(Deadlock, LockRequestWaitsForTheHoldersNotTheTarget) {
+  // Rank 1 holds the lock at rank 2 and waits for rank 0, queued behind it.
+  json j = job({
+      rank("initialized", rma_wait("MPI_Win_lock", "lock", 2, 7)),
+      rank("initialized", p2p("receive", "MPI_Recv", 0, 5)),
+      rank("initialized", collective("MPI_Barrier", "barrier", 0, 1)),
+  });
+  j["windows"] = json::array({window_locked(7, 3, 2, {1}, {0})});
+  const json verdict = analyse_deadlock(j);
+  EXPECT_TRUE(verdict["deadlocked"].get<bool>());
+  EXPECT_EQ(verdict["waits_for"]["0"], json({1}));
+  EXPECT_THAT(lines(verdict), Contains("rank 0 waits in MPI_Win_lock(for the lock at rank 2, held by rank 1) while "
+                                       "rank 1 waits in MPI_Recv(source 0, tag 5)"));
+}
+
+TEST(Deadlock, LockRequestWithNoHolderWaitsForThoseQueuedBeforeIt) {
+  json j = job({
+      rank("initialized", rma_wait("MPI_Win_lock", "lock", 2, 7)),
+      rank("initialized", rma_wait("MPI_Win_lock", "lock", 2, 7)),
+      rank("initialized", p2p("receive", "MPI_Recv", 1, 0)),
+  });
+  j["windows"] = json::array({window_locked(7, 3, 2, {}, {1, 0})});
+  const json verdict = analyse_deadlock(j);
+  EXPECT_EQ(verdict["waits_for"]["0"], json({1}));
+}
+
+TEST(Deadlock, ActiveTargetWaitsNameWhatTheyWaitFor) {
+  const json verdict = analyse_deadlock(job({
+      rank("initialized", rma_wait("MPI_Win_wait", "complete", 1, 7)),
+      rank("initialized", rma_wait("MPI_Win_start", "post", 0, 7)),
+  }));
+  EXPECT_TRUE(verdict["deadlocked"].get<bool>());
+  EXPECT_THAT(lines(verdict), Contains("rank 0 waits in MPI_Win_wait(for rank 1's MPI_Win_complete) while rank 1 "
+                                       "waits in MPI_Win_start(for rank 0's MPI_Win_post)"));
+}
+
 TEST(Deadlock, NoBlockedRankIsNoDeadlock) {
   const json verdict = analyse_deadlock(job({rank("initialized", nullptr), rank("finalized", nullptr)}));
   EXPECT_FALSE(verdict["deadlocked"].get<bool>());

@@ -35,7 +35,10 @@ TEST(BlockedCall, FactoriesFillTheTypedFields) {
   EXPECT_EQ(BlockedCall::finalize(WaitApi::runtime, "MPI_Finalize").kind, WaitKind::finalize);
   EXPECT_EQ(BlockedCall::shmem_wait("shmem_wait_until").api, WaitApi::shmem);
   EXPECT_EQ(BlockedCall::conversation(2, 11, 0, "mpf_recv").tag, 11);
-  EXPECT_EQ(BlockedCall::rma_sync(WaitApi::mpi, kAnySource, 3, "MPI_Win_fence").kind, WaitKind::rma_sync);
+  const BlockedCall lock = BlockedCall::rma_sync(WaitApi::mpi, 4, 3, shm::RmaWait::lock, "MPI_Win_lock");
+  EXPECT_EQ(lock.kind, WaitKind::rma_sync);
+  EXPECT_EQ(lock.peer, 4);
+  EXPECT_EQ(lock.tag, static_cast<std::int32_t>(shm::RmaWait::lock)) << "what it waits for travels in the tag";
 }
 
 TEST(CollectiveLog, CountsCallsAndShowsThemWhenTheRankPublishesAWait) {
