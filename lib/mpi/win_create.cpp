@@ -188,7 +188,8 @@ int create(const Creation& c) {
   if (id == 0) {
     PMPI_Comm_free(&w->comm);
     if (w->info != MPI_INFO_NULL) PMPI_Info_free(&w->info);
-    return comm_error(c.call, c.comm, MPI_ERR_NO_MEM,
+    // Memory the members cannot share is MPI_Win_allocate_shared's own error.
+    return comm_error(c.call, c.comm, c.flavor == rma::Flavor::shared ? MPI_ERR_RMA_SHARED : MPI_ERR_NO_MEM,
                       "cannot create the window's shared memory" +
                           (why.empty() ? std::string(" (rank 0 of the communicator could not)") : ": " + why));
   }

@@ -225,6 +225,7 @@ common::Status cma_move(const Operation& op, const Place& place, bool write, std
 
 // Counted for the rank (its counters) and the window (mpfinspect).
 void count_operation(Window& w) {
+  if (w.fence_epoch) ++w.fence_operations;
   std::atomic<std::uint64_t>& n = w.member(w.rank).operations;
   n.store(n.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
   shm::count(core::Runtime::instance().control()->counters.rma_operations);

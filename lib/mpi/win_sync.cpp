@@ -54,8 +54,31 @@ int bad_assert(const char* call, const Window& w, int assert, int allowed, const
                        names + ")");
 }
 
+// A call out of order within one kind of synchronization (an unlock
+// without a lock, a wait without a post...).
 int sync_error(const char* call, const Window& w, const std::string& detail) {
   return win_error(call, w.handle, MPI_ERR_RMA_SYNC, detail + " on " + win_label(w));
+}
+
+// A call that mixes kinds of synchronization at once on one window
+// (a lock while an access epoch of fence or start is in use, a fence or a
+// start while locks are held): their accesses would conflict.
+int conflict_error(const char* call, const Window& w, const std::string& detail) {
+  return win_error(call, w.handle, MPI_ERR_RMA_CONFLICT,
+                   detail + " on " + win_label(w) + ": active and passive target synchronization do not mix");
+}
+
+// The passive-target epoch a lock would open conflicts with an access
+// epoch of active target this rank has in use: its start, or a fence
+// epoch in which it has issued operations. A fence epoch still unused is
+// simply closed (programs open one with a fence they do not use).
+int check_no_active_access(const char* call, Window& w) {
+  if (w.access_epoch) return conflict_error(call, w, "an access epoch (MPI_Win_start) is open");
+  if (w.fence_epoch && w.fence_operations > 0) {
+    return conflict_error(call, w, "operations were issued in the fence epoch, which no fence has closed yet");
+  }
+  w.fence_epoch = false;
+  return MPI_SUCCESS;
 }
 
 // What the rank shows of its epochs (mpfinspect).
@@ -198,7 +221,7 @@ int PMPI_Win_fence(int assert, MPI_Win win) {
   }
   if (w->access_epoch) return sync_error(call, *w, "an access epoch (MPI_Win_start) is open");
   if (w->exposure_epoch) return sync_error(call, *w, "an exposure epoch (MPI_Win_post) is open");
-  if (w->lock_all || w->locks_held > 0) return sync_error(call, *w, "a passive-target epoch (MPI_Win_lock) is open");
+  if (w->lock_all || w->locks_held > 0) return conflict_error(call, *w, "a passive-target epoch (MPI_Win_lock) is open");
   const bool preceded = (assert & MPI_MODE_NOPRECEDE) == 0;
   const bool succeeded = (assert & MPI_MODE_NOSUCCEED) == 0;
   if (preceded) finish_operations(*w, -1, call);
@@ -216,6 +239,7 @@ int PMPI_Win_fence(int assert, MPI_Win win) {
   }
   std::atomic_thread_fence(std::memory_order_seq_cst);
   w->fence_epoch = succeeded;
+  w->fence_operations = 0;
   show_epochs(*w);
   return MPI_SUCCESS;
 }
@@ -254,7 +278,7 @@ int PMPI_Win_start(MPI_Group group, int assert, MPI_Win win) {
   if (w == nullptr) return rc;
   if (int e = bad_assert(call, *w, assert, MPI_MODE_NOCHECK, "MPI_MODE_NOCHECK")) return e;
   if (w->access_epoch) return sync_error(call, *w, "an access epoch (MPI_Win_start) is open already");
-  if (w->lock_all || w->locks_held > 0) return sync_error(call, *w, "a passive-target epoch (MPI_Win_lock) is open");
+  if (w->lock_all || w->locks_held > 0) return conflict_error(call, *w, "a passive-target epoch (MPI_Win_lock) is open");
   std::vector<int> targets;
   if (int e = group_ranks(call, *w, group, &targets)) return e;
   if ((assert & MPI_MODE_NOCHECK) == 0) {
@@ -330,6 +354,7 @@ int PMPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win) {
   if (w->locks[static_cast<std::size_t>(rank)] != rma::LockType::none) {
     return sync_error(call, *w, "this rank holds a lock at rank " + std::to_string(rank) + " already");
   }
+  if (int e = check_no_active_access(call, *w)) return e;
   const bool check = (assert & MPI_MODE_NOCHECK) == 0;
   if (check) take_lock(*w, rank, type, call);
   w->locks[static_cast<std::size_t>(rank)] = type;
@@ -366,6 +391,7 @@ int PMPI_Win_lock_all(int assert, MPI_Win win) {
   if (int e = bad_assert(call, *w, assert, MPI_MODE_NOCHECK, "MPI_MODE_NOCHECK")) return e;
   if (w->lock_all) return sync_error(call, *w, "MPI_Win_lock_all holds every member's lock already");
   if (w->locks_held > 0) return sync_error(call, *w, "this rank holds a lock (MPI_Win_lock) already");
+  if (int e = check_no_active_access(call, *w)) return e;
   // Shared locks at every member, in rank order (every origin asks in the
   // same order, and shared requests wait only for exclusive ones).
   w->lock_all_checked = (assert & MPI_MODE_NOCHECK) == 0 && !w->no_locks;
