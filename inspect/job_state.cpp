@@ -145,9 +145,12 @@ nlohmann::json rank_json(const shm::Segment& segment, std::uint32_t r, std::int6
   // large messages move, from the tunables and what the kernel allowed.
   rank["transport"] = "shared memory";
   if (control.cma_refused_errno.load(std::memory_order_relaxed) != 0) {
-    rank["large_messages"] = "two copies through eager buffers (the kernel refused Cross Memory Attach)";
+    rank["large_messages"] =
+        "two copies through eager buffers, and RMA on process memory through the target's engine (the kernel "
+        "refused Cross Memory Attach)";
   } else if (rndv_mode == "copy") {
-    rank["large_messages"] = "two copies through eager buffers (rndv_mode=copy)";
+    rank["large_messages"] =
+        "two copies through eager buffers, and RMA on process memory through the target's engine (rndv_mode=copy)";
   } else {
     rank["large_messages"] = "one copy with Cross Memory Attach (rndv_mode=" + rndv_mode + ")";
   }

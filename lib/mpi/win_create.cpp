@@ -141,6 +141,37 @@ void learn_targets(Window& w) {
   }
 }
 
+// This rank's memory, and how the others reach it, in its member block.
+// `part`: where its memory starts in an allocating window's data.
+void publish_member(Window& w, const Creation& c, std::uint64_t mine, std::uint64_t part, std::uint32_t world_rank) {
+  rma::MemberBlock& me = w.member(w.rank);
+  if (c.flavor == rma::Flavor::allocate || c.flavor == rma::Flavor::shared) {
+    w.base = w.layout.data() + part;
+    *static_cast<void**>(c.baseptr) = w.base;
+    me.reach = static_cast<std::uint32_t>(mine == 0 ? rma::Reach::none : rma::Reach::direct);
+    me.memory_id = w.mapping_id;
+    me.memory_offset = w.layout.header().data_offset + part;
+  } else if (c.flavor == rma::Flavor::create) {
+    w.base = c.base;
+    publish_reach(me, c.base, mine);
+  }
+  w.bytes = c.flavor == rma::Flavor::dynamic ? 0 : c.size;
+  me.world_rank = world_rank;
+  me.pid = static_cast<std::int32_t>(::getpid());
+  me.disp_unit = static_cast<std::uint32_t>(c.disp_unit);
+  me.size = mine;
+  me.address = reinterpret_cast<std::uint64_t>(w.base);
+  me.handle = static_cast<std::uint32_t>(w.handle);
+}
+
+// True when no member failed (`failed` empty everywhere); a barrier too.
+bool agree(const Window& w, const std::string& failed) {
+  const int ok = failed.empty() ? 1 : 0;
+  int all = 0;
+  PMPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, w.comm);
+  return all == 1;
+}
+
 int create(const Creation& c) {
   if (int rc = check_creation(c)) return rc;
   core::Runtime& rt = core::Runtime::instance();
@@ -193,39 +224,42 @@ int create(const Creation& c) {
                       "cannot create the window's shared memory" +
                           (why.empty() ? std::string(" (rank 0 of the communicator could not)") : ": " + why));
   }
-  if (w->rank != 0) {
-    w->mapping = rma::open(id);
-    w->layout = rma::WindowLayout(w->mapping.data, w->mapping.bytes);
+  // Every member maps the shared part and writes its block; once all have
+  // (the agreement below is a barrier), each reads the others' and maps
+  // the node memory they reach theirs through. A member that cannot map
+  // what it must (a process whose descriptors it may not open) fails the
+  // creation for all: they agree on it, so nobody keeps half a window.
+  std::string failed;
+  try {
+    if (w->rank != 0) {
+      w->mapping = rma::open(id);
+      w->layout = rma::WindowLayout(w->mapping.data, w->mapping.bytes);
+    }
+  } catch (const std::exception& e) {
+    failed = e.what();
   }
   w->mapping_id = id;
-
-  // This rank's memory, and how the others reach it.
-  rma::MemberBlock& me = w->member(w->rank);
-  if (allocates) {
-    w->base = w->layout.data() + parts[static_cast<std::size_t>(w->rank)];
-    *static_cast<void**>(c.baseptr) = w->base;
-    me.reach = static_cast<std::uint32_t>(mine == 0 ? rma::Reach::none : rma::Reach::direct);
-    me.memory_id = id;
-    me.memory_offset = w->layout.header().data_offset + parts[static_cast<std::size_t>(w->rank)];
-  } else if (c.flavor == rma::Flavor::create) {
-    w->base = c.base;
-    publish_reach(me, c.base, mine);
-  }
-  w->bytes = c.flavor == rma::Flavor::dynamic ? 0 : c.size;
-  me.world_rank = rt.job().rank;
-  me.pid = static_cast<std::int32_t>(::getpid());
-  me.disp_unit = static_cast<std::uint32_t>(c.disp_unit);
-  me.size = mine;
-  me.address = reinterpret_cast<std::uint64_t>(w->base);
-  me.handle = static_cast<std::uint32_t>(handle);
   w->handle = handle;
+  if (failed.empty()) publish_member(*w, c, mine, parts[static_cast<std::size_t>(w->rank)], rt.job().rank);
+  if (agree(*w, failed)) {
+    try {
+      learn_targets(*w);
+    } catch (const std::exception& e) {
+      failed = e.what();
+    }
+  }
+  if (!agree(*w, failed)) {
+    if (w->piece.owner()) rma::forget(w->piece.data());
+    PMPI_Comm_free(&w->comm);
+    if (w->info != MPI_INFO_NULL) PMPI_Info_free(&w->info);
+    return comm_error(c.call, c.comm, c.flavor == rma::Flavor::shared ? MPI_ERR_RMA_SHARED : MPI_ERR_OTHER,
+                      "cannot map the window's memory" +
+                          (failed.empty() ? std::string(" at another member") : ": " + failed));
+  }
   w->posts_seen.assign(n, 0);
   w->completes_seen.assign(n, 0);
   w->locks.assign(n, rma::LockType::none);
   w->locks_checked.assign(n, false);
-  // Every member's block is written before anyone reads them.
-  PMPI_Barrier(w->comm);
-  learn_targets(*w);
   window_table().push_back(std::move(w));
   serve_windows_from_now_on();
   *c.win = handle;

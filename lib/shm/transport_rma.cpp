@@ -19,7 +19,8 @@ void Transport::note_cma_refused(std::uint32_t peer, const char* call) {
     cma_refusal_reported_ = true;
     std::fprintf(stderr,
                  "rank %u: %s refused by the kernel (EPERM): large messages to and from rank %u use two copies "
-                 "through shared memory; check /proc/sys/kernel/yama/ptrace_scope\n",
+                 "through shared memory, and one-sided operations on its process memory go through its progress "
+                 "engine; check /proc/sys/kernel/yama/ptrace_scope and the container's seccomp profile\n",
                  me_, call, peer);
   }
 }

@@ -20,24 +20,7 @@
  * say so once, and move the data through its two-copy path.
  */
 #define _GNU_SOURCE /* syscall() */
-#include "mpitest.h"
-
-#include <linux/capability.h>
-#include <sys/prctl.h>
-#include <sys/syscall.h>
-#include <unistd.h>
-
-/* Makes process_vm_readv/writev between this rank and its peer fail with
-   EPERM, as on a machine whose kernel forbids CMA between the ranks. */
-static void refuse_cma(void) {
-  CHECK(prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) == 0, "prctl(PR_SET_DUMPABLE, 0) failed");
-  struct __user_cap_header_struct header = {_LINUX_CAPABILITY_VERSION_3, 0};
-  struct __user_cap_data_struct caps[2];
-  CHECK(syscall(SYS_capget, &header, caps) == 0, "capget failed");
-  caps[CAP_SYS_PTRACE / 32].effective &= ~(1u << (CAP_SYS_PTRACE % 32));
-  caps[CAP_SYS_PTRACE / 32].permitted &= ~(1u << (CAP_SYS_PTRACE % 32));
-  CHECK(syscall(SYS_capset, &header, caps) == 0, "capset without CAP_SYS_PTRACE failed");
-}
+#include "refuse_cma.h"
 
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);

@@ -5,11 +5,17 @@
  * message for an access outside the window.
  *
  *   rma_errors return        (2 ranks) every class; prints "rma_errors ok"
+ * Last, every rank makes its descriptors unreachable through /proc (as a
+ * non-dumpable process's are): a window then cannot be mapped by the
+ * members that did not create it, and creating one fails on every member
+ * with an error, not a crash.
+ *
  *   rma_errors fatal-range   (2 ranks) rank 0 puts past rank 1's window with
  *                            the default handler: the job ends with code 48
  *                            (MPI_ERR_RMA_RANGE) and the library's message
  */
-#include "mpitest.h"
+#define _GNU_SOURCE /* syscall() */
+#include "refuse_cma.h"
 
 enum { WIN_BYTES = 4096 };
 
@@ -207,6 +213,10 @@ int main(int argc, char **argv) {
   CHECK(strstr(last_message, "MPI_Win_call_errhandler") != NULL, "message: %s", last_message);
   CHECK_RC(MPI_Win_free(&win));
   MPI_Info_free(&info);
+
+  refuse_cma();
+  CHECK_RC(MPI_Barrier(MPI_COMM_WORLD));
+  CHECK_CLASS(MPI_Win_allocate(64, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win), MPI_ERR_OTHER);
   MPI_Errhandler_free(&handler);
   MPI_Group_free(&other);
   MPI_Group_free(&world);
