@@ -150,6 +150,29 @@ void for_each_piece(const TypeInfo& type, std::uint64_t count, std::uint64_t lim
   }
 }
 
+// The same, with pieces that follow one another in memory merged into one
+// run (a contiguous type is one run; MPI_BYTE's pieces are single bytes).
+template <class Run>
+void for_each_run(const TypeInfo& type, std::uint64_t count, std::uint64_t limit, Run&& run) {
+  if (type.contiguous) {
+    const std::uint64_t bytes = std::min(count * type.size, limit);
+    if (bytes > 0) run(std::int64_t{0}, bytes);
+    return;
+  }
+  std::int64_t start = 0;
+  std::uint64_t length = 0;
+  for_each_piece(type, count, limit, [&](std::int64_t at, std::uint64_t n) {
+    if (length > 0 && at == start + static_cast<std::int64_t>(length)) {
+      length += n;
+      return;
+    }
+    if (length > 0) run(start, length);
+    start = at;
+    length = n;
+  });
+  if (length > 0) run(start, length);
+}
+
 // Packs `count` elements at `buf` into `out` (count * size bytes).
 void pack(const TypeInfo& type, const void* buf, std::uint64_t count, std::byte* out);
 // Unpacks `bytes` packed bytes (whole and partial elements) into `buf`.

@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "common/memory_copy.hpp"
 #include "core/runtime.hpp"
 #include "mpi/comm.hpp"
 #include "mpi/datatype.hpp"
@@ -71,20 +72,43 @@ struct Place {
   bool atomics = false;
 };
 
-int check_data(const Operation& op, const char* side, Data& d, bool buffer_needed) {
+// Why `d` is bad (the slow path of check_data, out of line).
+[[gnu::cold, gnu::noinline]] int data_error(const Operation& op, const char* side, const Data& d) {
   if (d.count < 0) {
     return win_error(op.call, op.w->handle, MPI_ERR_COUNT,
                      std::string("negative ") + side + " count " + std::to_string(d.count));
   }
-  d.type = usable_type(d.handle);
   if (d.type == nullptr) {
     return win_error(op.call, op.w->handle, MPI_ERR_TYPE, std::string(side) + " datatype: " + datatype_problem(d.handle));
   }
-  if (buffer_needed && d.count > 0 && d.type->size > 0 && d.buffer == nullptr) {
-    return win_error(op.call, op.w->handle, MPI_ERR_BUFFER, std::string(side) + " buffer is NULL");
-  }
-  return MPI_SUCCESS;
+  return win_error(op.call, op.w->handle, MPI_ERR_BUFFER, std::string(side) + " buffer is NULL");
 }
+
+int check_data(const Operation& op, const char* side, Data& d, bool buffer_needed) {
+  d.type = usable_type(d.handle);
+  const bool fine = d.count >= 0 && d.type != nullptr &&
+                    (!buffer_needed || d.buffer != nullptr || d.count == 0 || d.type->size == 0);
+  return fine ? MPI_SUCCESS : data_error(op, side, d);
+}
+
+// Bytes an operation needs for a moment: small ones on the stack (a
+// fetch_and_op's 8 bytes cost no allocation), larger ones on the heap.
+class Scratch {
+ public:
+  std::byte* get(std::uint64_t bytes, bool zeroed) {
+    std::byte* p = inline_;
+    if (bytes > sizeof inline_) {
+      heap_.resize(bytes);
+      p = heap_.data();
+    }
+    if (zeroed) std::memset(p, 0, bytes);
+    return p;
+  }
+
+ private:
+  alignas(16) std::byte inline_[256];
+  std::vector<std::byte> heap_;
+};
 
 // The predefined type a datatype's data is made of, or MPI_DATATYPE_NULL.
 MPI_Datatype basic_of(const Data& d) {
@@ -195,10 +219,11 @@ int locate(Operation& op, std::uint64_t origin_bytes, Place* place, bool* skip) 
   return MPI_SUCCESS;
 }
 
-// The pieces of the target's data in its process.
+// The pieces of the target's data in its process (each run of adjacent
+// pieces one: the kernel pins pages per piece).
 std::vector<iovec> pieces_at(std::uint64_t address, const Data& d) {
   std::vector<iovec> out;
-  for_each_piece(*d.type, static_cast<std::uint64_t>(d.count), d.bytes(), [&](std::int64_t at, std::uint64_t n) {
+  for_each_run(*d.type, static_cast<std::uint64_t>(d.count), d.bytes(), [&](std::int64_t at, std::uint64_t n) {
     out.push_back({reinterpret_cast<void*>(address + static_cast<std::uint64_t>(at)), n});
   });
   return out;
@@ -243,7 +268,9 @@ int put(Operation op, Data origin) {
   const std::uint64_t bytes = origin.bytes();
   const TypeInfo& tt = *op.at_target.type;
   if (place.reach == Reach::direct) {
-    if (origin.type->contiguous) {
+    if (origin.type->contiguous && tt.contiguous) {
+      common::copy_memory(place.direct, origin.buffer, bytes);
+    } else if (origin.type->contiguous) {
       unpack(tt, static_cast<const std::byte*>(origin.buffer), bytes, place.direct);
     } else if (tt.contiguous) {
       pack(*origin.type, origin.buffer, static_cast<std::uint64_t>(origin.count), place.direct);
@@ -276,7 +303,9 @@ int get(Operation op, Data origin) {
   const TypeInfo& tt = *op.at_target.type;
   auto* out = static_cast<std::byte*>(const_cast<void*>(origin.buffer));
   if (place.reach == Reach::direct) {
-    if (origin.type->contiguous) {
+    if (origin.type->contiguous && tt.contiguous) {
+      common::copy_memory(out, place.direct, bytes);
+    } else if (origin.type->contiguous) {
       pack(tt, place.direct, static_cast<std::uint64_t>(op.at_target.count), out);
     } else if (tt.contiguous) {
       unpack(*origin.type, place.direct, bytes, out);
@@ -367,31 +396,31 @@ int accumulate(Operation op, Data origin, Data result, MPI_Op mpi_op) {
                                                          static_cast<std::uint64_t>(origin.count), in_staging)
                                      : nullptr;
   // The combine kernels read an operand for every element, even MPI_NO_OP's.
-  std::vector<std::byte> zeros;
-  if (in == nullptr) {
-    zeros.assign(bytes, std::byte{0});
-    in = zeros.data();
-  }
-  std::vector<std::byte> old(fetch ? bytes : 0);
+  Scratch zeros;
+  if (in == nullptr) in = zeros.get(bytes, true);
+  // The values before: straight into a contiguous result, else packed here
+  // and unpacked at the end.
   auto* result_out = static_cast<std::byte*>(const_cast<void*>(result.buffer));
+  Scratch old_staging;
+  const bool result_in_place = fetch && result.type->contiguous;
+  std::byte* old = !fetch ? nullptr : result_in_place ? result_out : old_staging.get(bytes, false);
   auto deliver_result = [&] {
-    if (fetch) unpack(*result.type, old.data(), bytes, result_out);
+    if (fetch && !result_in_place) unpack(*result.type, old, bytes, result_out);
   };
   const TypeInfo& tt = *op.at_target.type;
   const std::size_t e = combine.element_bytes();
   if (place.reach == Reach::direct) {
     if (place.atomics && !rma::is_pair(combine.element())) {
-      // Element by element: every piece holds whole scalars.
+      // Element by element: every run holds whole scalars.
       std::uint64_t done = 0;
-      for_each_piece(tt, static_cast<std::uint64_t>(op.at_target.count), bytes, [&](std::int64_t at, std::uint64_t n) {
-        rma::accumulate_atomically(place.direct + at, in + done, fetch ? old.data() + done : nullptr, n / e, combine,
+      for_each_run(tt, static_cast<std::uint64_t>(op.at_target.count), bytes, [&](std::int64_t at, std::uint64_t n) {
+        rma::accumulate_atomically(place.direct + at, in + done, fetch ? old + done : nullptr, n / e, combine,
                                    *place.lock);
         done += n;
       });
     } else {
       const rma::AccumulateLockGuard guard(*place.lock);
-      accumulate_in_place(place.direct, tt, static_cast<std::uint64_t>(op.at_target.count), in,
-                          fetch ? old.data() : nullptr, combine);
+      accumulate_in_place(place.direct, tt, static_cast<std::uint64_t>(op.at_target.count), in, old, combine);
     }
     deliver_result();
     return MPI_SUCCESS;
@@ -405,7 +434,7 @@ int accumulate(Operation op, Data origin, Data result, MPI_Op mpi_op) {
       const rma::AccumulateLockGuard guard(*place.lock);
       s = cma_move(op, place, false, current.data());
       if (s == common::Status::done) {
-        if (fetch) std::memcpy(old.data(), current.data(), bytes);
+        if (fetch) std::memcpy(old, current.data(), bytes);
         if (mpi_op != MPI_NO_OP) {
           rma::accumulate_plainly(current.data(), in, nullptr, bytes / e, combine);
           s = cma_move(op, place, true, current.data());

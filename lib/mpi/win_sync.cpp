@@ -111,10 +111,12 @@ int group_ranks(const char* call, const Window& w, MPI_Group group, std::vector<
   return MPI_SUCCESS;
 }
 
-// This rank's operations at `target` are complete there.
+// This rank's operations at `target` are complete there. Stores to node
+// memory and CMA copies are complete when their call returns; what follows
+// (a message, a lock's release, a counter) is ordered after them.
 void complete_at(Window& w, int target, const char* call) {
   finish_operations(w, target, call);
-  std::atomic_thread_fence(std::memory_order_seq_cst);
+  std::atomic_thread_fence(std::memory_order_release);
 }
 
 LockType lock_type_of(int lock_type) {

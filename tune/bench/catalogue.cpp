@@ -13,6 +13,18 @@ const std::vector<KernelInfo>& catalogue() {
       {"collectives", "Barrier, Bcast, Reduce, Allreduce, Alltoall, Allgather over sizes (us)", Ranks::scaling, 1,
        false},
       {"token_ring", "token ring: time per hop round all ranks (us)", Ranks::scaling, 2, false},
+      {"rma_latency",
+       "one-sided latency: 8-byte put, get, accumulate, fetch_and_op, compare_and_swap, each flushed, on "
+       "MPI_Win_allocate and MPI_Win_create windows (us)",
+       Ranks::pair, 2, false},
+      {"rma_bw", "one-sided bandwidth: windows of puts or gets, then a flush, over sizes, on both window kinds (MB/s)",
+       Ranks::pair, 2, false},
+      {"rma_sync", "one-sided synchronization: MPI_Win_fence, post/start/complete/wait, lock/unlock (us)",
+       Ranks::scaling, 2, false},
+      {"rma_exchange",
+       "seed 001's exchange: blocks to and from 8 neighbours by put or get with fence, PSCW or locks, or by "
+       "MPI_Sendrecv, over sizes, on both window kinds (us)",
+       Ranks::scaling, 2, false},
       {"startup", "job start-up: launch, MPI_Init, MPI_Finalize and exit of the whole job (ms)", Ranks::scaling, 1,
        true},
   };
