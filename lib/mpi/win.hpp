@@ -61,6 +61,7 @@ struct Window {
   // Epochs this rank has open (seed 001 §2).
   bool fence_epoch = false;             // after a fence without MPI_MODE_NOSUCCEED
   std::uint64_t fence_operations = 0;   // operations issued since that fence
+  std::uint64_t fences = 0;             // fences with a barrier so far (every member counts alike)
   bool access_epoch = false;            // MPI_Win_start .. MPI_Win_complete
   std::vector<int> access_group;        // its targets
   bool exposure_epoch = false;          // MPI_Win_post .. MPI_Win_wait

@@ -21,7 +21,6 @@
 #include <vector>
 
 #include "core/runtime.hpp"
-#include "mpi/coll_launch.hpp"
 #include "mpi/comm.hpp"
 #include "mpi/errors.hpp"
 #include "mpi/group.hpp"
@@ -117,6 +116,32 @@ int group_ranks(const char* call, const Window& w, MPI_Group group, std::vector<
 void complete_at(Window& w, int target, const char* call) {
   finish_operations(w, target, call);
   std::atomic_thread_fence(std::memory_order_release);
+}
+
+// The fence's barrier (rma::FenceCounters): every member counts itself in
+// and waits once; the last to arrive releases the fence and wakes those
+// asleep. Shown to mpfinspect as a collective on the window's
+// communicator, and waited for as a crowd (every member waits for the
+// last: with more ranks than CPUs they yield to each other, not sleep).
+void fence_barrier(Window& w, const char* call) {
+  const Communicator& c = comm_of(w.comm);
+  const CollectiveScope scope(c, progress::CollKind::barrier, false);
+  core::Runtime& rt = core::Runtime::instance();
+  rma::FenceCounters& fence = w.layout.fence();
+  const std::uint64_t k = ++w.fences;
+  // Release: what this member stored is visible to whoever passes the
+  // fence; acquire: so is what the members before it stored.
+  if (fence.arrived.fetch_add(1, std::memory_order_acq_rel) + 1 == k * static_cast<std::uint64_t>(w.size)) {
+    fence.released.store(k, std::memory_order_seq_cst);
+    for (int r = 0; r < w.size; ++r) {
+      if (r != w.rank) rt.transport().wake_later(w.targets[static_cast<std::size_t>(r)].world);
+    }
+    rt.transport().flush_wakes();
+    return;
+  }
+  progress::BlockedCall wait = coll::collective_wait(c, -1, call);
+  wait.crowd = rt.oversubscribed();
+  rt.engine().wait_until([&] { return fence.released.load(std::memory_order_acquire) >= k; }, wait);
 }
 
 LockType lock_type_of(int lock_type) {
@@ -233,9 +258,7 @@ int PMPI_Win_fence(int assert, MPI_Win win) {
   // target has finished with it. A fence that neither ends nor opens an
   // epoch (MPI_MODE_NOPRECEDE and MPI_MODE_NOSUCCEED, which every member
   // gives if one does) needs none.
-  if (preceded || succeeded) {
-    if (int e = barrier_as(call, w->comm)) return e;
-  }
+  if (preceded || succeeded) fence_barrier(*w, call);
   if (preceded) {
     for (int o = 0; o < w->size; ++o) wait_applied_from(*w, o, call);
   }

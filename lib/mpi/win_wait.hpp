@@ -23,8 +23,14 @@ template <class Ready>
 void wait_for(const Window& w, int rank, shm::RmaWait what, const char* call, Ready&& ready) {
   if (ready()) return;
   const std::int32_t world = rank < 0 ? -1 : static_cast<std::int32_t>(w.targets[static_cast<std::size_t>(rank)].world);
-  core::Runtime::instance().engine().wait_until(
-      ready, progress::BlockedCall::rma_sync(progress::WaitApi::mpi, world, comm_of(w.comm).context, what, call));
+  progress::BlockedCall wait =
+      progress::BlockedCall::rma_sync(progress::WaitApi::mpi, world, comm_of(w.comm).context, what, call);
+  // With more ranks than CPUs, yield to the others at once: the rank waited
+  // for needs a CPU to post, complete or unlock, and the partners of an
+  // epoch tend to wait for each other in turn (a ring of PSCW epochs ran
+  // 7x faster at 16 ranks on 2 CPUs than with most waiters asleep).
+  wait.crowd = core::Runtime::instance().oversubscribed();
+  core::Runtime::instance().engine().wait_until(ready, wait);
 }
 
 }  // namespace mpf::mpi

@@ -21,6 +21,7 @@ void WindowLayout::place(std::uint32_t members, Flavor flavor) {
     at = round_up(at + bytes, kLine);
     return here;
   };
+  fence_offset_ = next(sizeof(FenceCounters));
   members_offset_ = next(members * sizeof(MemberBlock));
   locks_offset_ = next(pairs * sizeof(LockSlot));
   posts_offset_ = next(pairs * sizeof(std::uint32_t));
@@ -53,6 +54,7 @@ WindowLayout WindowLayout::create(std::byte* base, std::uint64_t bytes, std::uin
   h->data_bytes = data_bytes;
   h->created_ns = now_ns;
   WindowLayout l(base, bytes);
+  new (&l.fence()) FenceCounters{};
   for (std::uint32_t m = 0; m < members; ++m) new (&l.member(m)) MemberBlock{};
   return l;
 }

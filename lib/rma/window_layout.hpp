@@ -8,6 +8,7 @@
 // members' memory follows in the same piece.
 //
 //   header      flavor, members, context, where the data begins
+//   fence       the members' arrivals at fences and the last release
 //   members[m]  how member m's memory is reached; its lock's tickets; its epochs
 //   lock slots  [target][origin]: origin's request at target (the queue seen
 //               by mpfinspect; the order is the tickets')
@@ -71,6 +72,16 @@ struct WindowHeader {
   std::uint64_t data_bytes;
   std::int64_t created_ns;  // CLOCK_MONOTONIC
 };
+
+// MPI_Win_fence's barrier, flat: each member counts itself in, the last to
+// arrive at fence k releases k and wakes the sleepers; so every member
+// waits once per fence, however many members share the CPUs (a tree or an
+// exchange costs a wake-up per level or round when they outnumber them).
+struct alignas(kLine) FenceCounters {
+  std::atomic<std::uint64_t> arrived;                 // arrivals at all fences so far
+  alignas(kLine) std::atomic<std::uint64_t> released;  // the last fence every member has reached
+};
+static_assert(sizeof(FenceCounters) == 2 * kLine);
 
 struct alignas(kLine) MemberBlock {
   // Line 0: written once by the member, at creation.
@@ -140,6 +151,7 @@ class WindowLayout {
   explicit WindowLayout(std::byte* base, std::uint64_t bytes);
 
   const WindowHeader& header() const { return *reinterpret_cast<const WindowHeader*>(base_); }
+  FenceCounters& fence() const { return *reinterpret_cast<FenceCounters*>(base_ + fence_offset_); }
   std::uint32_t members() const { return members_; }
   Flavor flavor() const { return static_cast<Flavor>(header().flavor); }
   std::byte* data() const { return base_ + header().data_offset; }
@@ -176,6 +188,7 @@ class WindowLayout {
 
   std::byte* base_ = nullptr;
   std::uint32_t members_ = 0;
+  std::uint64_t fence_offset_ = 0;
   std::uint64_t members_offset_ = 0;
   std::uint64_t locks_offset_ = 0;
   std::uint64_t posts_offset_ = 0;
