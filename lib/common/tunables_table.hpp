@@ -200,7 +200,8 @@ inline constexpr std::array<TunableSpec, kTunableCount> kTunableTable{{
         .choices = kRndvModes,
         .doc = "Rendezvous copy: split (both ends copy chunks with CMA at once, from 256 KiB; get below), "
                "get (receiver pulls with CMA), put (sender pushes with CMA), "
-               "copy (pipelined two copies through the segment, no CMA)",
+               "copy (pipelined two copies through the segment, no CMA; RMA on process memory then goes through "
+               "the target's engine)",
     },
     {
         .id = Tunable::unexpected_pool,

@@ -133,8 +133,15 @@ class Bench(BenchTestCase):
                           "--compare has nothing to compare with")
         out_dir = os.path.join(self.tmpdir, "perf")
         status, out, err = self.mpftune("bench", "--compare", "--quick", "--out", out_dir)
-        self.assertEqual(status, 0, err)
         report = self.validate(os.path.join(out_dir, "bench.json"))
+        # The toolkit's runs all finish. A peer's may not (Open MPI 4.1 crashes
+        # in MPI_Compare_and_swap on MPI_Win_allocate windows): then the exit
+        # status says a run failed, and the report names it.
+        failed = [r for r in report["runs"] if r["status"] != "ok"]
+        self.assertEqual([r for r in failed if r["implementation"] == "mpf"], [], err)
+        self.assertEqual(status, 1 if failed else 0, err)
+        for r in failed:
+            self.assertIn(f"{r['kernel']} np={r['np']} with ", err)
         ids = [i["id"] for i in report["implementations"]]
         self.assertEqual(ids, ["mpf"] + peers)
         for peer in report["implementations"][1:]:

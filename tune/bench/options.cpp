@@ -12,17 +12,18 @@ std::string join(const std::vector<int>& values, const char* separator) {
 
 void add_bench_options(CLI::App& app, Options& o) {
   std::vector<std::string> names;
-  std::string listed;
+  std::string listed, scaling;
   for (const KernelInfo& k : catalogue()) {
     names.emplace_back(k.name);
     listed += (listed.empty() ? "" : ",") + std::string(k.name);
+    if (k.ranks == Ranks::scaling) scaling += (scaling.empty() ? "" : ", ") + std::string(k.name);
   }
   app.add_option("-k,--kernels", o.kernels, "Kernels to run, comma-separated (default: all of " + listed + ")")
       ->delimiter(',')
       ->check(CLI::IsMember(names))
       ->type_name("LIST");
   app.add_option("--np", o.np,
-                 "Process counts for collectives, token_ring and startup (default " + join(kDefaultNp) +
+                 "Process counts for " + scaling + " (default " + join(kDefaultNp) +
                      "; with --quick " + join(kQuickNp) + "); the point-to-point kernels run with 2 ranks")
       ->delimiter(',')
       ->check(CLI::Range(1, 1024))
