@@ -75,6 +75,7 @@ struct Window {
   bool lock_all_checked = false;  // lock_all without MPI_MODE_NOCHECK: shared tickets at every target
   std::uint64_t served = 0;           // operations this rank's engine took for origins (win_via_target.hpp)
   std::uint64_t sent_via_target = 0;  // operations this rank asked targets' engines to apply
+  std::uint64_t mail_seen = 0;        // the count of operations posted to this rank's mailboxes it served up to
 
   // What MPI adds.
   MPI_Errhandler errhandler = MPI_ERRORS_ARE_FATAL;

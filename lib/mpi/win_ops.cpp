@@ -29,6 +29,7 @@
 #include "mpi/requests.hpp"
 #include "mpi/win.hpp"
 #include "mpi/win_accumulate.hpp"
+#include "mpi/win_mailbox.hpp"
 #include "mpi/win_via_target.hpp"
 #include "rma/element_ops.hpp"
 #include "shm/counters.hpp"
@@ -284,6 +285,9 @@ int put(Operation op, Data origin) {
   std::vector<std::byte> staging;
   const std::byte* data = contiguous_source(*origin.type, origin.buffer, static_cast<std::uint64_t>(origin.count), staging);
   if (place.reach == Reach::cma) {
+    if (tt.contiguous && hand_over(*op.w, op.target, {rma::MailKind::put, place.offset, data, static_cast<std::uint32_t>(bytes)})) {
+      return MPI_SUCCESS;
+    }
     const common::Status s = cma_move(op, place, true, const_cast<std::byte*>(data));
     if (s == common::Status::done) return MPI_SUCCESS;
     if (s == common::Status::error) return transport_failed(op);
@@ -319,6 +323,13 @@ int get(Operation op, Data origin) {
   if (place.reach == Reach::cma) {
     std::vector<std::byte> staging(origin.type->contiguous ? 0 : bytes);
     std::byte* into = origin.type->contiguous ? out : staging.data();
+    MailRequest r{rma::MailKind::get, place.offset};
+    r.answer = into;
+    r.answer_bytes = static_cast<std::uint32_t>(bytes);
+    if (tt.contiguous && bytes <= rma::kMailBytes && hand_over(*op.w, op.target, r)) {
+      if (!origin.type->contiguous) unpack(*origin.type, staging.data(), bytes, out);
+      return MPI_SUCCESS;
+    }
     const common::Status s = cma_move(op, place, false, into);
     if (s == common::Status::done) {
       if (!origin.type->contiguous) unpack(*origin.type, staging.data(), bytes, out);
@@ -426,6 +437,16 @@ int accumulate(Operation op, Data origin, Data result, MPI_Op mpi_op) {
     return MPI_SUCCESS;
   }
   if (place.reach == Reach::cma) {
+    MailRequest r{rma::MailKind::accumulate, place.offset, in, static_cast<std::uint32_t>(bytes)};
+    r.answer = old;
+    r.answer_bytes = fetch ? static_cast<std::uint32_t>(bytes) : 0;
+    r.op = combine.op();
+    r.element = combine.element();
+    if (tt.contiguous && !rma::is_pair(combine.element()) && bytes <= rma::kMailBytes &&
+        hand_over(*op.w, op.target, r)) {
+      deliver_result();
+      return MPI_SUCCESS;
+    }
     // Read, combine and write back, with the target's accumulate lock held
     // by whoever updates its memory.
     std::vector<std::byte> current(bytes);
@@ -489,6 +510,13 @@ int compare_and_swap(Operation op, const void* origin, const void* compare, void
     return MPI_SUCCESS;
   }
   if (place.reach == Reach::cma) {
+    std::byte both[16];
+    std::memcpy(both, in, bytes);
+    std::memcpy(both + bytes, expected, bytes);
+    MailRequest r{rma::MailKind::compare_and_swap, place.offset, both, static_cast<std::uint32_t>(2 * bytes)};
+    r.answer = out;
+    r.answer_bytes = static_cast<std::uint32_t>(bytes);
+    if (hand_over(w, op.target, r)) return MPI_SUCCESS;
     std::byte current[8];
     common::Status s;
     {

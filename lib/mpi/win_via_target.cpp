@@ -14,6 +14,7 @@
 #include "mpi/datatype_table.hpp"
 #include "mpi/reduce_ops.hpp"
 #include "mpi/win_accumulate.hpp"
+#include "mpi/win_mailbox.hpp"
 #include "mpi/win_wait.hpp"
 #include "rma/element_ops.hpp"
 #include "shm/counters.hpp"
@@ -279,6 +280,9 @@ void serve() {
   static bool serving = false;  // the engine calls hooks from inside progress(); do not nest
   if (serving) return;
   serving = true;
+  for (const auto& slot : window_table()) {
+    if (slot != nullptr) serve_mailboxes(*slot);
+  }
   while (!answers().empty() && answers().front().send->done()) {
     engine().free_request(answers().front().send);
     answers().pop_front();

@@ -135,6 +135,10 @@ class BasicEngine {
     if (hook_count_ == kMaxHooks) std::abort();  // more users of hooks than kMaxHooks: a bug of ours
     hooks_[hook_count_++] = hook;
   }
+  // Something a hook did for others counts as work: a waiting rank starts
+  // its polls and yields over instead of going to sleep (a target serving
+  // one-sided operations keeps serving them while they come).
+  void note_activity() { activity_ = true; }
   // Progresses until done() is true, waiting as the wait_policy says.
   template <class Done>
   void wait_until(Done&& done, const BlockedCall& call);
@@ -262,6 +266,7 @@ class BasicEngine {
                                   // those with chunk_bytes set wait for a SplitCopy (advance_reads)
   std::vector<Request*> splits_;  // split copies this rank takes part in, unfinished
   bool copied_ = false;           // the last round of progress copied rendezvous data
+  bool activity_ = false;         // a hook served others since the wait last looked (note_activity)
 
   // From the tunables, fixed at init.
   std::uint64_t short_limit_ = 0;

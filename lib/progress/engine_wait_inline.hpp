@@ -47,6 +47,7 @@ void BasicEngine<T>::wait_until(Done&& predicate, const BlockedCall& call) {
   auto done = [&] { return succeeded || (succeeded = predicate()); };
   progress();
   if (done()) return;
+  control_->polling.store(1, std::memory_order_relaxed);
   transport_->warm_next_eager();
   // One step of waiting: progress and look again.
   auto finished = [&] {
@@ -78,6 +79,10 @@ void BasicEngine<T>::wait_until(Done&& predicate, const BlockedCall& call) {
         if (polls == kPublishAfterPolls && !blocked_published_) [[unlikely]] publish_blocked(call);
         cpu_relax();
         if (finished()) return;
+        if (activity_) [[unlikely]] {
+          activity_ = false;
+          polls = 0;
+        }
       }
       if (yield_slots_.enabled()) {
         // More ranks than CPUs: only a slot holder keeps yielding, for a
@@ -108,6 +113,10 @@ void BasicEngine<T>::wait_until(Done&& predicate, const BlockedCall& call) {
         for (std::uint64_t yields = 0; yields < yield_limit_ || never_sleep_; ++yields) {
           ::sched_yield();
           if (finished()) return;
+          if (activity_) [[unlikely]] {
+            activity_ = false;
+            yields = 0;
+          }
         }
       }
       do {
@@ -118,6 +127,7 @@ void BasicEngine<T>::wait_until(Done&& predicate, const BlockedCall& call) {
     }
   };
   wait();
+  control_->polling.store(0, std::memory_order_relaxed);
   // Our work came: a slot we hold goes to the rank that has slept longest.
   if (holds_yield_slot_) {
     yield_slots_.pass_on();

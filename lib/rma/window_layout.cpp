@@ -28,6 +28,7 @@ void WindowLayout::place(std::uint32_t members, Flavor flavor) {
   completes_offset_ = next(pairs * sizeof(std::uint32_t));
   sent_offset_ = next(pairs * sizeof(std::uint64_t));
   done_offset_ = next(pairs * sizeof(std::uint64_t));
+  mailboxes_offset_ = next(pairs * sizeof(Mailbox));
   regions_offset_ = next(flavor == Flavor::dynamic ? std::uint64_t{members} * kRegionsPerMember * sizeof(Region) : 0);
   end_ = at;
 }

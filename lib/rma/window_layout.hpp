@@ -16,6 +16,8 @@
 //   completes   [target][origin]: origin's MPI_Win_complete calls naming target
 //   sent, done  [target][origin]: operations origin asked target's engine to
 //               apply, and how many it has applied (counting completion)
+//   mailboxes   [target][origin]: a small operation handed to the target
+//               while it is in the library (rma/mailbox.hpp)
 //   regions     [member][kRegionsPerMember]: a dynamic window's attached memory
 //   data        the members' memory (allocate flavors)
 //
@@ -28,6 +30,7 @@
 #include <cstdint>
 #include <string_view>
 
+#include "rma/mailbox.hpp"
 #include "shm/region.hpp"
 
 namespace mpf::rma {
@@ -102,6 +105,7 @@ struct alignas(kLine) MemberBlock {
   std::atomic<std::uint32_t> waiters;          // origins waiting to be granted
   std::atomic<std::uint32_t> accumulate_lock;  // accumulates that CPU atomics cannot do (element_ops.hpp)
   std::atomic<std::uint64_t> asked;            // operations origins sent its engine to apply
+  std::atomic<std::uint64_t> mail_posted;      // operations origins posted in its mailboxes
   // Line 2: what the member shows of itself (written by it alone).
   alignas(kLine) std::atomic<std::uint32_t> epochs;  // kEpoch* bits
   std::atomic<std::uint32_t> locks_held;            // targets it holds a lock at
@@ -172,6 +176,9 @@ class WindowLayout {
   std::atomic<std::uint64_t>& done(std::uint32_t target, std::uint32_t origin) const {
     return at<std::atomic<std::uint64_t>>(done_offset_, pair(target, origin));
   }
+  Mailbox& mailbox(std::uint32_t target, std::uint32_t origin) const {
+    return at<Mailbox>(mailboxes_offset_, pair(target, origin));
+  }
   // Dynamic windows only.
   Region& region(std::uint32_t member, std::uint32_t i) const {
     return at<Region>(regions_offset_, std::uint64_t{member} * kRegionsPerMember + i);
@@ -195,6 +202,7 @@ class WindowLayout {
   std::uint64_t completes_offset_ = 0;
   std::uint64_t sent_offset_ = 0;
   std::uint64_t done_offset_ = 0;
+  std::uint64_t mailboxes_offset_ = 0;
   std::uint64_t regions_offset_ = 0;
   std::uint64_t end_ = 0;
 };

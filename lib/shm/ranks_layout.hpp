@@ -138,7 +138,10 @@ struct alignas(kCacheLine) RankControl {
   // Set once when the kernel refused Cross Memory Attach (errno of the
   // refusal, EPERM): large messages of this rank then take two copies.
   std::atomic<std::int32_t> cma_refused_errno;
-  std::uint32_t reserved[12];
+  // 1 while the rank waits in its progress engine (polling, yielding or
+  // about to sleep): what it is handed now is served soon (rma/mailbox.hpp).
+  std::atomic<std::uint32_t> polling;
+  std::uint32_t reserved[11];
   // Eventcount for sleeping (SPEC §2 Waiting): the rank sets `sleeping`
   // (a SleepReason), re-checks for work, then futex-waits on `doorbell`; a
   // peer that hands it work bumps `doorbell` and wakes it when it sees
