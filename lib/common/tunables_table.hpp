@@ -50,6 +50,7 @@ enum class Tunable : std::size_t {
   coll_single_copy,
   coll_stream_copy,
   coll_rules,
+  rma_regions,
   datatype_check,
   debug,
   count,  // not a tunable: the number of tunables; keep it last
@@ -394,6 +395,16 @@ inline constexpr std::array<TunableSpec, kTunableCount> kTunableTable{{
                "(operation, byte range, ranks, ranks per CPU -> algorithm and parameters; man 7 mpf, "
                "Collective rules), normally a tuning file's collective_rules array, as mpftune writes it; "
                "empty: the default rules alone",
+    },
+    {
+        .id = Tunable::rma_regions,
+        .name = "rma_regions",
+        .kind = TunableKind::integer,
+        .default_value = "1024",
+        .min = 1,
+        .max = 1048576,
+        .doc = "Memory regions one rank may have attached to one dynamic window at once (MPI_Win_attach); "
+               "each takes 32 bytes of the window's shared memory per rank, touched only when used",
     },
     {
         .id = Tunable::datatype_check,

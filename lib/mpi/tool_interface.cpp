@@ -119,6 +119,7 @@ constexpr Tunable kCollectiveCvars[] = {Tunable::coll_buffer,       Tunable::col
                                         Tunable::coll_single_copy,  Tunable::coll_stream_copy, Tunable::coll_rules};
 constexpr PvarRow kCollectivePvars[] = {{"turn_sleeps", kCounter}, {"turn_timeouts", kCounter}};
 constexpr Tunable kDebugCvars[] = {Tunable::datatype_check, Tunable::debug};
+constexpr Tunable kRmaCvars[] = {Tunable::rma_regions};
 constexpr PvarRow kRmaPvars[] = {{"rma_operations", kCounter},
                                  {"rma_applied", kCounter},
                                  {"rma_types_sent", kCounter},
@@ -135,8 +136,8 @@ constexpr std::array<Category, 6> kCategories{{
      MPI_T_VERBOSITY_TUNER_DETAIL, kCollectiveCvars, kCollectivePvars},
     {"debug", "Checks and reports for debugging programs and the library", MPI_T_VERBOSITY_USER_DETAIL,
      kDebugCvars, {}},
-    {"rma", "One-sided communication: operations issued, applied for others, and datatypes cached at targets",
-     MPI_T_VERBOSITY_TUNER_DETAIL, {}, kRmaPvars},
+    {"rma", "One-sided communication: attached regions, operations issued, applied for others, datatypes cached",
+     MPI_T_VERBOSITY_TUNER_DETAIL, kRmaCvars, kRmaPvars},
 }};
 
 constexpr int kNoIndex = -1;

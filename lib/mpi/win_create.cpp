@@ -146,7 +146,8 @@ void learn_targets(Window& w) {
 void publish_member(Window& w, const Creation& c, std::uint64_t mine, std::uint64_t part, std::uint32_t world_rank) {
   rma::MemberBlock& me = w.member(w.rank);
   if (c.flavor == rma::Flavor::allocate || c.flavor == rma::Flavor::shared) {
-    w.base = w.layout.data() + part;
+    // No memory, no address: MPI_Win_shared_query says NULL for it too.
+    w.base = mine == 0 ? nullptr : w.layout.data() + part;
     *static_cast<void**>(c.baseptr) = w.base;
     me.reach = static_cast<std::uint32_t>(mine == 0 ? rma::Reach::none : rma::Reach::direct);
     me.memory_id = w.mapping_id;
@@ -202,12 +203,13 @@ int create(const Creation& c) {
   std::uint64_t id = 0;
   std::string why;
   if (w->rank == 0) {
-    const std::uint64_t control = rma::WindowLayout::control_bytes(n, c.flavor);
+    const auto regions = static_cast<std::uint32_t>(rt.tunables().integer(common::Tunable::rma_regions));
+    const std::uint64_t control = rma::WindowLayout::control_bytes(n, c.flavor, regions);
     try {
       w->piece = shm::NodeMemory::create(rt.segment(), rt.job().rank, rma::kWindowMemoryName, control + data_bytes);
       id = w->piece.id();
-      w->layout = rma::WindowLayout::create(w->piece.data(), w->piece.bytes(), n, comm.context, c.flavor, handle,
-                                            data_bytes, now_ns());
+      w->layout = rma::WindowLayout::create(w->piece.data(), w->piece.bytes(), n, comm.context, c.flavor, regions,
+                                            handle, data_bytes, now_ns());
       w->mapping = {w->piece.data(), w->piece.bytes(), nullptr};
       rma::remember(w->piece.data(), w->piece.bytes(), id);
     } catch (const std::exception& e) {
@@ -329,25 +331,28 @@ int PMPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win* win) {
   return create({"MPI_Win_create_dynamic", comm, rma::Flavor::dynamic, 0, 1, info, nullptr, nullptr, win});
 }
 
+// MPI-4.0's form, which MPI-3.1 programs cannot tell apart: any flavor may
+// be queried; memory this process does not map (another member's process
+// memory, a dynamic window's) answers size 0 and NULL.
 int PMPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint* size, int* disp_unit, void* baseptr) {
   const char* call = "MPI_Win_shared_query";
   require_initialized(call);
   Window* w = find_win(win);
   if (w == nullptr) return win_error(call, win, MPI_ERR_WIN, describe_bad_win(win));
-  if (w->flavor != rma::Flavor::shared) {
-    return win_error(call, win, MPI_ERR_RMA_FLAVOR,
-                     win_label(*w) + " was not made by MPI_Win_allocate_shared: its memory cannot be queried");
-  }
   if (size == nullptr || disp_unit == nullptr || baseptr == nullptr) {
     return win_error(call, win, MPI_ERR_ARG, "size, disp_unit or baseptr is NULL");
   }
+  auto mapped = [&](int r) {
+    const WinTarget& t = w->targets[static_cast<std::size_t>(r)];
+    return t.size > 0 && (r == w->rank || t.direct != nullptr) && w->flavor != rma::Flavor::dynamic;
+  };
   if (rank == MPI_PROC_NULL) {
-    // The first member whose part is not empty (MPI-3.1 §11.2.3).
+    // The first member whose memory is there (MPI-3.1 §11.2.3).
     rank = 0;
-    while (rank < w->size && w->targets[static_cast<std::size_t>(rank)].size == 0) ++rank;
+    while (rank < w->size && !mapped(rank)) ++rank;
     if (rank == w->size) {
       *size = 0;
-      *disp_unit = w->targets[0].disp_unit;
+      *disp_unit = static_cast<int>(w->targets[0].disp_unit);
       *static_cast<void**>(baseptr) = nullptr;
       return MPI_SUCCESS;
     }
@@ -357,9 +362,10 @@ int PMPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint* size, int* disp_unit,
                          std::to_string(w->size) + " ranks");
   }
   const WinTarget& t = w->targets[static_cast<std::size_t>(rank)];
-  *size = static_cast<MPI_Aint>(t.size);
+  const bool here = mapped(rank);
+  *size = here ? static_cast<MPI_Aint>(t.size) : 0;
   *disp_unit = static_cast<int>(t.disp_unit);
-  *static_cast<void**>(baseptr) = rank == w->rank ? w->base : t.direct;
+  *static_cast<void**>(baseptr) = !here ? nullptr : rank == w->rank ? w->base : t.direct;
   return MPI_SUCCESS;
 }
 
@@ -377,11 +383,12 @@ int PMPI_Win_attach(MPI_Win win, void* base, MPI_Aint size) {
   rma::MemberBlock& me = w->member(w->rank);
   const auto from = reinterpret_cast<std::uint64_t>(base);
   const auto to = from + static_cast<std::uint64_t>(size);
-  std::uint32_t free_slot = rma::kRegionsPerMember;
-  for (std::uint32_t i = 0; i < rma::kRegionsPerMember; ++i) {
+  const std::uint32_t slots = w->layout.regions();
+  std::uint32_t free_slot = slots;
+  for (std::uint32_t i = 0; i < slots; ++i) {
     const rma::Region& r = w->layout.region(static_cast<std::uint32_t>(w->rank), i);
     if (r.size == 0) {
-      if (free_slot == rma::kRegionsPerMember) free_slot = i;
+      if (free_slot == slots) free_slot = i;
       continue;
     }
     if (from < r.address + r.size && r.address < to) {
@@ -390,10 +397,11 @@ int PMPI_Win_attach(MPI_Win win, void* base, MPI_Aint size) {
                            ") overlaps memory attached already at " + std::to_string(r.address));
     }
   }
-  if (free_slot == rma::kRegionsPerMember) {
+  if (free_slot == slots) {
     return win_error(call, win, MPI_ERR_RMA_ATTACH,
-                     win_label(*w) + " has " + std::to_string(rma::kRegionsPerMember) +
-                         " regions attached at this rank, the most it takes; detach one first");
+                     win_label(*w) + " has " + std::to_string(slots) +
+                         " regions attached at this rank, the most it takes (the rma_regions tunable when it was "
+                         "made); detach one first");
   }
   if (size == 0) return MPI_SUCCESS;
   rma::Region entry{from, static_cast<std::uint64_t>(size), 0, 0};
@@ -421,7 +429,7 @@ int PMPI_Win_detach(MPI_Win win, const void* base) {
   }
   rma::MemberBlock& me = w->member(w->rank);
   const auto address = reinterpret_cast<std::uint64_t>(base);
-  for (std::uint32_t i = 0; i < rma::kRegionsPerMember; ++i) {
+  for (std::uint32_t i = 0; i < w->layout.regions(); ++i) {
     rma::Region& r = w->layout.region(static_cast<std::uint32_t>(w->rank), i);
     if (r.size == 0 || r.address != address) continue;
     me.regions_version.fetch_add(1, std::memory_order_acq_rel);

@@ -79,17 +79,14 @@ struct Place {
     return win_error(op.call, op.w->handle, MPI_ERR_COUNT,
                      std::string("negative ") + side + " count " + std::to_string(d.count));
   }
-  if (d.type == nullptr) {
-    return win_error(op.call, op.w->handle, MPI_ERR_TYPE, std::string(side) + " datatype: " + datatype_problem(d.handle));
-  }
-  return win_error(op.call, op.w->handle, MPI_ERR_BUFFER, std::string(side) + " buffer is NULL");
+  return win_error(op.call, op.w->handle, MPI_ERR_TYPE, std::string(side) + " datatype: " + datatype_problem(d.handle));
 }
 
-int check_data(const Operation& op, const char* side, Data& d, bool buffer_needed) {
+// A null buffer is allowed: it is MPI_BOTTOM, with a datatype of absolute
+// addresses.
+int check_data(const Operation& op, const char* side, Data& d) {
   d.type = usable_type(d.handle);
-  const bool fine = d.count >= 0 && d.type != nullptr &&
-                    (!buffer_needed || d.buffer != nullptr || d.count == 0 || d.type->size == 0);
-  return fine ? MPI_SUCCESS : data_error(op, side, d);
+  return d.count >= 0 && d.type != nullptr ? MPI_SUCCESS : data_error(op, side, d);
 }
 
 // Bytes an operation needs for a moment: small ones on the stack (a
@@ -120,20 +117,36 @@ std::string range_text(std::uint64_t from, std::uint64_t to) {
   return "[" + std::to_string(from) + ", " + std::to_string(to) + ")";
 }
 
-// A dynamic window's region of `target` holding [from, to), read as a
-// seqlock (the target attaches and detaches without telling anyone).
-bool find_region(const Window& w, int target, std::uint64_t from, std::uint64_t to, rma::Region* found) {
+// The attached memory of a dynamic window's member that holds [from, to):
+// one region (*spans false), or regions that follow one another in memory
+// (*spans true); *first is the region holding `from`. Read as a seqlock:
+// the member attaches and detaches without telling anyone.
+bool find_region(const Window& w, int target, std::uint64_t from, std::uint64_t to, rma::Region* first,
+                 bool* spans) {
   const rma::MemberBlock& m = w.member(target);
+  const std::uint32_t n = w.layout.regions();
   for (;;) {
     const std::uint32_t before = m.regions_version.load(std::memory_order_acquire);
     if (before % 2 != 0) continue;
     bool hit = false;
-    for (std::uint32_t i = 0; i < rma::kRegionsPerMember && !hit; ++i) {
-      const rma::Region r = w.layout.region(static_cast<std::uint32_t>(target), i);
-      if (r.size != 0 && from >= r.address && to <= r.address + r.size) {
-        *found = r;
-        hit = true;
+    *spans = false;
+    std::uint64_t at = from;
+    for (std::uint32_t hop = 0; hop <= n && !hit; ++hop) {
+      bool next = false;
+      for (std::uint32_t i = 0; i < n; ++i) {
+        const rma::Region r = w.layout.region(static_cast<std::uint32_t>(target), i);
+        if (r.size == 0 || at < r.address || at >= r.address + r.size) continue;
+        if (hop == 0) *first = r;
+        if (to <= r.address + r.size) {
+          hit = true;
+        } else {
+          at = r.address + r.size;
+          next = true;
+          *spans = true;
+        }
+        break;
       }
+      if (!next) break;
     }
     std::atomic_thread_fence(std::memory_order_acquire);
     if (m.regions_version.load(std::memory_order_relaxed) == before) return hit;
@@ -163,7 +176,7 @@ int locate(Operation& op, std::uint64_t origin_bytes, Place* place, bool* skip) 
                      "no access epoch at rank " + std::to_string(op.target) + " is open on " + win_label(w) +
                          " (MPI_Win_fence, MPI_Win_start or MPI_Win_lock opens one)");
   }
-  if (int rc = check_data(op, "target", op.at_target, false)) return rc;
+  if (int rc = check_data(op, "target", op.at_target)) return rc;
   const Data& d = op.at_target;
   if (d.bytes() != origin_bytes) {
     return win_error(op.call, w.handle, MPI_ERR_TYPE,
@@ -185,7 +198,9 @@ int locate(Operation& op, std::uint64_t origin_bytes, Place* place, bool* skip) 
   const std::int64_t hi = start + static_cast<std::int64_t>(d.count - 1) * d.type->extent() + d.type->true_ub;
   if (w.flavor == rma::Flavor::dynamic) {
     rma::Region r{};
-    if (lo < 0 || !find_region(w, op.target, static_cast<std::uint64_t>(lo), static_cast<std::uint64_t>(hi), &r)) {
+    bool spans = false;
+    if (lo < 0 ||
+        !find_region(w, op.target, static_cast<std::uint64_t>(lo), static_cast<std::uint64_t>(hi), &r, &spans)) {
       return win_error(op.call, w.handle, MPI_ERR_RMA_RANGE,
                        "target range " + range_text(static_cast<std::uint64_t>(lo), static_cast<std::uint64_t>(hi)) +
                            " lies in no memory rank " + std::to_string(op.target) + " has attached to " +
@@ -193,8 +208,13 @@ int locate(Operation& op, std::uint64_t origin_bytes, Place* place, bool* skip) 
     }
     place->offset = static_cast<std::uint64_t>(start);
     place->address = static_cast<std::uint64_t>(start);
-    place->atomics = r.memory_id != 0;
-    if (op.target == w.rank) {
+    place->atomics = r.memory_id != 0 && !spans;
+    if (spans && op.target != w.rank) {
+      // Over several regions: by address in the target's process, whatever
+      // memory each region is (CMA reaches node memory too), accumulates
+      // under the target's lock.
+      place->reach = cma_allowed() ? Reach::cma : Reach::via_target;
+    } else if (op.target == w.rank) {
       place->reach = Reach::direct;
       place->direct = reinterpret_cast<std::byte*>(start);
     } else if (r.memory_id != 0) {
@@ -260,7 +280,7 @@ void count_operation(Window& w) {
 // ---- the operations ----------------------------------------------------------
 
 int put(Operation op, Data origin) {
-  if (int rc = check_data(op, "origin", origin, true)) return rc;
+  if (int rc = check_data(op, "origin", origin)) return rc;
   Place place;
   bool skip = false;
   if (int rc = locate(op, origin.bytes(), &place, &skip)) return rc;
@@ -297,7 +317,7 @@ int put(Operation op, Data origin) {
 }
 
 int get(Operation op, Data origin) {
-  if (int rc = check_data(op, "origin", origin, true)) return rc;
+  if (int rc = check_data(op, "origin", origin)) return rc;
   Place place;
   bool skip = false;
   if (int rc = locate(op, origin.bytes(), &place, &skip)) return rc;
@@ -375,16 +395,18 @@ int accumulate(Operation op, Data origin, Data result, MPI_Op mpi_op) {
   const bool fetch = result.handle != MPI_DATATYPE_NULL;
   const bool reads_origin = mpi_op != MPI_NO_OP;
   if (reads_origin) {
-    if (int rc = check_data(op, "origin", origin, true)) return rc;
+    if (int rc = check_data(op, "origin", origin)) return rc;
   }
   if (fetch) {
-    if (int rc = check_data(op, "result", result, true)) return rc;
+    if (int rc = check_data(op, "result", result)) return rc;
   }
   Place place;
   bool skip = false;
   const std::uint64_t bytes = reads_origin ? origin.bytes() : result.bytes();
   if (int rc = locate(op, bytes, &place, &skip)) return rc;
-  if (skip) return MPI_SUCCESS;
+  // Nothing to move (a count of 0, a type of no data): empty signatures
+  // always match, whatever types they are made of.
+  if (skip || place.reach == Reach::none) return MPI_SUCCESS;
   MPI_Datatype element = MPI_DATATYPE_NULL;
   if (int rc = check_accumulate(op, mpi_op, reads_origin ? &origin : nullptr, fetch ? &result : nullptr, &element)) {
     return rc;
@@ -399,7 +421,6 @@ int accumulate(Operation op, Data origin, Data result, MPI_Op mpi_op) {
   if (const std::string problem = op_problem(mpi_op, element); !problem.empty()) {
     return win_error(op.call, op.w->handle, MPI_ERR_OP, problem);
   }
-  if (place.reach == Reach::none) return MPI_SUCCESS;
   count_operation(*op.w);
   const coll::Combine combine = combine_of(mpi_op, element);
   std::vector<std::byte> in_staging;
@@ -475,7 +496,7 @@ int accumulate(Operation op, Data origin, Data result, MPI_Op mpi_op) {
 
 int compare_and_swap(Operation op, const void* origin, const void* compare, void* result) {
   Window& w = *op.w;
-  if (int rc = check_data(op, "target", op.at_target, false)) return rc;
+  if (int rc = check_data(op, "target", op.at_target)) return rc;
   const TypeInfo& t = *op.at_target.type;
   const std::size_t bytes = t.size;
   const MPI_Datatype h = op.at_target.handle;

@@ -12,8 +12,9 @@ constexpr std::uint64_t round_up(std::uint64_t n, std::uint64_t to) { return (n 
 }  // namespace
 
 // Each array starts on its own cache line, in the order of the file comment.
-void WindowLayout::place(std::uint32_t members, Flavor flavor) {
+void WindowLayout::place(std::uint32_t members, Flavor flavor, std::uint32_t regions) {
   members_ = members;
+  regions_ = flavor == Flavor::dynamic ? regions : 0;
   const std::uint64_t pairs = std::uint64_t{members} * members;
   std::uint64_t at = round_up(sizeof(WindowHeader), kLine);
   auto next = [&](std::uint64_t bytes) {
@@ -29,21 +30,21 @@ void WindowLayout::place(std::uint32_t members, Flavor flavor) {
   sent_offset_ = next(pairs * sizeof(std::uint64_t));
   done_offset_ = next(pairs * sizeof(std::uint64_t));
   mailboxes_offset_ = next(pairs * sizeof(Mailbox));
-  regions_offset_ = next(flavor == Flavor::dynamic ? std::uint64_t{members} * kRegionsPerMember * sizeof(Region) : 0);
+  regions_offset_ = next(std::uint64_t{members} * regions_ * sizeof(Region));
   end_ = at;
 }
 
-std::uint64_t WindowLayout::control_bytes(std::uint32_t members, Flavor flavor) {
+std::uint64_t WindowLayout::control_bytes(std::uint32_t members, Flavor flavor, std::uint32_t regions) {
   WindowLayout l;
-  l.place(members, flavor);
+  l.place(members, flavor, regions);
   // The data starts on a page of its own: the members' parts are page
   // aligned (allocate) and first touched by their owners.
   return round_up(l.end_, 4096);
 }
 
 WindowLayout WindowLayout::create(std::byte* base, std::uint64_t bytes, std::uint32_t members, std::uint32_t context,
-                                  Flavor flavor, std::uint32_t creator_handle, std::uint64_t data_bytes,
-                                  std::int64_t now_ns) {
+                                  Flavor flavor, std::uint32_t regions, std::uint32_t creator_handle,
+                                  std::uint64_t data_bytes, std::int64_t now_ns) {
   auto* h = new (base) WindowHeader{};
   h->magic = kWindowMagic;
   h->version = kWindowVersion;
@@ -51,7 +52,8 @@ WindowLayout WindowLayout::create(std::byte* base, std::uint64_t bytes, std::uin
   h->context = context;
   h->flavor = static_cast<std::uint32_t>(flavor);
   h->creator_handle = creator_handle;
-  h->data_offset = control_bytes(members, flavor);
+  h->regions = flavor == Flavor::dynamic ? regions : 0;
+  h->data_offset = control_bytes(members, flavor, regions);
   h->data_bytes = data_bytes;
   h->created_ns = now_ns;
   WindowLayout l(base, bytes);
@@ -68,7 +70,7 @@ WindowLayout::WindowLayout(std::byte* base, std::uint64_t bytes) : base_(base) {
   }
   const auto flavor = static_cast<Flavor>(h.flavor);
   if (h.members == 0 || h.flavor < 1 || h.flavor > 4) throw std::runtime_error("an RMA window's header is damaged");
-  place(h.members, flavor);
+  place(h.members, flavor, h.regions);
   if (h.data_offset < end_ || h.data_offset + h.data_bytes > bytes) {
     throw std::runtime_error("an RMA window of " + std::to_string(h.members) + " members needs more than its " +
                              std::to_string(bytes) + " bytes");

@@ -18,7 +18,7 @@
 //               apply, and how many it has applied (counting completion)
 //   mailboxes   [target][origin]: a small operation handed to the target
 //               while it is in the library (rma/mailbox.hpp)
-//   regions     [member][kRegionsPerMember]: a dynamic window's attached memory
+//   regions     [member][header.regions]: a dynamic window's attached memory
 //   data        the members' memory (allocate flavors)
 //
 // Every counter has one writer; all-zero is the state of a new window, so
@@ -60,9 +60,9 @@ inline constexpr std::uint32_t kEpochExposure = 4;  // MPI_Win_post .. MPI_Win_w
 inline constexpr std::uint32_t kEpochLockAll = 8;   // MPI_Win_lock_all .. MPI_Win_unlock_all
 inline constexpr std::uint32_t kEpochLocks = 16;    // holds a lock at some target
 
-// A dynamic window's memory regions per member (MPI_Win_attach): a fixed
-// table, so origins read it without the member's help.
-inline constexpr std::uint32_t kRegionsPerMember = 64;
+// A dynamic window's memory regions per member (MPI_Win_attach) are a
+// table of a fixed size (the rma_regions tunable when it was made, in its
+// header), so origins read it without the member's help.
 
 struct WindowHeader {
   std::uint32_t magic;
@@ -71,6 +71,8 @@ struct WindowHeader {
   std::uint32_t context;  // the window's communicator: its context id
   std::uint32_t flavor;   // Flavor
   std::uint32_t creator_handle;
+  std::uint32_t regions;  // dynamic: the attach table's entries per member
+  std::uint32_t reserved;
   std::uint64_t data_offset;  // allocate flavors: the members' memory, from the piece's start
   std::uint64_t data_bytes;
   std::int64_t created_ns;  // CLOCK_MONOTONIC
@@ -143,13 +145,14 @@ struct Region {
 class WindowLayout {
  public:
   // Bytes of the shared part before the data of a window of `members`.
-  static std::uint64_t control_bytes(std::uint32_t members, Flavor flavor);
+  static std::uint64_t control_bytes(std::uint32_t members, Flavor flavor, std::uint32_t regions);
 
   WindowLayout() = default;
   // Writes a new window's header into `base` (zeroed, `bytes` long).
+  // `regions`: a dynamic window's attach table entries per member.
   static WindowLayout create(std::byte* base, std::uint64_t bytes, std::uint32_t members, std::uint32_t context,
-                             Flavor flavor, std::uint32_t creator_handle, std::uint64_t data_bytes,
-                             std::int64_t now_ns);
+                             Flavor flavor, std::uint32_t regions, std::uint32_t creator_handle,
+                             std::uint64_t data_bytes, std::int64_t now_ns);
   // The view of an existing window's piece; throws std::runtime_error when
   // the piece is not a window of this version or is too short.
   explicit WindowLayout(std::byte* base, std::uint64_t bytes);
@@ -180,13 +183,14 @@ class WindowLayout {
     return at<Mailbox>(mailboxes_offset_, pair(target, origin));
   }
   // Dynamic windows only.
+  std::uint32_t regions() const { return regions_; }
   Region& region(std::uint32_t member, std::uint32_t i) const {
-    return at<Region>(regions_offset_, std::uint64_t{member} * kRegionsPerMember + i);
+    return at<Region>(regions_offset_, std::uint64_t{member} * regions_ + i);
   }
 
  private:
   struct Offsets;
-  void place(std::uint32_t members, Flavor flavor);
+  void place(std::uint32_t members, Flavor flavor, std::uint32_t regions);
   std::uint64_t pair(std::uint32_t a, std::uint32_t b) const { return std::uint64_t{a} * members_ + b; }
   template <class T>
   T& at(std::uint64_t offset, std::uint64_t index) const {
@@ -195,6 +199,7 @@ class WindowLayout {
 
   std::byte* base_ = nullptr;
   std::uint32_t members_ = 0;
+  std::uint32_t regions_ = 0;
   std::uint64_t fence_offset_ = 0;
   std::uint64_t members_offset_ = 0;
   std::uint64_t locks_offset_ = 0;
