@@ -335,6 +335,15 @@ int main(int argc, char **argv) {
   CHECK_RC(MPI_Win_free(&win));
   CHECK(win == MPI_WIN_NULL, "MPI_Win_free left the handle");
   if (strcmp(flavor, "alloc_mem") == 0) CHECK_RC(MPI_Free_mem(mem));
+  if (strcmp(flavor, "create") == 0 || strcmp(flavor, "dynamic") == 0) free(mem);
+  free(got);
+  free(got_strided);
+  free(fop_results);
+  free(cas_results);
+  free(all_fop);
+  free(seen);
+  free(all_cas);
+  free(base_of);
   MPI_Group_free(&world_group);
   if (rank == 0) printf("rma_ops ok: %s %s, %d ranks\n", flavor, sync_mode, n);
   MPI_Finalize();
