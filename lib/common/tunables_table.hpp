@@ -51,6 +51,7 @@ enum class Tunable : std::size_t {
   coll_stream_copy,
   coll_rules,
   rma_regions,
+  rma_stream_copy,
   datatype_check,
   debug,
   count,  // not a tunable: the number of tunables; keep it last
@@ -405,6 +406,16 @@ inline constexpr std::array<TunableSpec, kTunableCount> kTunableTable{{
         .max = 1048576,
         .doc = "Memory regions one rank may have attached to one dynamic window at once (MPI_Win_attach); "
                "each takes 32 bytes of the window's shared memory per rank, touched only when used",
+    },
+    {
+        .id = Tunable::rma_stream_copy,
+        .name = "rma_stream_copy",
+        .kind = TunableKind::size,
+        .default_value = "0",
+        .min = 0,
+        .max = std::int64_t{1} << 40,
+        .doc = "Bytes from which a put into window memory reached directly uses streaming stores (not through "
+               "the cache); 0: an eighth of the last-level cache",
     },
     {
         .id = Tunable::datatype_check,

