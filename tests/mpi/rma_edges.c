@@ -6,7 +6,10 @@
  *     each other in memory (every byte it touches is attached);
  *   - accumulates of nothing (count 0, or a type of no data) succeed whatever
  *     their types: empty signatures always match;
- *   - the base of an empty part of MPI_Win_allocate_shared memory is NULL.
+ *   - the base of an empty part of MPI_Win_allocate_shared memory is NULL;
+ *   - a derived target datatype used five times: with rndv_mode=copy its
+ *     layout goes to the target once and is found in the target's cache
+ *     four times (the test list checks the counters).
  */
 #include "mpitest.h"
 
@@ -42,6 +45,24 @@ int main(int argc, char **argv) {
   CHECK_RC(MPI_Get(MPI_BOTTOM, 1, absolute_back, peer, 2, 4, MPI_INT, win));
   CHECK_RC(MPI_Win_fence(0, win));
   for (int i = 0; i < 4; ++i) CHECK(back[i] == rank * 10 + 1 + i, "MPI_BOTTOM get, int %d", i);
+
+  /* A derived target type, used again and again. */
+  MPI_Datatype every_other;
+  CHECK_RC(MPI_Type_vector(2, 1, 2, MPI_INT, &every_other));
+  CHECK_RC(MPI_Type_commit(&every_other));
+  for (int round = 0; round < 5; ++round) {
+    const int pair[2] = {round * 7, round * 7 + 1};
+    CHECK_RC(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, peer, 0, win));
+    CHECK_RC(MPI_Put(pair, 2, MPI_INT, peer, 4, 1, every_other, win));
+    CHECK_RC(MPI_Win_unlock(peer, win));
+  }
+  CHECK_RC(MPI_Barrier(MPI_COMM_WORLD));
+  CHECK_RC(MPI_Win_lock(MPI_LOCK_SHARED, rank, 0, win));
+  CHECK(window_ints[4] == 28 && window_ints[6] == 29, "the last vector put left %d and %d", window_ints[4],
+        window_ints[6]);
+  CHECK_RC(MPI_Win_unlock(rank, win));
+  MPI_Type_free(&every_other);
+  CHECK_RC(MPI_Win_fence(0, win));
 
   /* Accumulates of nothing. */
   MPI_Datatype empty;
