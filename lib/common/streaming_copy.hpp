@@ -15,6 +15,8 @@
 #include <cstdint>
 #include <cstring>
 
+#include "common/memory_copy.hpp"
+
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
@@ -35,16 +37,7 @@ inline void copy_streaming(void* dst, const void* src, std::size_t bytes) {
   from += head;
   bytes -= head;
   const std::size_t body = bytes / 64 * 64;
-  for (std::size_t i = 0; i < body; i += 64) {
-    const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(from + i));
-    const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(from + i + 16));
-    const __m128i c = _mm_loadu_si128(reinterpret_cast<const __m128i*>(from + i + 32));
-    const __m128i d = _mm_loadu_si128(reinterpret_cast<const __m128i*>(from + i + 48));
-    _mm_stream_si128(reinterpret_cast<__m128i*>(to + i), a);
-    _mm_stream_si128(reinterpret_cast<__m128i*>(to + i + 16), b);
-    _mm_stream_si128(reinterpret_cast<__m128i*>(to + i + 32), c);
-    _mm_stream_si128(reinterpret_cast<__m128i*>(to + i + 48), d);
-  }
+  copy_blocks_of_64(to, from, body, [](__m128i* at, __m128i v) { _mm_stream_si128(at, v); });
   _mm_sfence();
   std::memcpy(to + body, from + body, bytes - body);
 #else

@@ -101,6 +101,9 @@ std::string describe_bad_win(MPI_Win win);
 // unless the program set one); returns the error class when the handler
 // returns. The message names the call and the rank, as every error does.
 int win_error(const char* call, MPI_Win win, int error_class, const std::string& detail);
+// What every window call starts with: MPI is initialised and `win` names a
+// window. The window, or null with *rc the error reported.
+Window* window_of(const char* call, MPI_Win win, int* rc);
 // "window 3" or "window 3 (its name)", for messages.
 std::string win_label(const Window& w);
 

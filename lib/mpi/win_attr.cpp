@@ -18,14 +18,6 @@ using namespace mpf::mpi;
 
 namespace {
 
-// The window, or the error that reports why not (through *rc).
-Window* window_of(const char* call, MPI_Win win, int* rc) {
-  require_initialized(call);
-  Window* w = find_win(win);
-  *rc = w == nullptr ? win_error(call, win, MPI_ERR_WIN, describe_bad_win(win)) : MPI_SUCCESS;
-  return w;
-}
-
 // The hints a window uses, as MPI_Win_get_info returns them.
 void set_hint(MPI_Info info, const char* key, const char* value) { PMPI_Info_set(info, key, value); }
 

@@ -294,6 +294,13 @@ int win_error(const char* call, MPI_Win win, int error_class, const std::string&
   return handle_error(call, w->errhandler, win, error_class, detail);
 }
 
+Window* window_of(const char* call, MPI_Win win, int* rc) {
+  require_initialized(call);
+  Window* w = find_win(win);
+  *rc = w == nullptr ? win_error(call, win, MPI_ERR_WIN, describe_bad_win(win)) : MPI_SUCCESS;
+  return w;
+}
+
 std::string win_label(const Window& w) {
   return "window " + std::to_string(w.handle) + (w.name.empty() ? std::string() : " (" + w.name + ")");
 }

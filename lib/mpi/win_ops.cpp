@@ -294,31 +294,54 @@ void count_operation(Window& w) {
 
 // ---- the operations ----------------------------------------------------------
 
-int put(Operation op, Data origin) {
-  if (int rc = check_data(op, "origin", origin)) return rc;
-  Place place;
+// Copies `bytes` of data laid out as `from` into the layout of `to`,
+// through a staging buffer only when neither is contiguous; `stream`: a
+// contiguous copy stores around the cache.
+void copy_typed(const Data& to, const Data& from, std::uint64_t bytes, bool stream) {
+  auto* dst = static_cast<std::byte*>(const_cast<void*>(to.buffer));
+  const auto count = static_cast<std::uint64_t>(from.count);
+  if (from.type->contiguous && to.type->contiguous) {
+    if (stream) {
+      common::copy_streaming(dst, from.buffer, bytes);
+    } else {
+      common::copy_memory(dst, from.buffer, bytes);
+    }
+  } else if (from.type->contiguous) {
+    unpack(*to.type, static_cast<const std::byte*>(from.buffer), bytes, dst);
+  } else if (to.type->contiguous) {
+    pack(*from.type, from.buffer, count, dst);
+  } else {
+    std::vector<std::byte> staging(bytes);
+    pack(*from.type, from.buffer, count, staging.data());
+    unpack(*to.type, staging.data(), bytes, dst);
+  }
+}
+
+// What put and get start with: the origin's data and the target side
+// checked, the operation counted. False when there is no more to do: an
+// error (*rc), MPI_PROC_NULL, or no data.
+bool begin(Operation& op, Data& origin, Place* place, int* rc) {
+  *rc = check_data(op, "origin", origin);
   bool skip = false;
-  if (int rc = locate(op, origin.bytes(), &place, &skip)) return rc;
-  if (skip || place.reach == Reach::none) return MPI_SUCCESS;
+  if (*rc == MPI_SUCCESS) *rc = locate(op, origin.bytes(), place, &skip);
+  if (*rc != MPI_SUCCESS || skip || place->reach == Reach::none) return false;
   count_operation(*op.w);
+  return true;
+}
+
+// The target's data where this process maps it, as a Data.
+Data target_here(const Operation& op, const Place& place) {
+  return {place.direct, op.at_target.count, op.at_target.handle, op.at_target.type};
+}
+
+int put(Operation op, Data origin) {
+  Place place;
+  int rc = MPI_SUCCESS;
+  if (!begin(op, origin, &place, &rc)) return rc;
   const std::uint64_t bytes = origin.bytes();
   const TypeInfo& tt = *op.at_target.type;
   if (place.reach == Reach::direct) {
-    if (origin.type->contiguous && tt.contiguous) {
-      if (bytes >= stream_threshold()) {
-        common::copy_streaming(place.direct, origin.buffer, bytes);
-      } else {
-        common::copy_memory(place.direct, origin.buffer, bytes);
-      }
-    } else if (origin.type->contiguous) {
-      unpack(tt, static_cast<const std::byte*>(origin.buffer), bytes, place.direct);
-    } else if (tt.contiguous) {
-      pack(*origin.type, origin.buffer, static_cast<std::uint64_t>(origin.count), place.direct);
-    } else {
-      std::vector<std::byte> staging(bytes);
-      pack(*origin.type, origin.buffer, static_cast<std::uint64_t>(origin.count), staging.data());
-      unpack(tt, staging.data(), bytes, place.direct);
-    }
+    copy_typed(target_here(op, place), origin, bytes, bytes >= stream_threshold());
     return MPI_SUCCESS;
   }
   std::vector<std::byte> staging;
@@ -336,27 +359,15 @@ int put(Operation op, Data origin) {
 }
 
 int get(Operation op, Data origin) {
-  if (int rc = check_data(op, "origin", origin)) return rc;
   Place place;
-  bool skip = false;
-  if (int rc = locate(op, origin.bytes(), &place, &skip)) return rc;
-  if (skip || place.reach == Reach::none) return MPI_SUCCESS;
-  count_operation(*op.w);
+  int rc = MPI_SUCCESS;
+  if (!begin(op, origin, &place, &rc)) return rc;
   const std::uint64_t bytes = origin.bytes();
   const TypeInfo& tt = *op.at_target.type;
   auto* out = static_cast<std::byte*>(const_cast<void*>(origin.buffer));
   if (place.reach == Reach::direct) {
-    if (origin.type->contiguous && tt.contiguous) {
-      common::copy_memory(out, place.direct, bytes);
-    } else if (origin.type->contiguous) {
-      pack(tt, place.direct, static_cast<std::uint64_t>(op.at_target.count), out);
-    } else if (tt.contiguous) {
-      unpack(*origin.type, place.direct, bytes, out);
-    } else {
-      std::vector<std::byte> staging(bytes);
-      pack(tt, place.direct, static_cast<std::uint64_t>(op.at_target.count), staging.data());
-      unpack(*origin.type, staging.data(), bytes, out);
-    }
+    // Into the origin's buffer, which it reads next: through the cache.
+    copy_typed(origin, target_here(op, place), bytes, false);
     return MPI_SUCCESS;
   }
   if (place.reach == Reach::cma) {
@@ -574,13 +585,6 @@ int compare_and_swap(Operation op, const void* origin, const void* compare, void
     cma_refused(op, place);
   }
   return compare_and_swap_via_target(w, op.target, place.offset, h, in, expected, out);
-}
-
-Window* window_of(const char* call, MPI_Win win, int* rc) {
-  require_initialized(call);
-  Window* w = find_win(win);
-  *rc = w == nullptr ? win_error(call, win, MPI_ERR_WIN, describe_bad_win(win)) : MPI_SUCCESS;
-  return w;
 }
 
 // A request form's request, complete when the call returns: operations on

@@ -39,13 +39,6 @@ std::int64_t now_ns() {
   return static_cast<std::int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
 }
 
-Window* window_of(const char* call, MPI_Win win, int* rc) {
-  require_initialized(call);
-  Window* w = find_win(win);
-  *rc = w == nullptr ? win_error(call, win, MPI_ERR_WIN, describe_bad_win(win)) : MPI_SUCCESS;
-  return w;
-}
-
 int bad_assert(const char* call, const Window& w, int assert, int allowed, const char* names) {
   if ((assert & ~allowed) == 0) return MPI_SUCCESS;
   return win_error(call, w.handle, MPI_ERR_ASSERT,
