@@ -182,8 +182,8 @@ int create(const Creation& c) {
   w->disp_unit = c.disp_unit;
   w->no_locks = hint(c.info, "no_locks", false);
   w->noncontiguous = hint(c.info, "alloc_shared_noncontig", false);
-  if (c.info != MPI_INFO_NULL) PMPI_Info_dup(c.info, &w->info);
   if (int rc = PMPI_Comm_dup(c.comm, &w->comm)) return rc;
+  if (c.info != MPI_INFO_NULL) PMPI_Info_dup(c.info, &w->info);
   Communicator& comm = comm_of(w->comm);
   w->rank = comm.rank;
   w->size = comm.size();
