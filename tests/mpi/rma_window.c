@@ -159,6 +159,20 @@ int main(int argc, char **argv) {
     memset(blocks[i], i, 64);
     for (int j = 0; j < i; ++j) CHECK(blocks[i] != blocks[j], "blocks %d and %d are the same", i, j);
   }
+  /* A window over MPI_Alloc_mem's memory is node memory: every rank maps
+   * the others' parts (MPI-4.0's MPI_Win_shared_query on any flavor). */
+  CHECK_RC(MPI_Win_create(blocks[3], 512, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &win));
+  void *peer_part = NULL;
+  MPI_Aint peer_size = 0;
+  int peer_unit = 0;
+  CHECK_RC(MPI_Win_shared_query(win, (rank + 1) % n, &peer_size, &peer_unit, &peer_part));
+  CHECK(peer_part != NULL && peer_size == 512, "MPI_Alloc_mem memory of rank %d is not mapped here (%ld bytes at %p)",
+        (rank + 1) % n, (long)peer_size, peer_part);
+  CHECK_RC(MPI_Win_fence(0, win));
+  CHECK(((unsigned char *)peer_part)[0] == 3, "rank %d's part reads %d", (rank + 1) % n,
+        ((unsigned char *)peer_part)[0]);
+  CHECK_RC(MPI_Win_fence(0, win));
+  CHECK_RC(MPI_Win_free(&win));
   for (int i = 0; i < 8; ++i) CHECK_RC(MPI_Free_mem(blocks[i]));
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
   CHECK_CLASS(MPI_Free_mem(blocks[0]), MPI_ERR_BASE);
