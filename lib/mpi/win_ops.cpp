@@ -347,7 +347,8 @@ int put(Operation op, Data origin) {
   std::vector<std::byte> staging;
   const std::byte* data = contiguous_source(*origin.type, origin.buffer, static_cast<std::uint64_t>(origin.count), staging);
   if (place.reach == Reach::cma) {
-    if (tt.contiguous && hand_over(*op.w, op.target, {rma::MailKind::put, place.offset, data, static_cast<std::uint32_t>(bytes)})) {
+    if (tt.contiguous && bytes <= rma::kMailBytes &&
+        hand_over(*op.w, op.target, {rma::MailKind::put, place.offset, data, static_cast<std::uint32_t>(bytes)})) {
       return MPI_SUCCESS;
     }
     const common::Status s = cma_move(op, place, true, const_cast<std::byte*>(data));
