@@ -76,11 +76,6 @@ bool SharedHeap::deallocate(void* block) {
   return true;
 }
 
-bool SharedHeap::in_node_memory(const void* block) const {
-  const auto it = live_.find(const_cast<void*>(block));
-  return it != live_.end() && it->second.shared;
-}
-
 SharedHeap& shared_heap() {
   // Never destroyed: MPI_Free_mem may come after static destructors would
   // have run, and the pieces go with the process anyway.

@@ -36,8 +36,6 @@ class SharedHeap {
   void* allocate(std::uint64_t bytes);
   // False when `block` is no live block of this heap.
   bool deallocate(void* block);
-  // Whether `block` lies in node memory (tests, mpfinspect).
-  bool in_node_memory(const void* block) const;
 
  private:
   // The pool's upstream: bump allocation in arenas, and pieces of their
