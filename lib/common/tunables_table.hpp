@@ -52,6 +52,8 @@ enum class Tunable : std::size_t {
   coll_rules,
   rma_regions,
   rma_stream_copy,
+  mpf_conversations,
+  mpf_queue_bytes,
   datatype_check,
   debug,
   count,  // not a tunable: the number of tunables; keep it last
@@ -416,6 +418,27 @@ inline constexpr std::array<TunableSpec, kTunableCount> kTunableTable{{
         .max = std::int64_t{1} << 40,
         .doc = "Bytes from which a put into window memory reached directly uses streaming stores (not through "
                "the cache); 0: an eighth of the last-level cache",
+    },
+    {
+        .id = Tunable::mpf_conversations,
+        .name = "mpf_conversations",
+        .kind = TunableKind::integer,
+        .default_value = "256",
+        .min = 1,
+        .max = 65536,
+        .doc = "MPF conversations that may exist on a node at once (each exists while a process has it open); "
+               "each takes mpf_queue_bytes of shared memory, touched only when used",
+    },
+    {
+        .id = Tunable::mpf_queue_bytes,
+        .name = "mpf_queue_bytes",
+        .kind = TunableKind::size,
+        .default_value = "2MiB",
+        .min = 4096,
+        .max = std::int64_t{1} << 36,
+        .doc = "Bytes of messages one MPF conversation queues (64 bytes per message besides its data, rounded "
+               "to 64); a full queue makes senders wait, and a message that can never fit is read from the "
+               "sender's buffer while the sender waits",
     },
     {
         .id = Tunable::datatype_check,

@@ -8,6 +8,7 @@
 #include "coll/board_layout.hpp"
 #include "coll/cells_layout.hpp"
 #include "coll/slots_layout.hpp"
+#include "conversation/layout.hpp"
 #include "shm/node_memory.hpp"
 #include "shm/ranks_layout.hpp"
 #include "shm/transport_layout.hpp"
@@ -15,9 +16,9 @@
 namespace mpf::core {
 
 std::span<const shm::RegionSpec> job_regions() {
-  static const std::array<shm::RegionSpec, 7> specs{
+  static const std::array<shm::RegionSpec, 8> specs{
       shm::RanksLayout::spec(),  shm::Segment::tunables_spec(), shm::NodeMemory::spec(), shm::TransportLayout::spec(),
-      coll::SlotsLayout::spec(), coll::CellsLayout::spec(),     coll::BoardLayout::spec(),
+      coll::SlotsLayout::spec(), coll::CellsLayout::spec(),     coll::BoardLayout::spec(), conversation::TableView::spec(),
   };
   return specs;
 }

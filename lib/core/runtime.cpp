@@ -44,6 +44,25 @@ Runtime& Runtime::create() {
   return runtime;
 }
 
+void Runtime::join(Api api) {
+  static constexpr const char* kNames[kApiCount] = {"MPI", "OpenSHMEM", "MPF"};
+  ApiState& state = api_state_[static_cast<std::size_t>(api)];
+  if (state != ApiState::never) {
+    throw RuntimeError(std::string(kNames[static_cast<std::size_t>(api)]) +
+                       (state == ApiState::joined ? " is already initialised" : " was finalized and cannot start again"));
+  }
+  if (!initialized_) init();
+  state = ApiState::joined;
+}
+
+void Runtime::leave(Api api, const char* function) {
+  api_state_[static_cast<std::size_t>(api)] = ApiState::left;
+  for (const ApiState s : api_state_) {
+    if (s == ApiState::joined) return;
+  }
+  finalize(function);
+}
+
 void Runtime::init() {
   if (initialized_) throw RuntimeError("the runtime is already initialised");
   const std::uint64_t start = now_ns();
@@ -143,18 +162,18 @@ void Runtime::start_messaging() {
   }
 }
 
-void Runtime::finalize() {
+void Runtime::finalize(const char* function) {
   if (!initialized_ || finalized_) return;
   const std::uint64_t start = now_ns();
   // Sends still on their way (a freed request's, a buffered one's: MPI 3.1
   // §8.7) complete, and replies this rank owes its peers go out, before it
   // stops progressing.
   engine_.wait_until([this] { return engine_.quiescent(); },
-                     progress::BlockedCall::finalize(progress::WaitApi::runtime, "MPI_Finalize"));
+                     progress::BlockedCall::finalize(progress::WaitApi::runtime, function));
   // Finalize is collective: no rank leaves before every rank has arrived, so
   // a peer never sees this rank vanish while it may still talk to it.
   // mpfinspect sees ranks that wait here for the others.
-  engine_.announce_blocked(progress::BlockedCall::finalize(progress::WaitApi::runtime, "MPI_Finalize"));
+  engine_.announce_blocked(progress::BlockedCall::finalize(progress::WaitApi::runtime, function));
   try {
     pmix_.fence(false);
     engine_.clear_announced();

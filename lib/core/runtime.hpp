@@ -34,6 +34,11 @@ class RuntimeError : public std::runtime_error {
 inline constexpr const char* kEnvSegmentFd = "MPFRUN_SEGMENT_FD";
 inline constexpr const char* kEnvJobId = "MPFRUN_JOBID";
 
+// The programming interfaces a process may use at once, each joining and
+// leaving the runtime on its own (MPI_Init, shmem_init, mpf_init).
+enum class Api : std::uint8_t { mpi, shmem, mpf };
+inline constexpr std::size_t kApiCount = 3;
+
 class Runtime {
  public:
   // Inline: every MPI, SHMEM and MPF call starts here, so after the first
@@ -43,11 +48,23 @@ class Runtime {
     return *instance_;
   }
 
+  // `api` starts using the runtime: the first API to join initialises it
+  // (init). Throws RuntimeError when `api` has joined before (also when
+  // it has left since: an API starts once per process) or init fails.
+  void join(Api api);
+  // `api` stops using it, in its call `function` (for mpfinspect): the
+  // last API to leave finalizes the runtime. The API must have joined.
+  void leave(Api api, const char* function);
+  bool joined(Api api) const { return api_state_[static_cast<std::size_t>(api)] == ApiState::joined; }
+  bool left(Api api) const { return api_state_[static_cast<std::size_t>(api)] == ApiState::left; }
+
   // Wire-up, attach the segment, adopt the launcher's tunables. Throws
-  // RuntimeError naming what failed. Not thread-safe: call once.
+  // RuntimeError naming what failed. Not thread-safe: call once. An API
+  // calls join() instead.
   void init();
-  // Waits for every rank (a wire-up fence), marks the rank finalized.
-  void finalize();
+  // Waits for every rank (a wire-up fence), marks the rank finalized; shown
+  // as `function` while it waits. An API calls leave() instead.
+  void finalize(const char* function = "MPI_Finalize");
   // Records the abort, tells the launcher to end the job with `code`, and
   // exits this process with `code`.
   [[noreturn]] void abort(int code, const std::string& message);
@@ -87,6 +104,8 @@ class Runtime {
   // Another rank died and the launcher is ending the job: wait for it.
   [[noreturn]] void await_job_end(const std::string& why);
 
+  enum class ApiState : std::uint8_t { never, joined, left };
+  ApiState api_state_[kApiCount] = {};
   bool initialized_ = false;
   bool finalized_ = false;
   wireup::PmixClient pmix_;

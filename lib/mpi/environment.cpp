@@ -32,11 +32,13 @@ void copy_out(const std::string& text, char* out, int capacity, int* length) {
 
 int init(const char* call, int required) {
   Runtime& rt = Runtime::instance();
-  if (rt.initialized() || rt.finalized()) {
-    mpf::mpi::fatal_error(call, MPI_ERR_OTHER, "MPI is already initialised; call MPI_Init only once");
+  if (rt.joined(mpf::core::Api::mpi) || rt.left(mpf::core::Api::mpi)) {
+    mpf::mpi::fatal_error(call, MPI_ERR_OTHER,
+                          rt.joined(mpf::core::Api::mpi) ? "MPI is already initialised; call MPI_Init only once"
+                                                         : "MPI was finalized and cannot be initialised again");
   }
   try {
-    rt.init();
+    rt.join(mpf::core::Api::mpi);
     mpf::mpi::init_communicators(rt.job().rank, rt.job().size);
     mpf::mpi::g_check_signatures = rt.tunables().boolean(mpf::common::Tunable::datatype_check);
   } catch (const std::exception& e) {
@@ -67,8 +69,8 @@ int PMPI_Init_thread(int*, char***, int required, int* provided) {
 
 int PMPI_Finalize(void) {
   Runtime& rt = Runtime::instance();
-  if (!rt.initialized()) mpf::mpi::fatal_error("MPI_Finalize", MPI_ERR_OTHER, "MPI is not initialised");
-  if (rt.finalized()) mpf::mpi::fatal_error("MPI_Finalize", MPI_ERR_OTHER, "MPI is already finalized");
+  if (rt.left(mpf::core::Api::mpi)) mpf::mpi::fatal_error("MPI_Finalize", MPI_ERR_OTHER, "MPI is already finalized");
+  if (!rt.joined(mpf::core::Api::mpi)) mpf::mpi::fatal_error("MPI_Finalize", MPI_ERR_OTHER, "MPI is not initialised");
   // First, as if MPI_COMM_SELF were freed: its attributes' delete callbacks
   // run while MPI is still fully usable (MPI-3.1 §8.7.1).
   if (int rc = mpf::mpi::delete_attributes(MPI_COMM_SELF)) {
@@ -76,7 +78,7 @@ int PMPI_Finalize(void) {
                                 "an attribute delete callback on MPI_COMM_SELF failed with error " + std::to_string(rc));
   }
   try {
-    rt.finalize();
+    rt.leave(mpf::core::Api::mpi, "MPI_Finalize");
   } catch (const std::exception& e) {
     mpf::mpi::fatal_error("MPI_Finalize", MPI_ERR_INTERN, e.what());
   }
@@ -84,12 +86,13 @@ int PMPI_Finalize(void) {
 }
 
 int PMPI_Initialized(int* flag) {
-  *flag = Runtime::instance().initialized() ? 1 : 0;
+  const Runtime& rt = Runtime::instance();
+  *flag = rt.joined(mpf::core::Api::mpi) || rt.left(mpf::core::Api::mpi) ? 1 : 0;
   return MPI_SUCCESS;
 }
 
 int PMPI_Finalized(int* flag) {
-  *flag = Runtime::instance().finalized() ? 1 : 0;
+  *flag = Runtime::instance().left(mpf::core::Api::mpi) ? 1 : 0;
   return MPI_SUCCESS;
 }
 

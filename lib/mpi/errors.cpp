@@ -173,7 +173,7 @@ int comm_error(const char* call, MPI_Comm comm, int error_class, const std::stri
 }
 
 void not_initialized(const char* call) {
-  const bool before = !core::Runtime::instance().finalized();
+  const bool before = !core::Runtime::instance().left(core::Api::mpi);
   fatal_error(call, MPI_ERR_OTHER, before ? "called before MPI_Init" : "called after MPI_Finalize");
 }
 

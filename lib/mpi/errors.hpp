@@ -47,7 +47,7 @@ MPI_Errhandler errhandler_of(MPI_Comm comm);
 // every call pays it.
 inline void require_initialized(const char* call) {
   const core::Runtime& rt = core::Runtime::instance();
-  if (!rt.initialized() || rt.finalized()) [[unlikely]] not_initialized(call);
+  if (!rt.joined(core::Api::mpi)) [[unlikely]] not_initialized(call);
 }
 
 }  // namespace mpf::mpi

@@ -106,7 +106,7 @@ bool direct_route(bool is_send, const void* buf, int count, MPI_Datatype datatyp
   const Runtime& rt = Runtime::instance();
   const Communicator* c = find_comm(comm);
   const TypeInfo* t = usable_type(datatype);
-  if (!rt.initialized() || rt.finalized() || c == nullptr || t == nullptr || !t->contiguous || count < 0) return false;
+  if (!rt.joined(core::Api::mpi) || c == nullptr || t == nullptr || !t->contiguous || count < 0) return false;
   if (tag < 0 && (is_send || tag != MPI_ANY_TAG)) return false;
   const std::vector<std::uint32_t>& peers = c->peers();
   if (peer >= 0 && static_cast<std::size_t>(peer) < peers.size()) {

@@ -125,7 +125,14 @@ constexpr PvarRow kRmaPvars[] = {{"rma_operations", kCounter},
                                  {"rma_types_sent", kCounter},
                                  {"rma_type_cache_hits", kCounter}};
 
-constexpr std::array<Category, 6> kCategories{{
+constexpr Tunable kMpfCvars[] = {Tunable::mpf_conversations, Tunable::mpf_queue_bytes};
+constexpr PvarRow kMpfPvars[] = {{"mpf_sent", kCounter},
+                                 {"mpf_sent_bytes", kCounter},
+                                 {"mpf_received", kCounter},
+                                 {"mpf_received_bytes", kCounter},
+                                 {"mpf_full_waits", kCounter}};
+
+constexpr std::array<Category, 7> kCategories{{
     {"job", "Starting and stopping the job: the tuning file, the run directory, wire-up with mpfrun",
      MPI_T_VERBOSITY_USER_BASIC, kJobCvars, kJobPvars},
     {"shm", "The shared-memory transport: message protocols by size, rings, eager buffers, the unexpected pool",
@@ -138,6 +145,8 @@ constexpr std::array<Category, 6> kCategories{{
      kDebugCvars, {}},
     {"rma", "One-sided communication: attached regions, operations issued, applied for others, datatypes cached",
      MPI_T_VERBOSITY_TUNER_DETAIL, kRmaCvars, kRmaPvars},
+    {"mpf", "MPF conversations: how many may exist, their queues, messages sent and received",
+     MPI_T_VERBOSITY_TUNER_DETAIL, kMpfCvars, kMpfPvars},
 }};
 
 constexpr int kNoIndex = -1;

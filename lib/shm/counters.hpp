@@ -19,7 +19,7 @@ struct CounterField {
   std::string_view doc;
 };
 
-inline constexpr std::array<CounterField, 24> kCounterFields{{
+inline constexpr std::array<CounterField, 29> kCounterFields{{
     {"pmix_puts", &RankCounters::pmix_puts, "wire-up key/value pairs published"},
     {"pmix_gets", &RankCounters::pmix_gets, "wire-up key/value pairs read"},
     {"pmix_fences", &RankCounters::pmix_fences, "wire-up fences completed"},
@@ -47,6 +47,12 @@ inline constexpr std::array<CounterField, 24> kCounterFields{{
      "datatype layouts sent to a target with a one-sided operation (once per target and datatype)"},
     {"rma_type_cache_hits", &RankCounters::rma_type_cache_hits,
      "one-sided operations whose target datatype this rank had cached from an earlier one"},
+    {"mpf_sent", &RankCounters::mpf_sent, "MPF messages sent (mpf_send)"},
+    {"mpf_sent_bytes", &RankCounters::mpf_sent_bytes, "bytes of the MPF messages sent"},
+    {"mpf_received", &RankCounters::mpf_received, "MPF messages received (mpf_receive)"},
+    {"mpf_received_bytes", &RankCounters::mpf_received_bytes, "bytes of the MPF messages received"},
+    {"mpf_full_waits", &RankCounters::mpf_full_waits,
+     "MPF sends that waited for room because their conversation's queue was full (mpf_queue_bytes)"},
 }};
 static_assert(kCounterFields.size() * sizeof(std::atomic<std::uint64_t>) == sizeof(RankCounters),
               "every counter of RankCounters is listed once");

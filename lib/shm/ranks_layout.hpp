@@ -101,6 +101,10 @@ struct RankCounters {
   std::atomic<std::uint64_t> rma_applied;          // RMA operations this rank's engine applied for origins
   std::atomic<std::uint64_t> rma_types_sent;       // datatype layouts sent to targets with an operation
   std::atomic<std::uint64_t> rma_type_cache_hits;  // operations whose datatype the target had cached
+  // MPF conversations (lib/mpf).
+  std::atomic<std::uint64_t> mpf_sent, mpf_sent_bytes;          // messages sent, and their bytes
+  std::atomic<std::uint64_t> mpf_received, mpf_received_bytes;  // messages received, and their bytes
+  std::atomic<std::uint64_t> mpf_full_waits;                    // sends that waited for room in a full queue
 };
 
 // Adds `n` to a counter that only the calling rank writes.
@@ -130,7 +134,7 @@ enum SleepReason : std::uint32_t {
 
 // One per rank. Cache line 0: lifecycle, written by the rank, read by mpfrun
 // and mpfinspect. Cache line 1: the rank's wake-up word, written by peers.
-// Cache lines 2-4: counters, written by the rank.
+// Cache lines 2-5: counters, written by the rank.
 struct alignas(kCacheLine) RankControl {
   std::atomic<std::uint32_t> state;  // RankState
   std::int32_t pid;                  // written by the rank at attach
@@ -156,7 +160,7 @@ struct alignas(kCacheLine) RankControl {
 };
 static_assert(offsetof(RankControl, doorbell) == kCacheLine);
 static_assert(offsetof(RankControl, counters) == 2 * kCacheLine);
-static_assert(sizeof(RankControl) == 5 * kCacheLine);
+static_assert(sizeof(RankControl) == 6 * kCacheLine);
 static_assert(std::atomic<std::uint32_t>::is_always_lock_free && std::atomic<std::uint64_t>::is_always_lock_free,
               "segment atomics must be lock-free to work across processes");
 
@@ -173,8 +177,8 @@ inline void ring_doorbell(RankControl& sleeper, RankControl& waker) {
 class RanksLayout {
  public:
   static constexpr std::string_view kName = "ranks";
-  // 2: typed wait records in the introspection snapshots.
-  static constexpr std::uint32_t kVersion = 2;
+  // 2: typed wait records in the introspection snapshots; 3: MPF counters.
+  static constexpr std::uint32_t kVersion = 3;
   static RegionSpec spec();
 
   RanksLayout() = default;

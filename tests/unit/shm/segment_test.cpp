@@ -28,6 +28,7 @@
 
 #include "coll/board_layout.hpp"
 #include "coll/cells_layout.hpp"
+#include "conversation/layout.hpp"
 #include "common/tunables.hpp"
 #include "core/job_regions.hpp"
 #include "shm/transport_layout.hpp"
@@ -265,13 +266,19 @@ TEST(Segment, SizeIsPageRoundedAndGrowsWithRanks) {
   }
 }
 
-TEST(Segment, SixtyFourRanksWithDefaultTunablesMapAFewTensOfMebibytes) {
+TEST(Segment, SixtyFourRanksWithDefaultTunablesMapAFewTensOfMebibytesBesidesConversationQueues) {
   // SPEC §2: memory must scale. The rings and pools dominate; their pages
-  // are allocated as the ranks use them.
+  // are allocated as the ranks use them. The MPF conversations' queues
+  // (mpf_conversations x mpf_queue_bytes) do not grow with the job, and a
+  // queue's pages are allocated as it fills and given back when its
+  // conversation ends.
   const common::Tunables defaults = common::Tunables::resolve(nullptr, std::vector<std::string>{"tuning_file="});
   Segment s = create(64, 2, defaults, "unit-64");
-  EXPECT_LT(s.bytes(), std::size_t{64} << 20);
-  EXPECT_GT(s.bytes(), std::size_t{1} << 20);
+  const std::uint64_t queues = s.region(conversation::kRegionName, conversation::kVersion).bytes;
+  EXPECT_GE(queues, static_cast<std::uint64_t>(defaults.integer(common::Tunable::mpf_conversations) *
+                                               defaults.integer(common::Tunable::mpf_queue_bytes)));
+  EXPECT_LT(s.bytes() - queues, std::size_t{64} << 20);
+  EXPECT_GT(s.bytes() - queues, std::size_t{1} << 20);
 }
 
 TEST(Segment, ATooLargeJobIsRefusedInOneLineNamingItsNeedAndTheTunable) {
