@@ -35,23 +35,27 @@ struct Communicator {
 
 // What a wait needs, as the analysis reads it: a request wait is analysed
 // as the wait for its oldest incomplete request.
-enum class Need { everyone, send, receive, collective };
+enum class Need { everyone, send, receive, collective, conversation };
 
 // What a rank is doing, for the analysis.
 struct Node {
   enum class Kind { running, finished, blocked } kind = Kind::running;
-  int self = -1;              // its world rank
-  std::string function;       // display text: "MPI_Recv"
-  std::string call;           // "MPI_Recv(source 1, tag 7)"
+  int self = -1;         // its world rank
+  std::string function;  // display text: "MPI_Recv"
+  std::string call;      // "MPI_Recv(source 1, tag 7)"
   bool finalizing = false;
   Need need = Need::everyone;
-  int peer = -1;              // -1: any
+  int peer = -1;  // -1: any
   int tag = -1;
   CommKey comm;
   std::uint32_t seq = 0;  // collectives: the call's number on `comm`
   shm::CollKind op = shm::CollKind::none;
   int root = -1;
   std::vector<int> waits_for;  // ranks whose action would release it
+  // An MPF conversation wait: the conversation's id and what it waits for
+  // ("message", "room", "readers").
+  int conversation = -1;
+  std::string conversation_wait;
 };
 
 // The contexts of the job's RMA windows' communicators (their fences are
@@ -121,10 +125,18 @@ void read_wait(const nlohmann::json& b, Node& node) {
   node.comm = {b.at("context").get<std::uint32_t>(), b.value("epoch", 0u)};
   node.root = b.value("root", -1);
   std::string kind = b.value("kind", "none");
+  if (kind == "conversation") {
+    node.need = Need::conversation;
+    node.conversation = node.tag;
+    node.conversation_wait = b.value("waits_for", "message");
+    node.call = node.function + "(conversation \"" + b.value("conversation", std::string("?")) + "\" as " +
+                b.value("role", std::string("connection")) + ")";
+    return;
+  }
   if (kind == "request") kind = b.value("request_of", "none");
   if (kind == "send" || kind == "rma_sync") {
     node.need = Need::send;
-  } else if (kind == "receive" || kind == "conversation") {
+  } else if (kind == "receive") {
     node.need = Need::receive;
   } else if (kind == "collective" && b.contains("collective")) {
     node.need = Need::collective;
@@ -265,6 +277,74 @@ Standing standing_of(const Group& g, const std::map<CommKey, Communicator>& comm
   return s;
 }
 
+const nlohmann::json* find_conversation(const nlohmann::json& conversations, int id) {
+  for (const auto& c : conversations) {
+    if (c.at("id").get<int>() == id) return &c;
+  }
+  return nullptr;
+}
+
+std::vector<int> ranks_of(const nlohmann::json& list, int except) {
+  std::vector<int> ranks;
+  for (const auto& r : list) {
+    if (r.get<int>() != except) ranks.push_back(r.get<int>());
+  }
+  return ranks;
+}
+
+// Whose action would end a conversation wait: a receiver's senders; a
+// sender's receivers (they make room, or read its message).
+std::vector<int> conversation_partners(const nlohmann::json& conversations, const Node& node) {
+  const nlohmann::json* c = find_conversation(conversations, node.conversation);
+  if (c == nullptr) return {};
+  if (node.conversation_wait == "message") return ranks_of(c->at("senders"), node.self);
+  std::vector<int> receivers = ranks_of(c->at("fcfs_receivers"), node.self);
+  for (int r : ranks_of(c->at("broadcast_receivers"), node.self)) receivers.push_back(r);
+  std::sort(receivers.begin(), receivers.end());
+  receivers.erase(std::unique(receivers.begin(), receivers.end()), receivers.end());
+  return receivers;
+}
+
+// "ranks 1,2 are all blocked: rank 1 in mpf_receive(...); rank 2 in ...".
+std::string all_blocked(const std::vector<int>& ranks, const std::vector<Node>& nodes) {
+  std::string text = ranks.size() == 1 ? ", which is blocked too: " : ", which are all blocked: ";
+  std::size_t shown = 0;
+  for (int r : ranks) {
+    if (shown++ == 4) {
+      text += "; and " + std::to_string(ranks.size() - 4) + " more";
+      break;
+    }
+    text += (shown == 1 ? "" : "; ") + std::string("rank ") + std::to_string(r) + " in " +
+            nodes[static_cast<std::size_t>(r)].call;
+  }
+  return text;
+}
+
+// Why a conversation wait cannot end, every unfinished rank being blocked.
+std::string explain_conversation_wait(const nlohmann::json& conversations, const Node& node,
+                                      const std::vector<Node>& nodes) {
+  const std::string who = "rank " + std::to_string(node.self) + " waits in " + node.call;
+  const nlohmann::json* c = find_conversation(conversations, node.conversation);
+  if (c == nullptr) return who + ", on a conversation that no longer exists";
+  const std::string name = "\"" + c->at("name").get<std::string>() + "\"";
+  if (node.conversation_wait == "message") {
+    if (node.waits_for.empty()) {
+      return who + ", but nobody has " + name + " open to send and no message for it is queued: nothing can arrive";
+    }
+    return who + " for a message from " + rank_range(node.waits_for) + all_blocked(node.waits_for, nodes);
+  }
+  std::string line = who;
+  if (node.conversation_wait == "room") {
+    line += " for room: the queue of " + name + " is full (" + std::to_string(c->at("queued_messages").get<long>()) +
+            " messages, " + std::to_string(c->at("queue_used_bytes").get<long>()) + " of its " +
+            std::to_string(c->at("queue_bytes").get<long>()) + " bytes, mpf_queue_bytes)";
+  } else {
+    line += " for its receivers to read a message too large for the queue of " + name;
+  }
+  if (node.waits_for.empty()) return line + ", and " + name + " has no receiver other than itself";
+  return line + "; its receivers are " + rank_range(node.waits_for) + all_blocked(node.waits_for, nodes);
+}
+
 }  // namespace
 
 nlohmann::json analyse_deadlock(const nlohmann::json& job) {
@@ -318,9 +398,12 @@ nlohmann::json analyse_deadlock(const nlohmann::json& job) {
   for (int r = 0; r < n; ++r) {
     if (nodes[static_cast<std::size_t>(r)].kind == Node::Kind::blocked) blocked.push_back(r);
   }
+  const nlohmann::json conversations = job.value("conversations", nlohmann::json::array());
   for (int r : blocked) {
     Node& node = nodes[static_cast<std::size_t>(r)];
-    if (node.need == Need::collective) {
+    if (node.need == Need::conversation) {
+      node.waits_for = conversation_partners(conversations, node);
+    } else if (node.need == Need::collective) {
       for (int m : members_of(node.comm, comms, nodes)) {
         const Node& o = nodes[static_cast<std::size_t>(m)];
         if (m != r && (o.kind != Node::Kind::blocked || o.need != Need::collective || !same_call(o, node))) {
@@ -487,8 +570,8 @@ nlohmann::json analyse_deadlock(const nlohmann::json& job) {
                       (node.need == Need::receive ? "sent" : "received"));
     }
     if (peer.kind == Node::Kind::finished) {
-      lines.push_back("rank " + std::to_string(r) + " waits in " + node.call + " but rank " + std::to_string(node.peer) +
-                      " has finished");
+      lines.push_back("rank " + std::to_string(r) + " waits in " + node.call + " but rank " +
+                      std::to_string(node.peer) + " has finished");
     }
   }
   // Cycles through specific peers, each reported once.
@@ -517,6 +600,19 @@ nlohmann::json analyse_deadlock(const nlohmann::json& job) {
       path.push_back(next);
       at = next;
     }
+  }
+  // MPF conversations: whom each wait depends on, and what they do.
+  bool all_receiving = true;
+  for (int r : blocked) {
+    const Node& node = nodes[static_cast<std::size_t>(r)];
+    all_receiving = all_receiving && node.need == Need::conversation && node.conversation_wait == "message";
+  }
+  if (all_receiving && blocked.size() > 1) {
+    lines.push_back("every unfinished rank waits in mpf_receive: none of them can send");
+  }
+  for (int r : elsewhere) {
+    const Node& node = nodes[static_cast<std::size_t>(r)];
+    if (node.need == Need::conversation) lines.push_back(explain_conversation_wait(conversations, node, nodes));
   }
   for (int r : elsewhere) {
     const Node& node = nodes[static_cast<std::size_t>(r)];

@@ -7,9 +7,10 @@
 #include <string>
 
 #include "inspect/collective_names.hpp"
+#include "inspect/conversations.hpp"
 #include "inspect/windows.hpp"
-#include "shm/counters.hpp"
 #include "progress/packet.hpp"
+#include "shm/counters.hpp"
 #include "shm/node_memory.hpp"
 #include "shm/segment.hpp"
 #include "shm/transport_layout.hpp"
@@ -25,10 +26,14 @@ std::int64_t monotonic_ns() {
 
 const char* protocol_name(std::uint32_t kind) {
   switch (static_cast<progress::PacketKind>(kind)) {
-    case progress::PacketKind::short_msg: return "short";
-    case progress::PacketKind::eager: return "eager";
-    case progress::PacketKind::rts: return "rendezvous";
-    default: return "receive";
+    case progress::PacketKind::short_msg:
+      return "short";
+    case progress::PacketKind::eager:
+      return "eager";
+    case progress::PacketKind::rts:
+      return "rendezvous";
+    default:
+      return "receive";
   }
 }
 
@@ -55,36 +60,54 @@ nlohmann::json entry_json(const shm::QueueEntry& e, std::int64_t now) {
 // build does not know (a newer writer) shows as its number.
 std::string api_name(shm::WaitApi a) {
   switch (a) {
-    case shm::WaitApi::mpi: return "mpi";
-    case shm::WaitApi::shmem: return "shmem";
-    case shm::WaitApi::mpf: return "mpf";
-    case shm::WaitApi::runtime: return "runtime";
-    case shm::WaitApi::none: return "none";
+    case shm::WaitApi::mpi:
+      return "mpi";
+    case shm::WaitApi::shmem:
+      return "shmem";
+    case shm::WaitApi::mpf:
+      return "mpf";
+    case shm::WaitApi::runtime:
+      return "runtime";
+    case shm::WaitApi::none:
+      return "none";
   }
   return std::to_string(static_cast<int>(a));
 }
 
 std::string kind_name(shm::WaitKind k) {
   switch (k) {
-    case shm::WaitKind::none: return "none";
-    case shm::WaitKind::send: return "send";
-    case shm::WaitKind::receive: return "receive";
-    case shm::WaitKind::request: return "request";
-    case shm::WaitKind::collective: return "collective";
-    case shm::WaitKind::rma_sync: return "rma_sync";
-    case shm::WaitKind::shmem_wait: return "shmem_wait";
-    case shm::WaitKind::conversation: return "conversation";
-    case shm::WaitKind::finalize: return "finalize";
+    case shm::WaitKind::none:
+      return "none";
+    case shm::WaitKind::send:
+      return "send";
+    case shm::WaitKind::receive:
+      return "receive";
+    case shm::WaitKind::request:
+      return "request";
+    case shm::WaitKind::collective:
+      return "collective";
+    case shm::WaitKind::rma_sync:
+      return "rma_sync";
+    case shm::WaitKind::shmem_wait:
+      return "shmem_wait";
+    case shm::WaitKind::conversation:
+      return "conversation";
+    case shm::WaitKind::finalize:
+      return "finalize";
   }
   return std::to_string(static_cast<int>(k));
 }
 
 std::string rma_wait_name(std::int32_t what) {
   switch (static_cast<shm::RmaWait>(what)) {
-    case shm::RmaWait::post: return "post";
-    case shm::RmaWait::complete: return "complete";
-    case shm::RmaWait::lock: return "lock";
-    case shm::RmaWait::applied: return "applied";
+    case shm::RmaWait::post:
+      return "post";
+    case shm::RmaWait::complete:
+      return "complete";
+    case shm::RmaWait::lock:
+      return "lock";
+    case shm::RmaWait::applied:
+      return "applied";
   }
   return std::to_string(what);
 }
@@ -214,8 +237,8 @@ nlohmann::json regions_json(const shm::Segment& segment) {
 nlohmann::json node_memory_json(const shm::Segment& segment) {
   nlohmann::json pieces = nlohmann::json::array();
   for (const shm::NodeMemoryListing& m : shm::NodeMemory::list(segment)) {
-    pieces.push_back({{"id", m.id}, {"name", m.name}, {"owner_rank", m.owner_rank}, {"owner_pid", m.owner_pid},
-                      {"bytes", m.bytes}});
+    pieces.push_back(
+        {{"id", m.id}, {"name", m.name}, {"owner_rank", m.owner_rank}, {"owner_pid", m.owner_pid}, {"bytes", m.bytes}});
   }
   return pieces;
 }
@@ -247,6 +270,18 @@ nlohmann::json read_job(const job::JobEntry& entry) {
   const std::int64_t now = monotonic_ns();
   nlohmann::json ranks = nlohmann::json::array();
   for (std::uint32_t r = 0; r < segment.header().nranks; ++r) ranks.push_back(rank_json(segment, r, now, rndv_mode));
+  // A wait on a conversation names it (its id is the record's tag) and the
+  // rank's role there (the record's context).
+  nlohmann::json conversations = conversations_json(segment, now);
+  for (auto& rank : ranks) {
+    nlohmann::json& b = rank["blocked_in"];
+    if (b.is_null() || b.value("kind", "") != "conversation") continue;
+    b["role"] = conversation_role(b.at("context").get<std::uint32_t>());
+    b["waits_for"] = conversation_wait(b.at("context").get<std::uint32_t>());
+    for (const auto& c : conversations) {
+      if (c.at("id") == b.at("tag")) b["conversation"] = c.at("name");
+    }
+  }
   return {{"job",
            {{"jobid", entry.jobid},
             {"mpfrun_pid", entry.launcher_pid},
@@ -261,13 +296,14 @@ nlohmann::json read_job(const job::JobEntry& entry) {
             {"node_memory", node_memory_json(segment)}}},
           {"tunables", tunables},
           {"ranks", ranks},
-          {"windows", windows_json(segment, now)}};
+          {"windows", windows_json(segment, now)},
+          {"conversations", conversations}};
 }
 
 nlohmann::json list_jobs(const job::RunRegistry& registry) {
-  const auto now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
-                          std::chrono::system_clock::now().time_since_epoch())
-                          .count();
+  const auto now_ms =
+      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+          .count();
   nlohmann::json jobs = nlohmann::json::array();
   for (const job::JobEntry& e : registry.list()) {
     jobs.push_back({{"jobid", e.jobid},

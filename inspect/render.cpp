@@ -43,8 +43,8 @@ std::string rma_wait_text(const nlohmann::json& b) {
 // A window's members that have anything to show: epochs, locks, a queue,
 // operations waiting to be applied.
 void render_window(std::ostringstream& out, const nlohmann::json& w, bool full) {
-  out << "window on context " << w["context"] << " (" << w["flavor"].get<std::string>() << ", "
-      << w["members"].size() << " ranks, made " << seconds(w["created_seconds_ago"]) << " ago)";
+  out << "window on context " << w["context"] << " (" << w["flavor"].get<std::string>() << ", " << w["members"].size()
+      << " ranks, made " << seconds(w["created_seconds_ago"]) << " ago)";
   for (const auto& m : w["members"]) {
     if (m.contains("name")) {
       out << " named " << m["name"].get<std::string>();
@@ -55,8 +55,8 @@ void render_window(std::ostringstream& out, const nlohmann::json& w, bool full) 
   int quiet = 0;
   for (const auto& m : w["members"]) {
     const auto& lock = m["lock"];
-    const bool busy = !m["epochs"].empty() || !lock["holders"].empty() || !lock["queued"].empty() ||
-                      !m["unapplied"].empty();
+    const bool busy =
+        !m["epochs"].empty() || !lock["holders"].empty() || !lock["queued"].empty() || !m["unapplied"].empty();
     if (!busy && !full) {
       ++quiet;
       continue;
@@ -84,11 +84,35 @@ void render_window(std::ostringstream& out, const nlohmann::json& w, bool full) 
   if (quiet > 0) out << "  " << quiet << (quiet == 1 ? " rank has" : " ranks have") << " no epoch open and no lock\n";
 }
 
+std::string ranks_text(const nlohmann::json& ranks) {
+  std::string text;
+  for (const auto& r : ranks) text += (text.empty() ? "" : ",") + std::to_string(r.get<int>());
+  return text.empty() ? "none" : text;
+}
+
+// A conversation: who is connected, what is queued, who waits on it.
+void render_conversation(std::ostringstream& out, const nlohmann::json& c) {
+  out << "conversation \"" << c["name"].get<std::string>() << "\": senders " << ranks_text(c["senders"])
+      << "; FCFS receivers " << ranks_text(c["fcfs_receivers"]) << "; BROADCAST receivers "
+      << ranks_text(c["broadcast_receivers"]) << "; " << c["queued_messages"] << " messages (" << c["queued_bytes"]
+      << " bytes) queued, " << c["queue_used_bytes"] << " of " << c["queue_bytes"] << " bytes of its queue used";
+  if (!c["oldest_message_seconds"].is_null())
+    out << ", the oldest sent " << seconds(c["oldest_message_seconds"]) << " ago";
+  out << "; " << c["sent"] << " sent in all\n";
+  const nlohmann::json waiting_receivers = [&] {
+    nlohmann::json all = c["waiting_receivers"];
+    for (const auto& r : c["waiting_broadcast_receivers"]) all.push_back(r);
+    return all;
+  }();
+  if (!waiting_receivers.empty()) out << "  waiting for a message: ranks " << ranks_text(waiting_receivers) << "\n";
+  if (!c["waiting_senders"].empty()) out << "  waiting for room: ranks " << ranks_text(c["waiting_senders"]) << "\n";
+}
+
 void render_rank(std::ostringstream& out, const nlohmann::json& r, bool full) {
   out << "rank " << r["rank"] << " (pid " << r["pid"] << "): ";
   const std::string state = r["state"];
   if (state == "not_initialized") {
-    out << "has not initialised MPI (starting, or not an MPI program)\n";
+    out << "has not initialised (starting, or not an MPI, SHMEM or MPF program)\n";
   } else if (state == "finalized") {
     out << "finalized\n";
   } else if (state == "aborted") {
@@ -97,7 +121,11 @@ void render_rank(std::ostringstream& out, const nlohmann::json& r, bool full) {
     out << "running user code\n";
   } else {
     const auto& b = r["blocked_in"];
-    if (b.contains("rma_wait")) {
+    if (b.contains("role")) {
+      out << "blocked in " << b["function"].get<std::string>() << "(conversation \""
+          << b.value("conversation", std::string("?")) << "\" as " << b["role"].get<std::string>() << ") for "
+          << seconds(b["seconds"]) << "\n";
+    } else if (b.contains("rma_wait")) {
       out << "blocked in " << b["function"].get<std::string>() << "(" << rma_wait_text(b) << ", context "
           << b["context"] << ") for " << seconds(b["seconds"]) << "\n";
     } else {
@@ -120,9 +148,10 @@ void render_rank(std::ostringstream& out, const nlohmann::json& r, bool full) {
     }
   }
   if (full && r.contains("transport")) {
-    out << "  transport: " << r["transport"].get<std::string>() << "; large messages: "
-        << r["large_messages"].get<std::string>() << "\n";
-  } else if (r.contains("large_messages") && r["large_messages"].get<std::string>().find("refused") != std::string::npos) {
+    out << "  transport: " << r["transport"].get<std::string>()
+        << "; large messages: " << r["large_messages"].get<std::string>() << "\n";
+  } else if (r.contains("large_messages") &&
+             r["large_messages"].get<std::string>().find("refused") != std::string::npos) {
     out << "  large messages: " << r["large_messages"].get<std::string>() << "\n";
   }
   if (r.contains("queues")) {
@@ -139,8 +168,8 @@ void render_rank(std::ostringstream& out, const nlohmann::json& r, bool full) {
           << " bytes of the pool)\n";
       for (const auto& e : q["unexpected"]) {
         out << "    source " << e["source"] << ", tag " << e["tag"] << ", context " << e["context"] << ", "
-            << e["bytes"] << " bytes, " << e["protocol"].get<std::string>() << ", arrived "
-            << seconds(e["age_seconds"]) << " ago\n";
+            << e["bytes"] << " bytes, " << e["protocol"].get<std::string>() << ", arrived " << seconds(e["age_seconds"])
+            << " ago\n";
       }
     }
     if (q["sends_waiting_for_ring_space"].get<int>() > 0 || full) {
@@ -179,8 +208,8 @@ std::string render_job(const nlohmann::json& job, std::optional<std::uint32_t> r
   std::ostringstream out;
   const auto& j = job["job"];
   out << "job " << j["jobid"].get<std::string>() << ": " << j["ranks"] << " ranks on " << j["host"].get<std::string>()
-      << " (" << j["cpus"] << " CPUs" << (j["oversubscribed"].get<bool>() ? ", oversubscribed" : "")
-      << "), mpfrun pid " << j["mpfrun_pid"] << ": " << command_line(j["command"]) << "\n";
+      << " (" << j["cpus"] << " CPUs" << (j["oversubscribed"].get<bool>() ? ", oversubscribed" : "") << "), mpfrun pid "
+      << j["mpfrun_pid"] << ": " << command_line(j["command"]) << "\n";
   if (j.contains("segment_resident_bytes")) {
     out << "shared memory: " << mebibytes(j["segment_resident_bytes"]) << " in use of the segment's "
         << mebibytes(j["segment_bytes"]);
@@ -195,6 +224,9 @@ std::string render_job(const nlohmann::json& job, std::optional<std::uint32_t> r
   }
   if (job.contains("windows")) {
     for (const auto& w : job["windows"]) render_window(out, w, rank.has_value());
+  }
+  if (job.contains("conversations")) {
+    for (const auto& c : job["conversations"]) render_conversation(out, c);
   }
   if (rank && job["tunables"].is_array()) {
     out << "tunables:\n";

@@ -58,10 +58,12 @@ struct TableHeader {
   std::uint64_t queue_bytes;  // each conversation's ring
   std::uint64_t entry_bytes;  // an entry with its per-rank arrays
   std::uint64_t entries_offset;
-  std::uint64_t rings_offset;       // page-aligned
-  std::atomic<std::uint32_t> live;  // conversations that exist now
-  std::atomic<std::uint32_t> most;  // the most that existed at once
-  pthread_mutex_t lock;             // finds, creates and discards conversations
+  std::uint64_t rings_offset;             // page-aligned
+  std::atomic<std::uint32_t> live;        // conversations that exist now
+  std::atomic<std::uint32_t> most;        // the most that existed at once
+  std::atomic<std::uint32_t> joined;      // ranks that called mpf_init
+  std::atomic<std::uint32_t> finalizing;  // ranks that reached mpf_finalize
+  pthread_mutex_t lock;                   // finds, creates and discards conversations
 };
 
 enum class EntryState : std::uint32_t { free = 0, live = 1 };
@@ -110,6 +112,14 @@ static_assert(sizeof(Record) == kLine);
 inline std::uint64_t footprint(std::uint64_t bytes, std::uint32_t flags) {
   return kLine + ((flags & kDirect) != 0 ? 0 : (bytes + kLine - 1) / kLine * kLine);
 }
+
+// What a rank blocked on a conversation waits for, shown to mpfinspect in
+// its wait record's context as role | (ConversationWait << 8).
+enum class ConversationWait : std::uint32_t {
+  message = 0,  // a receiver: the next message
+  room = 1,     // a sender: room in the full queue
+  readers = 2,  // a sender: its message too large for the queue to be read from its buffer
+};
 
 // Waiting bitmaps of an entry.
 enum class Waiting : std::uint32_t { fcfs = 0, broadcast = 1, senders = 2 };

@@ -312,6 +312,15 @@ void Table::release_locked(std::uint32_t c) {
   wake_all(c, Waiting::senders);
 }
 
+void Table::arrive_at_finalize() {
+  TableHeader& h = view_.header_mut();
+  if (h.finalizing.fetch_add(1, std::memory_order_seq_cst) + 1 < h.joined.load(std::memory_order_seq_cst)) return;
+  // The last to arrive: whoever waits for it is asleep or about to look.
+  for (std::uint32_t r = 0; r < h.nranks; ++r) {
+    if (r != me_) waker_->wake(r);
+  }
+}
+
 void Table::want(std::uint32_t c, Waiting which) const {
   std::atomic<std::uint64_t>& word = view_.waiting(c, which)[me_ / 64];
   const std::uint64_t bit = std::uint64_t{1} << (me_ % 64);

@@ -104,6 +104,17 @@ class Table {
   // Whether a message waits for this connection now.
   bool has_message(Connection& k);
 
+  // --- the node's processes ---
+  // This rank uses conversations now (mpf_init).
+  void join() { view_.header_mut().joined.fetch_add(1, std::memory_order_acq_rel); }
+  // It reached mpf_finalize: wakes the ranks that wait for the others.
+  void arrive_at_finalize();
+  // Every rank that joined has reached mpf_finalize.
+  bool all_arrived() const {
+    const TableHeader& h = view_.header();
+    return h.finalizing.load(std::memory_order_acquire) >= h.joined.load(std::memory_order_acquire);
+  }
+
   // --- waiting ---
   // This rank waits on conversation c (for a message, or for room): the
   // next message or room wakes it. Set before looking once more.

@@ -29,6 +29,7 @@ int mpf_init(int*, char***) {
     const mpf::conversation::TableView view(
         rt.segment().region(mpf::conversation::kRegionName, mpf::conversation::kVersion));
     state().table.emplace(view, rt.job().rank, state().wakes);
+    state().table->join();
     state().stage_direct = rt.tunables().text(mpf::common::Tunable::rndv_mode) == "copy";
   } catch (const std::exception& e) {
     std::fprintf(stderr, "mpf_init: %s\n", e.what());
@@ -39,6 +40,14 @@ int mpf_init(int*, char***) {
 
 int mpf_finalize(void) {
   if (!mpf::api::initialized()) return MPF_ERR_NOT_INITIALIZED;
+  // Collective: connections close once every process that uses MPF has
+  // arrived, so messages sent just before a sender's mpf_finalize reach
+  // receivers that were still to join or to read them.
+  mpf::conversation::Table& table = *state().table;
+  table.arrive_at_finalize();
+  Runtime::instance().engine().wait_until(
+      [&] { return table.all_arrived(); },
+      mpf::progress::BlockedCall::finalize(mpf::progress::WaitApi::mpf, "mpf_finalize"));
   for (std::size_t i = 0; i < state().connections.size(); ++i) {
     const mpf::api::ConnectionSlot& slot = state().connections[i];
     if (!slot.open) continue;

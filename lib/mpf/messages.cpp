@@ -23,17 +23,18 @@ using conversation::Waiting;
 shm::RankCounters& counters() { return core::Runtime::instance().control()->counters; }
 
 // Waits in the engine until `ready()`, shown as `function` waiting on the
-// connection's conversation; `which` says what wakes it.
+// connection's conversation for `what`; `which` says what wakes it.
 template <class Ready>
-void wait_on(const conversation::Connection& k, Waiting which, const char* function, Ready&& ready) {
+void wait_on(const conversation::Connection& k, Waiting which, conversation::ConversationWait what,
+             const char* function, Ready&& ready) {
   conversation::Table& table = *state().table;
   auto look = [&] {
     table.want(k.conversation, which);
     return ready();
   };
   core::Runtime::instance().engine().wait_until(
-      look, progress::BlockedCall::conversation(progress::kAnySource, static_cast<std::int32_t>(k.conversation), k.role,
-                                                function));
+      look, progress::BlockedCall::conversation(progress::kAnySource, static_cast<std::int32_t>(k.conversation),
+                                                k.role | (static_cast<std::uint32_t>(what) << 8), function));
   table.unwant(k.conversation, which);
 }
 
@@ -61,7 +62,8 @@ int read_direct(const conversation::Connection& k, Record& r, void* to) {
     r.flags.fetch_or(conversation::kWantStaged, std::memory_order_seq_cst);
     rt.transport().wake(static_cast<std::uint32_t>(r.sender));
   }
-  wait_on(k, waiting_of(k), "mpf_receive", [&] { return r.staged.load(std::memory_order_acquire) != 0; });
+  wait_on(k, waiting_of(k), conversation::ConversationWait::message, "mpf_receive",
+          [&] { return r.staged.load(std::memory_order_acquire) != 0; });
   try {
     const shm::NodeMemory staged = shm::NodeMemory::open(rt.segment(), r.staged.load(std::memory_order_relaxed), false);
     common::copy_memory(static_cast<std::byte*>(to), staged.data(), r.bytes);
@@ -95,7 +97,7 @@ int await_readers(const conversation::Connection& k, Record& r, const void* buf)
     stage();
   }
   table.publish(k.conversation, r);
-  wait_on(k, Waiting::senders, "mpf_send", [&] {
+  wait_on(k, Waiting::senders, conversation::ConversationWait::readers, "mpf_send", [&] {
     if (!staged && rc == MPF_SUCCESS && (r.flags.load(std::memory_order_acquire) & conversation::kWantStaged) != 0) {
       stage();
     }
@@ -124,7 +126,7 @@ int mpf_send(mpf_lnvc_t lnvc, const void* buf, size_t bytes) {
   mpf::conversation::Reservation r = table.try_reserve(k.conversation, bytes, address);
   if (r.record == nullptr) {
     mpf::shm::count(counters().mpf_full_waits);
-    wait_on(k, Waiting::senders, "mpf_send", [&] {
+    wait_on(k, Waiting::senders, mpf::conversation::ConversationWait::room, "mpf_send", [&] {
       r = table.try_reserve(k.conversation, bytes, address);
       return r.record != nullptr;
     });
@@ -152,7 +154,7 @@ int mpf_receive(mpf_lnvc_t lnvc, void* buf, size_t* bytes) {
   const std::uint64_t capacity = *bytes;
   Found f = look(k, capacity);
   if (f.what == Found::What::nothing) {
-    wait_on(k, waiting_of(k), "mpf_receive", [&] {
+    wait_on(k, waiting_of(k), mpf::conversation::ConversationWait::message, "mpf_receive", [&] {
       f = look(k, capacity);
       return f.what != Found::What::nothing;
     });
@@ -164,7 +166,8 @@ int mpf_receive(mpf_lnvc_t lnvc, void* buf, size_t* bytes) {
   }
   // Taken before its sender finished writing it: wait for the rest.
   if (r.ready.load(std::memory_order_acquire) == 0) {
-    wait_on(k, waiting_of(k), "mpf_receive", [&] { return r.ready.load(std::memory_order_acquire) != 0; });
+    wait_on(k, waiting_of(k), mpf::conversation::ConversationWait::message, "mpf_receive",
+            [&] { return r.ready.load(std::memory_order_acquire) != 0; });
   }
   const std::uint64_t length = r.bytes;
   int rc = MPF_SUCCESS;

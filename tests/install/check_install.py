@@ -27,14 +27,15 @@ def main():
         run(["cmake", "--install", build, "--prefix", prefix])
         libdir = next(d for d in ("lib", "lib64") if os.path.isdir(os.path.join(prefix, d)))
         expected = [
-            "bin/mpfrun", "bin/mpfinspect", "bin/mpftune", "bin/mpicc", "bin/mpicxx",
+            "bin/mpfrun", "bin/mpfinspect", "bin/mpftune", "bin/mpicc", "bin/mpicxx", "bin/mpfcc",
             "libexec/mpf/kernel_pingpong", "share/mpf/kernels/pingpong.c", "share/mpf/kernels/kernel_util.h",
-            f"{libdir}/libmpi.so", f"{libdir}/libmpfrt.so",
-            "include/mpi.h",
-            f"{libdir}/pkgconfig/mpf-mpi.pc",
+            f"{libdir}/libmpi.so", f"{libdir}/libmpf.so", f"{libdir}/libmpfrt.so",
+            "include/mpi.h", "include/mpf.h",
+            f"{libdir}/pkgconfig/mpf-mpi.pc", f"{libdir}/pkgconfig/mpf-mpf.pc",
+            "share/man/man1/mpfcc.1", "share/man/man3/mpf.3",
             "share/man/man1/mpfrun.1", "share/man/man1/mpfinspect.1", "share/man/man1/mpftune.1", "share/man/man1/mpicc.1", "share/man/man3/mpi.3", "share/man/man7/mpf.7",
             "share/mpf/schemas/mpfrun-report.schema.json", "share/mpf/schemas/mpftune-bench.schema.json",
-            "share/mpf/examples/hello.c",
+            "share/mpf/examples/hello.c", "share/mpf/examples/mpf_base.c",
         ]
         missing = [p for p in expected if not os.path.exists(os.path.join(prefix, p))]
         if missing:
@@ -65,6 +66,20 @@ def main():
         if "Hello from rank 1 of 2" not in out:
             print(f"check_install: FAIL: the program built by the installed mpicc did not run:\n{out}")
             return 1
+
+        # An MPF program, with the installed mpfcc and with pkg-config.
+        base = os.path.join(prefix, "share/mpf/examples/mpf_base.c")
+        wrapped = os.path.join(prefix, "mpf_base_wrapped")
+        run([os.path.join(prefix, "bin/mpfcc"), "-std=c99", "-Wall", "-Wextra", "-Werror", base, "-o", wrapped])
+        pc_env = dict(os.environ, PKG_CONFIG_PATH=os.path.join(prefix, libdir, "pkgconfig"))
+        flags = run(["pkg-config", "--cflags", "--libs", "mpf-mpf"], env=pc_env).stdout.split()
+        built = os.path.join(prefix, "mpf_base_pc")
+        run(["cc", "-std=c99", base, "-o", built, *flags])
+        for exe in (wrapped, built):
+            out = run([os.path.join(prefix, "bin/mpfrun"), "--timeout", "60", "-n", "2", exe], env=env).stdout
+            if "mpf_base ok" not in out:
+                print(f"check_install: FAIL: the installed toolkit's MPF example {exe} did not run:\n{out}")
+                return 1
 
         # The installed mpftune finds the installed mpfrun and kernels.
         out = run([os.path.join(prefix, "bin/mpftune"), "bench", "--quick", "--kernels", "pingpong"], env=env).stdout

@@ -68,7 +68,7 @@ class FailingRanks(JobTestCase):
         err = self.check(["--timeout", "1", "-n", "3", ACTIONS, "hang"], 124,
                          r"mpfrun: timeout: the job ran longer than 1 s; ranks still running: 0-2 \(3 of 3\)")
         for rank in range(3):
-            self.assertRegex(err, rf"mpfrun:   rank {rank} \(pid \d+\): running after MPI_Init")
+            self.assertRegex(err, rf"mpfrun:   rank {rank} \(pid \d+\): running after initialisation")
 
     def test_rank_killed_with_sigkill(self):
         proc = self.start("-n", "3", ACTIONS, "wait-signal")

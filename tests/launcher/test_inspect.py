@@ -12,6 +12,7 @@ from mpfrun_testing import MPFRUN, JobTestCase, program
 
 MPFINSPECT = os.environ["MPFINSPECT"]
 ACTIONS = program("job_actions")
+MPF_ACTIONS = program("mpf_actions")
 
 
 class Inspect(JobTestCase):
@@ -330,6 +331,48 @@ class Inspect(JobTestCase):
         self.assertEqual(status, 124)
         self.assertRegex(err, r"rank 0 is in MPI_Win_fence on the RMA window on context \d+ while rank 1 is in "
                               r"MPI_Barrier on MPI_COMM_WORLD")
+        self.assert_clean()
+
+    # MPF conversations: a wait names its conversation and role, the job's
+    # conversations are listed, and the three MPF hangs are named.
+    def test_mpf_receive_with_no_sender_is_named(self):
+        status, _, err = self.mpfrun("--timeout", "2", "-n", "3", MPF_ACTIONS, "no-sender")
+        self.assertEqual(status, 124)
+        self.assertRegex(err, r"rank 0 \(pid \d+\): blocked in mpf_receive\(conversation \"lonely\" as FCFS receiver\)")
+        self.assertIn('conversation "lonely": senders none; FCFS receivers 0; BROADCAST receivers none; 0 messages', err)
+        self.assertIn('rank 0 waits in mpf_receive(conversation "lonely" as FCFS receiver), but nobody has "lonely" open '
+                      'to send and no message for it is queued: nothing can arrive', err)
+        self.assert_clean()
+
+    def test_every_process_in_mpf_receive_is_named(self):
+        status, _, err = self.mpfrun("--timeout", "2", "-n", "3", MPF_ACTIONS, "all-receive")
+        self.assertEqual(status, 124)
+        self.assertIn("every unfinished rank waits in mpf_receive: none of them can send", err)
+        self.assertIn('rank 1 waits in mpf_receive(conversation "inbox.1" as FCFS receiver) for a message from rank 0, '
+                      'which is blocked too: rank 0 in mpf_receive(conversation "inbox.0" as FCFS receiver)', err)
+        self.assert_clean()
+
+    def test_mpf_sender_on_a_full_conversation_is_named(self):
+        proc = self.start("--timeout", "60", "-n", "2", "--set", "mpf_queue_bytes=4KiB", MPF_ACTIONS, "full")
+        verdict = self.wait_for_deadlock(proc)
+        self.assertIn('rank 0 waits in mpf_send(conversation "jam" as sender) for room: the queue of "jam" is full '
+                      '(12 messages, 3840 of its 4096 bytes, mpf_queue_bytes); its receivers are rank 1, which is '
+                      'blocked too: rank 1 in mpf_receive(conversation "other" as FCFS receiver)',
+                      verdict["explanation"])
+        self.assertEqual(verdict["waits_for"]["0"], [1], "a sender waits for its conversation's receivers")
+        status, out, _ = self.inspect("--json", str(proc.pid))
+        state = json.loads(out)
+        jsonschema.validate(state, self.load_schema("mpfinspect-job.schema.json"))
+        blocked = state["ranks"][0]["blocked_in"]
+        self.assertEqual((blocked["kind"], blocked["conversation"], blocked["role"], blocked["waits_for"]),
+                         ("conversation", "jam", "sender", "room"))
+        jam = next(c for c in state["conversations"] if c["name"] == "jam")
+        self.assertEqual((jam["senders"], jam["broadcast_receivers"], jam["fcfs_receivers"]), ([0], [1], []))
+        self.assertEqual((jam["queued_messages"], jam["queued_bytes"], jam["queue_bytes"]), (12, 12 * 256, 4096))
+        self.assertEqual(jam["waiting_senders"], [0])
+        self.assertGreater(jam["oldest_message_seconds"], 0)
+        proc.terminate()
+        self.finish(proc)
         self.assert_clean()
 
     def test_timeout_prints_the_inspectors_view(self):

@@ -20,7 +20,8 @@
  * say so once, and move the data through its two-copy path.
  */
 #define _GNU_SOURCE /* syscall() */
-#include "refuse_cma.h"
+#include "mpitest.h"
+#include "../common/refuse_cma.h"
 
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);

@@ -16,7 +16,8 @@
  *                            (MPI_ERR_RMA_RANGE) and the library's message
  */
 #define _GNU_SOURCE /* syscall() */
-#include "refuse_cma.h"
+#include "mpitest.h"
+#include "../common/refuse_cma.h"
 
 enum { WIN_BYTES = 4096 };
 

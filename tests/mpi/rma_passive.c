@@ -19,7 +19,8 @@
  * that CMA was refused.
  */
 #define _GNU_SOURCE /* syscall() */
-#include "refuse_cma.h"
+#include "mpitest.h"
+#include "../common/refuse_cma.h"
 
 enum { ROUNDS = 20, RECORD_INTS = 8 };
 

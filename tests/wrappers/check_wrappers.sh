@@ -1,7 +1,8 @@
 #!/bin/sh
 # check_wrappers.sh BIN_DIR MPFRUN SOURCE_DIR WORK_DIR
-# Builds a C and a C++ MPI program with the build tree's mpicc and mpicxx,
-# runs both under mpfrun, and checks -show / -compile-info / -link-info.
+# Builds a C and a C++ MPI program with the build tree's mpicc and mpicxx and
+# an MPF program with mpfcc, runs them under mpfrun, and checks -show /
+# -compile-info / -link-info.
 set -eu
 bin=$1 mpfrun=$2 src=$3 work=$4
 mkdir -p "$work"
@@ -9,6 +10,12 @@ fail() { echo "check_wrappers: FAIL: $*"; exit 1; }
 
 "$bin/mpicc" -std=c99 -Wall -Wextra -Werror -pedantic-errors "$src/../../share/examples/hello.c" -o "$work/hello_c"
 "$bin/mpicxx" -std=c++17 -Wall -Wextra -Werror "$src/hello_cxx.cpp" -o "$work/hello_cxx"
+"$bin/mpfcc" -std=c99 -Wall -Wextra -Werror -pedantic-errors "$src/hello_mpf.c" -o "$work/hello_mpf"
+out=$("$mpfrun" --timeout 60 -n 2 "$work/hello_mpf")
+echo "$out" | grep -q "mpf process 1 of 2" || fail "mpfcc-built program: $out"
+case $("$bin/mpfcc" -show x.c -o x) in *"-lmpf") ;; *) fail "mpfcc -show does not link -lmpf" ;; esac
+case $("$bin/mpfcc" -compile-info) in *"lib/mpf/include"|*"/include") ;; *) fail "mpfcc -compile-info" ;; esac
+"$bin/mpfcc" --version | grep -q "mpfcc (MPF Toolkit)" || fail "mpfcc --version"
 out=$("$mpfrun" --timeout 60 -n 2 "$work/hello_c")
 echo "$out" | grep -q "Hello from rank 1 of 2" || fail "mpicc-built program: $out"
 out=$("$mpfrun" --timeout 60 -n 2 "$work/hello_cxx")

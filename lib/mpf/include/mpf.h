@@ -42,8 +42,8 @@ enum { MPF_FCFS = 1, MPF_BROADCAST = 2 };
 /* Joins the job (starting the runtime unless MPI or OpenSHMEM has). May be
  * called before or after MPI_Init and shmem_init; argc and argv may be NULL. */
 int mpf_init(int *argc, char ***argv);
-/* Closes this process's open connections and leaves the job; collective over
- * the processes that called mpf_init. */
+/* Waits until every process that called mpf_init has called mpf_finalize,
+ * then closes this process's open connections and leaves the job. */
 int mpf_finalize(void);
 /* This process's id in the job (its MPI_COMM_WORLD rank), and the number of
  * processes; MPF_ERR_NOT_INITIALIZED outside mpf_init .. mpf_finalize. */

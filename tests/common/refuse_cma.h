@@ -1,7 +1,8 @@
 /*
  * refuse_cma.h: two ways the kernel refuses Cross Memory Attach, for tests
- * of the fallbacks. A program that includes it defines _GNU_SOURCE (for
- * syscall()) before any include.
+ * of the fallbacks (MPI's and MPF's). A program that includes it defines
+ * _GNU_SOURCE (for syscall()) before any include, and includes its API's
+ * test header (CHECK) first.
  *
  *   refuse_cma()       CMA to this rank fails with EPERM (process_vm_readv/
  *                      writev on it): it becomes non-dumpable and gives up
@@ -12,8 +13,8 @@
  *                      EPERM, as under a container's seccomp profile
  *                      (Docker's default refuses them without CAP_SYS_PTRACE)
  */
-#ifndef MPF_TESTS_MPI_REFUSE_CMA_H
-#define MPF_TESTS_MPI_REFUSE_CMA_H
+#ifndef MPF_TESTS_COMMON_REFUSE_CMA_H
+#define MPF_TESTS_COMMON_REFUSE_CMA_H
 
 #include <errno.h>
 #include <linux/capability.h>
@@ -24,7 +25,9 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "mpitest.h"
+#ifndef CHECK
+#error "include the test header that defines CHECK (mpitest.h, mpftest.h) before refuse_cma.h"
+#endif
 
 static inline void refuse_cma(void) {
   CHECK(prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) == 0, "prctl(PR_SET_DUMPABLE, 0) failed");
