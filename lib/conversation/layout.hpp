@@ -61,7 +61,6 @@ struct TableHeader {
   std::uint64_t rings_offset;             // page-aligned
   std::atomic<std::uint32_t> live;        // conversations that exist now
   std::atomic<std::uint32_t> most;        // the most that existed at once
-  std::atomic<std::uint32_t> joined;      // ranks that called mpf_init
   std::atomic<std::uint32_t> finalizing;  // ranks that reached mpf_finalize
   pthread_mutex_t lock;                   // finds, creates and discards conversations
 };

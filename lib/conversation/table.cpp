@@ -314,7 +314,7 @@ void Table::release_locked(std::uint32_t c) {
 
 void Table::arrive_at_finalize() {
   TableHeader& h = view_.header_mut();
-  if (h.finalizing.fetch_add(1, std::memory_order_seq_cst) + 1 < h.joined.load(std::memory_order_seq_cst)) return;
+  if (h.finalizing.fetch_add(1, std::memory_order_seq_cst) + 1 < h.nranks) return;
   // The last to arrive: whoever waits for it is asleep or about to look.
   for (std::uint32_t r = 0; r < h.nranks; ++r) {
     if (r != me_) waker_->wake(r);

@@ -105,14 +105,14 @@ class Table {
   bool has_message(Connection& k);
 
   // --- the node's processes ---
-  // This rank uses conversations now (mpf_init).
-  void join() { view_.header_mut().joined.fetch_add(1, std::memory_order_acq_rel); }
-  // It reached mpf_finalize: wakes the ranks that wait for the others.
+  // This rank reached mpf_finalize: the last to arrive wakes the others.
   void arrive_at_finalize();
-  // Every rank that joined has reached mpf_finalize.
+  // Every rank of the node has reached mpf_finalize. Not the ranks that
+  // called mpf_init so far: a rank that has not called it yet would be
+  // missed, and its messages discarded by the others' closes.
   bool all_arrived() const {
     const TableHeader& h = view_.header();
-    return h.finalizing.load(std::memory_order_acquire) >= h.joined.load(std::memory_order_acquire);
+    return h.finalizing.load(std::memory_order_acquire) >= h.nranks;
   }
 
   // --- waiting ---

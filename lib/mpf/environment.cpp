@@ -29,7 +29,6 @@ int mpf_init(int*, char***) {
     const mpf::conversation::TableView view(
         rt.segment().region(mpf::conversation::kRegionName, mpf::conversation::kVersion));
     state().table.emplace(view, rt.job().rank, state().wakes);
-    state().table->join();
     state().stage_direct = rt.tunables().text(mpf::common::Tunable::rndv_mode) == "copy";
   } catch (const std::exception& e) {
     std::fprintf(stderr, "mpf_init: %s\n", e.what());
@@ -40,7 +39,7 @@ int mpf_init(int*, char***) {
 
 int mpf_finalize(void) {
   if (!mpf::api::initialized()) return MPF_ERR_NOT_INITIALIZED;
-  // Collective: connections close once every process that uses MPF has
+  // Collective: connections close once every process of the job has
   // arrived, so messages sent just before a sender's mpf_finalize reach
   // receivers that were still to join or to read them.
   mpf::conversation::Table& table = *state().table;

@@ -42,8 +42,9 @@ enum { MPF_FCFS = 1, MPF_BROADCAST = 2 };
 /* Joins the job (starting the runtime unless MPI or OpenSHMEM has). May be
  * called before or after MPI_Init and shmem_init; argc and argv may be NULL. */
 int mpf_init(int *argc, char ***argv);
-/* Waits until every process that called mpf_init has called mpf_finalize,
- * then closes this process's open connections and leaves the job. */
+/* Collective over the job's processes (each calls mpf_init and
+ * mpf_finalize): waits until every one has called mpf_finalize, then closes
+ * this process's open connections and leaves the job. */
 int mpf_finalize(void);
 /* This process's id in the job (its MPI_COMM_WORLD rank), and the number of
  * processes; MPF_ERR_NOT_INITIALIZED outside mpf_init .. mpf_finalize. */

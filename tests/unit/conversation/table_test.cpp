@@ -270,15 +270,15 @@ TEST_F(TableTest, MessagesWrapAroundTheRingIntact) {
   EXPECT_GT(entry(s).write_pos.load(), 2 * kQueue);
 }
 
-TEST_F(TableTest, FinalizeCountsTheRanksThatJoined) {
-  rank(0).join();
-  rank(1).join();
-  rank(0).arrive_at_finalize();
-  EXPECT_FALSE(rank(0).all_arrived());
+TEST_F(TableTest, FinalizeWaitsForEveryRankOfTheNodeAndTheLastWakesTheOthers) {
+  for (std::uint32_t r = 0; r + 1 < kRanks; ++r) {
+    rank(r).arrive_at_finalize();
+    EXPECT_FALSE(rank(0).all_arrived());
+  }
   waker_.woken.clear();
-  rank(1).arrive_at_finalize();
+  rank(kRanks - 1).arrive_at_finalize();
   EXPECT_TRUE(rank(0).all_arrived());
-  EXPECT_THAT(waker_.woken, ElementsAre(0u, 2u, 3u));
+  EXPECT_THAT(waker_.woken, ElementsAre(0u, 1u, 2u));
 }
 
 }  // namespace

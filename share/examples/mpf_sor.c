@@ -1,0 +1,511 @@
+/*
+ * mpf_sor.c: the SOR application of the MPF paper (Malony, Reed and
+ * McGuire, section 4): Poisson's equation solved by successive
+ * over-relaxation, with the grid divided among processes that exchange
+ * their boundaries, and a monitor that decides when to stop.
+ *
+ * The problem: -(u_xx + u_yy) = f on the unit square, u given on its
+ * boundary, discretised with the 5-point stencil on P x P interior points
+ * (spacing h = 1/(P+1)). The exact solution is u = x^3 + 2y^3 + xy + 1,
+ * f = -(6x + 12y); the 5-point stencil is exact for cubics, so the discrete
+ * solution is the exact one at the grid points.
+ *
+ * The method: red-black SOR. The points are coloured like a chessboard; a
+ * red point's neighbours are all black and the other way round, so all red
+ * points can be updated at once, then all black points:
+ *   u[i][j] += omega * ((u[i-1][j] + u[i+1][j] + u[i][j-1] + u[i][j+1] + h^2 f[i][j]) / 4 - u[i][j])
+ * An iteration is a red and a black half-sweep; the iterations stop after
+ * the first one whose largest change is below --epsilon.
+ *
+ * In parallel, the interior rows are divided into horizontal strips, one per
+ * process (processes beyond P rows get none). Before each half-sweep a
+ * process sends its first row to the process above and its last row to the
+ * process below, and receives theirs as ghost rows: one FCFS conversation
+ * per direction and pair of neighbours, "sor.<from>.<to>". After each
+ * iteration every process sends its largest change to the monitor (rank 0)
+ * through the FCFS conversation "sor.status"; the monitor broadcasts
+ * continue or stop on the BROADCAST conversation "sor.control", which every
+ * process (the monitor too) reads. At the end each process sends its strip
+ * to rank 0 through "sor.gather".
+ *
+ * Rank 0 then runs the same method on the whole grid alone. Because a
+ * half-sweep of one colour reads only the other colour, the order of the
+ * updates does not matter, and both should give the same numbers to the
+ * last bit, after the same number of iterations.
+ *
+ * What it shows:
+ *   - neighbour exchange over conversations named after the pair of
+ *     processes; with one sender and one receiver, a conversation keeps the
+ *     messages in order, so the rows of successive half-sweeps never mix;
+ *   - gathering status with FCFS and deciding for everybody with BROADCAST;
+ *   - a start barrier: the BROADCAST receivers of "sor.control" must have
+ *     joined before the monitor's first broadcast: everybody joins, sends
+ *     READY to the monitor, and waits for its GO.
+ *
+ * Run:
+ *   mpfrun -n 4 ./mpf_sor [P] [--grid P] [--omega W] [--epsilon E]
+ *                         [--max-iterations N] [--tolerance T] [--accuracy A]
+ *
+ *   P, --grid P          interior points per side (default 128)
+ *   --omega W            relaxation factor, 0 < W < 2 (default the optimum
+ *                        for this problem, 2 / (1 + sin(pi h)))
+ *   --epsilon E          stop after the first iteration whose largest change
+ *                        is below E (default 1e-10)
+ *   --max-iterations N   give up (and fail) after N iterations (default 100000)
+ *   --tolerance T        the largest difference allowed between the
+ *                        parallel and the sequential solution (default 1e-9)
+ *   --accuracy A         the largest error allowed against the exact
+ *                        solution (default 1e-6)
+ *
+ * Checks: every row exchanged comes from the right half-sweep with the right
+ * length; every status is of the current iteration; both runs converge, in
+ * the same number of iterations; the solutions agree within --tolerance and
+ * match the exact one within --accuracy. On success rank 0 prints a line
+ * starting "mpf_sor ok"; otherwise it exits with status 1.
+ */
+#define _POSIX_C_SOURCE 200112L
+
+#include <mpf.h>
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static const char *const program = "mpf_sor";
+
+/* Every MPF call goes through CHECK: a negative return code is an error, and
+ * the program stops with the call, its line and mpf_error_string's text. */
+#define CHECK(call) check_rc((call), #call, __LINE__)
+
+static int check_rc(int rc, const char *call, int line) {
+  if (rc < 0) {
+    fprintf(stderr, "%s: rank %d: %s (line %d) failed: %s\n", program, mpf_rank(), call, line,
+            mpf_error_string(rc));
+    exit(1);
+  }
+  return rc;
+}
+
+/* A failed check of the program itself. */
+static void fail(const char *format, ...) {
+  va_list args;
+  va_start(args, format);
+  fprintf(stderr, "%s: rank %d: FAILED: ", program, mpf_rank());
+  vfprintf(stderr, format, args);
+  fprintf(stderr, "\n");
+  va_end(args);
+  exit(1);
+}
+
+static double seconds(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* Bad arguments. Every process sees the same arguments, so all get here;
+ * rank 0 has said what is wrong and exits, the others wait for it in
+ * mpf_finalize, and mpfrun ends the job when rank 0 exits. */
+static void stop_for_arguments(void) {
+  if (mpf_rank() != 0) mpf_finalize();
+  exit(2);
+}
+
+static void usage(void) {
+  if (mpf_rank() == 0) {
+    fprintf(stderr,
+            "usage: %s [P] [--grid P] [--omega W] [--epsilon E] [--max-iterations N] [--tolerance T] "
+            "[--accuracy A]\n",
+            program);
+  }
+  stop_for_arguments();
+}
+
+/* The whole text must be a number in [min, max]. */
+static long integer(const char *text, const char *option, long min, long max) {
+  char *end;
+  long value = strtol(text, &end, 10);
+  if (*text == '\0' || *end != '\0' || value < min || value > max) {
+    if (mpf_rank() == 0) {
+      fprintf(stderr, "%s: %s wants a number from %ld to %ld, not '%s'\n", program, option, min, max, text);
+    }
+    stop_for_arguments();
+  }
+  return value;
+}
+
+/* The whole text must be a number in (min, max). */
+static double real(const char *text, const char *option, double min, double max) {
+  char *end;
+  double value = strtod(text, &end);
+  if (*text == '\0' || *end != '\0' || !(value > min && value < max)) {
+    if (mpf_rank() == 0) {
+      fprintf(stderr, "%s: %s wants a number between %g and %g, not '%s'\n", program, option, min, max, text);
+    }
+    stop_for_arguments();
+  }
+  return value;
+}
+
+/* ---- The problem and the method ------------------------------------- */
+
+static double exact(double x, double y) { return x * x * x + 2.0 * y * y * y + x * y + 1.0; }
+static double source(double x, double y) { return -(6.0 * x + 12.0 * y); }
+
+/* Fills rows [first - 1, first + rows] of the grid (global row numbers; 0
+ * and p + 1 are the boundary) into `u`, (rows + 2) x (p + 2) numbers: the
+ * boundary values where they fall, zero inside (the start of the
+ * iteration), and h^2 f for the inner rows into `h2f`, rows x (p + 2). */
+static void set_up(double *u, double *h2f, long first, long rows, long p) {
+  const long w = p + 2;
+  const double h = 1.0 / (double)(p + 1);
+  for (long r = 0; r < rows + 2; ++r) {
+    const long i = first - 1 + r;
+    for (long j = 0; j < w; ++j) {
+      const int boundary = i == 0 || i == p + 1 || j == 0 || j == p + 1;
+      u[r * w + j] = boundary ? exact((double)j * h, (double)i * h) : 0.0;
+      if (r >= 1 && r <= rows) h2f[(r - 1) * w + j] = h * h * source((double)j * h, (double)i * h);
+    }
+  }
+}
+
+/* One half-sweep over the inner rows of `u` (as set_up lays them out): the
+ * points of one colour, (i + j) % 2 == colour with i the global row, are
+ * relaxed. Returns the largest change. The parallel and the sequential
+ * solver both use it, so they do the same arithmetic. */
+static double sweep(double *u, const double *h2f, long first, long rows, long p, int colour, double omega) {
+  const long w = p + 2;
+  double change = 0.0;
+  for (long r = 1; r <= rows; ++r) {
+    const long i = first + r - 1;
+    double *row = u + r * w;
+    const double *g = h2f + (r - 1) * w;
+    for (long j = (i + 1) % 2 == colour ? 1 : 2; j <= p; j += 2) {
+      const double relaxed = 0.25 * (row[j - w] + row[j + w] + row[j - 1] + row[j + 1] + g[j]);
+      const double d = omega * (relaxed - row[j]);
+      row[j] += d;
+      if (fabs(d) > change) change = fabs(d);
+    }
+  }
+  return change;
+}
+
+/* The rows of process `rank`: [*first, *first + *rows) in global numbers
+ * (1 .. p). */
+static void strip(long p, int size, int rank, long *first, long *rows) {
+  const long base = p / size, extra = p % size;
+  *rows = base + (rank < extra ? 1 : 0);
+  *first = 1 + rank * base + (rank < extra ? rank : extra);
+}
+
+/* ---- Neighbours ------------------------------------------------------- */
+
+struct neighbours {
+  int up, down;                  /* ranks, or -1 */
+  mpf_lnvc_t to_up, to_down;     /* send connections */
+  mpf_lnvc_t from_up, from_down; /* FCFS receive connections */
+  double *message;               /* p + 1 numbers: the half-sweep's number, then a row */
+};
+
+static void join_edge(int from, int to, int receive, mpf_lnvc_t *lnvc) {
+  char name[MPF_MAX_NAME + 1];
+  snprintf(name, sizeof name, "sor.%d.%d", from, to);
+  if (receive) {
+    CHECK(mpf_open_receive(name, MPF_FCFS, lnvc));
+  } else {
+    CHECK(mpf_open_send(name, lnvc));
+  }
+}
+
+static void send_row(mpf_lnvc_t lnvc, double *message, const double *row, long p, long phase) {
+  message[0] = (double)phase;
+  memcpy(message + 1, row + 1, (size_t)p * sizeof(double));
+  CHECK(mpf_send(lnvc, message, (size_t)(p + 1) * sizeof(double)));
+}
+
+static void receive_row(mpf_lnvc_t lnvc, double *message, double *row, long p, long phase, int from) {
+  size_t bytes = (size_t)(p + 1) * sizeof(double);
+  CHECK(mpf_receive(lnvc, message, &bytes));
+  if (bytes != (size_t)(p + 1) * sizeof(double) || message[0] != (double)phase) {
+    fail("expected the row of half-sweep %ld from rank %d, got %zu bytes of half-sweep %.0f", phase, from, bytes,
+         message[0]);
+  }
+  memcpy(row + 1, message + 1, (size_t)p * sizeof(double));
+}
+
+/* Before half-sweep `phase`: my edge rows out, my neighbours' in as ghost
+ * rows. Sends never wait for the receiver, so everybody sends first. */
+static void exchange(struct neighbours *nb, double *u, long rows, long p, long phase) {
+  const long w = p + 2;
+  if (nb->up >= 0) send_row(nb->to_up, nb->message, u + 1 * w, p, phase);
+  if (nb->down >= 0) send_row(nb->to_down, nb->message, u + rows * w, p, phase);
+  if (nb->up >= 0) receive_row(nb->from_up, nb->message, u, p, phase, nb->up);
+  if (nb->down >= 0) receive_row(nb->from_down, nb->message, u + (rows + 1) * w, p, phase, nb->down);
+}
+
+/* ---- Monitor messages -------------------------------------------------- */
+
+/* On "sor.status", to rank 0. */
+enum { READY = 1, STATUS = 2 };
+struct status {
+  int32_t kind;
+  int32_t rank;
+  int64_t iteration;
+  double change; /* the largest change of this process's points in the iteration */
+};
+
+/* On "sor.control", from rank 0. Iteration 0: GO. */
+struct control {
+  int64_t iteration;
+  int32_t go_on;
+  int32_t reserved;
+  double change; /* the largest change of all points */
+};
+
+static void send_status(mpf_lnvc_t lnvc, int32_t kind, long iteration, double change) {
+  struct status s;
+  memset(&s, 0, sizeof s);
+  s.kind = kind;
+  s.rank = mpf_rank();
+  s.iteration = iteration;
+  s.change = change;
+  CHECK(mpf_send(lnvc, &s, sizeof s));
+}
+
+static struct status receive_status(mpf_lnvc_t lnvc, int32_t kind, long iteration) {
+  struct status s;
+  size_t bytes = sizeof s;
+  CHECK(mpf_receive(lnvc, &s, &bytes));
+  if (bytes != sizeof s || s.kind != kind || s.iteration != iteration) {
+    fail("expected a status of iteration %ld, got iteration %lld", iteration, (long long)s.iteration);
+  }
+  return s;
+}
+
+static void send_control(mpf_lnvc_t lnvc, long iteration, int go_on, double change) {
+  struct control c;
+  memset(&c, 0, sizeof c);
+  c.iteration = iteration;
+  c.go_on = go_on;
+  c.change = change;
+  CHECK(mpf_send(lnvc, &c, sizeof c));
+}
+
+static struct control receive_control(mpf_lnvc_t lnvc, long iteration) {
+  struct control c;
+  size_t bytes = sizeof c;
+  CHECK(mpf_receive(lnvc, &c, &bytes));
+  if (bytes != sizeof c || c.iteration != iteration) {
+    fail("expected the decision of iteration %ld, got iteration %lld", iteration, (long long)c.iteration);
+  }
+  return c;
+}
+
+int main(int argc, char **argv) {
+  long p = 128, max_iterations = 100000, first, rows, iterations = 0;
+  double omega = 0.0, epsilon = 1e-10, tolerance = 1e-9, accuracy = 1e-6, change = 0.0;
+  int me, size;
+  struct neighbours nb;
+  mpf_lnvc_t status, control_out = -1, control, gather;
+  double *u, *h2f;
+  double start, parallel_time;
+
+  CHECK(mpf_init(&argc, &argv));
+  me = mpf_rank();
+  size = mpf_size();
+  for (int i = 1; i < argc; ++i) {
+    if (strcmp(argv[i], "--grid") == 0 && i + 1 < argc) {
+      p = integer(argv[++i], "--grid", 1, 10000);
+    } else if (strcmp(argv[i], "--omega") == 0 && i + 1 < argc) {
+      omega = real(argv[++i], "--omega", 0.0, 2.0);
+    } else if (strcmp(argv[i], "--epsilon") == 0 && i + 1 < argc) {
+      epsilon = real(argv[++i], "--epsilon", 0.0, 1e300);
+    } else if (strcmp(argv[i], "--max-iterations") == 0 && i + 1 < argc) {
+      max_iterations = integer(argv[++i], "--max-iterations", 1, 1000000000);
+    } else if (strcmp(argv[i], "--tolerance") == 0 && i + 1 < argc) {
+      tolerance = real(argv[++i], "--tolerance", 0.0, 1e300);
+    } else if (strcmp(argv[i], "--accuracy") == 0 && i + 1 < argc) {
+      accuracy = real(argv[++i], "--accuracy", 0.0, 1e300);
+    } else if (argv[i][0] != '-') {
+      p = integer(argv[i], "P", 1, 10000);
+    } else {
+      usage();
+    }
+  }
+  if (omega == 0.0) omega = 2.0 / (1.0 + sin(acos(-1.0) / (double)(p + 1)));
+
+  /* This process's strip, with a ghost or boundary row above and below. */
+  strip(p, size, me, &first, &rows);
+  u = malloc((size_t)((rows + 2) * (p + 2)) * sizeof(double));
+  h2f = malloc((size_t)((rows > 0 ? rows : 1) * (p + 2)) * sizeof(double));
+  nb.message = malloc((size_t)(p + 1) * sizeof(double));
+  if (u == NULL || h2f == NULL || nb.message == NULL) fail("out of memory");
+  set_up(u, h2f, first, rows, p);
+
+  /* The neighbours: the processes with rows are 0 .. min(size, p) - 1. */
+  nb.up = rows > 0 && me > 0 ? me - 1 : -1;
+  nb.down = rows > 0 && me + 1 < size && me + 1 < p ? me + 1 : -1;
+  if (nb.up >= 0) {
+    join_edge(nb.up, me, 1, &nb.from_up);
+    join_edge(me, nb.up, 0, &nb.to_up);
+  }
+  if (nb.down >= 0) {
+    join_edge(nb.down, me, 1, &nb.from_down);
+    join_edge(me, nb.down, 0, &nb.to_down);
+  }
+
+  /* The monitor's conversations, and the start barrier. */
+  if (me == 0) {
+    CHECK(mpf_open_receive("sor.status", MPF_FCFS, &status));
+    CHECK(mpf_open_receive("sor.gather", MPF_FCFS, &gather));
+    CHECK(mpf_open_send("sor.control", &control_out));
+  } else {
+    CHECK(mpf_open_send("sor.status", &status));
+    CHECK(mpf_open_send("sor.gather", &gather));
+  }
+  CHECK(mpf_open_receive("sor.control", MPF_BROADCAST, &control));
+  if (me == 0) {
+    for (int r = 1; r < size; ++r) receive_status(status, READY, 0);
+    send_control(control_out, 0, 1, 0.0);
+  } else {
+    send_status(status, READY, 0, 0.0);
+  }
+  receive_control(control, 0);
+  start = seconds();
+
+  /* The iterations. */
+  for (;;) {
+    struct control decision;
+    double local;
+    ++iterations;
+    exchange(&nb, u, rows, p, 2 * iterations);
+    local = sweep(u, h2f, first, rows, p, 0, omega);
+    exchange(&nb, u, rows, p, 2 * iterations + 1);
+    change = sweep(u, h2f, first, rows, p, 1, omega);
+    if (change < local) change = local;
+    if (me != 0) {
+      send_status(status, STATUS, iterations, change);
+    } else {
+      for (int r = 1; r < size; ++r) {
+        struct status s = receive_status(status, STATUS, iterations);
+        if (!(s.change <= change)) change = s.change; /* NaN spreads too */
+      }
+      send_control(control_out, iterations, change >= epsilon && iterations < max_iterations, change);
+    }
+    decision = receive_control(control, iterations);
+    if (!decision.go_on) {
+      change = decision.change;
+      break;
+    }
+  }
+  if (nb.up >= 0) {
+    CHECK(mpf_close_receive(nb.from_up));
+    CHECK(mpf_close_send(nb.to_up));
+  }
+  if (nb.down >= 0) {
+    CHECK(mpf_close_receive(nb.from_down));
+    CHECK(mpf_close_send(nb.to_down));
+  }
+  CHECK(mpf_close_receive(control));
+
+  /* Gather the strips at rank 0: first row, row count, then the rows'
+   * inner points. */
+  if (me != 0) {
+    const long w = p + 2;
+    double *out = malloc((size_t)(2 + rows * p) * sizeof(double));
+    if (out == NULL) fail("out of memory");
+    out[0] = (double)first;
+    out[1] = (double)rows;
+    for (long r = 0; r < rows; ++r) memcpy(out + 2 + r * p, u + (r + 1) * w + 1, (size_t)p * sizeof(double));
+    CHECK(mpf_send(gather, out, (size_t)(2 + rows * p) * sizeof(double)));
+    CHECK(mpf_close_send(gather)); /* rank 0 has "sor.gather" open: the strip stays */
+    CHECK(mpf_close_send(status));
+    free(out);
+  } else {
+    const long w = p + 2;
+    const double h = 1.0 / (double)(p + 1);
+    double *parallel = malloc((size_t)((p + 2) * w) * sizeof(double)); /* the strips put together */
+    double *alone = malloc((size_t)((p + 2) * w) * sizeof(double));    /* the sequential solve */
+    double *alone_h2f = malloc((size_t)(p * w) * sizeof(double));
+    double *in = malloc((size_t)(2 + p * p) * sizeof(double));
+    unsigned char *have = calloc((size_t)p + 2, 1);
+    long sequential_iterations = 0;
+    double sequential_change, sequential_time, difference = 0.0, error = 0.0;
+    if (parallel == NULL || alone == NULL || alone_h2f == NULL || in == NULL || have == NULL) fail("out of memory");
+
+    for (long r = 0; r < rows; ++r) {
+      memcpy(parallel + (first + r) * w + 1, u + (r + 1) * w + 1, (size_t)p * sizeof(double));
+      have[first + r] = 1;
+    }
+    for (int k = 1; k < size; ++k) {
+      size_t bytes = (size_t)(2 + p * p) * sizeof(double);
+      long part_first, part_rows;
+      CHECK(mpf_receive(gather, in, &bytes));
+      part_first = bytes >= 2 * sizeof(double) ? (long)in[0] : -1;
+      part_rows = bytes >= 2 * sizeof(double) ? (long)in[1] : -1;
+      if (part_rows < 0 || part_first < 1 || part_first + part_rows - 1 > p ||
+          bytes != (size_t)(2 + part_rows * p) * sizeof(double)) {
+        fail("a malformed strip (%zu bytes)", bytes);
+      }
+      for (long r = 0; r < part_rows; ++r) {
+        if (have[part_first + r]) fail("row %ld came twice", part_first + r);
+        have[part_first + r] = 1;
+        memcpy(parallel + (part_first + r) * w + 1, in + 2 + r * p, (size_t)p * sizeof(double));
+      }
+    }
+    for (long i = 1; i <= p; ++i) {
+      if (!have[i]) fail("row %ld never came", i);
+    }
+    parallel_time = seconds() - start;
+    CHECK(mpf_close_receive(gather));
+    CHECK(mpf_close_receive(status));
+    CHECK(mpf_close_send(control_out));
+
+    /* The whole grid alone, with the same method and stopping rule. */
+    set_up(alone, alone_h2f, 1, p, p);
+    start = seconds();
+    do {
+      const double red = sweep(alone, alone_h2f, 1, p, p, 0, omega);
+      const double black = sweep(alone, alone_h2f, 1, p, p, 1, omega);
+      sequential_change = red > black ? red : black;
+      ++sequential_iterations;
+    } while (sequential_change >= epsilon && sequential_iterations < max_iterations);
+    sequential_time = seconds() - start;
+
+    for (long i = 1; i <= p; ++i) {
+      for (long j = 1; j <= p; ++j) {
+        const double d = fabs(parallel[i * w + j] - alone[i * w + j]);
+        const double e = fabs(parallel[i * w + j] - exact((double)j * h, (double)i * h));
+        if (!(d <= difference)) difference = d; /* NaN too */
+        if (!(e <= error)) error = e;
+      }
+    }
+    if (!(change < epsilon)) fail("no convergence in %ld iterations (largest change %.3g)", iterations, change);
+    if (sequential_iterations != iterations) {
+      fail("the sequential solve took %ld iterations, the parallel one %ld", sequential_iterations, iterations);
+    }
+    if (!(difference <= tolerance)) {
+      fail("the parallel and the sequential solutions differ by %.3g (tolerance %.3g)", difference, tolerance);
+    }
+    if (!(error <= accuracy)) fail("the solution is off the exact one by %.3g (accuracy %.3g)", error, accuracy);
+    printf("%s ok: %ldx%ld grid, %d process%s, %ld iterations (omega %.4f), max difference %.3g from the sequential "
+           "solve, max error %.3g against the exact solution, %.3f s parallel, %.3f s sequential\n",
+           program, p, p, size, size == 1 ? "" : "es", iterations, omega, difference, error, parallel_time,
+           sequential_time);
+    free(parallel);
+    free(alone);
+    free(alone_h2f);
+    free(in);
+    free(have);
+  }
+
+  free(u);
+  free(h2f);
+  free(nb.message);
+  CHECK(mpf_finalize());
+  return 0;
+}
