@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -119,9 +120,20 @@ int run_bench(const Options& options) {
     const std::string cache = !options.cache_dir.empty() ? options.cache_dir
                               : !options.out_dir.empty() ? (fs::path(options.out_dir) / "build").string()
                                                          : default_cache();
+    // Kernels of the toolkit's own interfaces are not built for the others.
+    std::vector<std::string> portable;
+    for (const std::string& k : kernels) {
+      const KernelInfo* info = find_kernel(k);
+      if (info == nullptr || !info->toolkit_only) portable.push_back(k);
+    }
     for (Implementation& peer : search.found) {
       std::vector<std::string> log;
-      build_peer_kernels(peer, layout.source_dir, cache, kernels, log);
+      build_peer_kernels(peer, layout.source_dir, cache, portable, log);
+      for (const std::string& k : kernels) {
+        if (std::find(portable.begin(), portable.end(), k) == portable.end()) {
+          peer.unavailable[k] = "kernel " + k + " uses MPF conversations (mpf.h), which " + peer.name + " does not have";
+        }
+      }
       if (options.progress) {
         for (const std::string& line : log) say(line);
       }

@@ -25,6 +25,14 @@ const std::vector<KernelInfo>& catalogue() {
        "seed 001's exchange: blocks to and from 8 neighbours by put or get with fence, PSCW or locks, or by "
        "MPI_Sendrecv, over sizes, on both window kinds (us)",
        Ranks::scaling, 2, false},
+      {"patterns",
+       "the MPF paper's patterns in MPI: a task queue (MPI_Send of requests to rank 0, MPI_Recv of tasks), "
+       "MPI_Bcast, sends to random ranks; bytes delivered (MB/s)",
+       Ranks::scaling, 2, false},
+      {"conversations",
+       "MPF conversations: one memcpy, the paper's base loop, and the patterns as FCFS, BROADCAST and random "
+       "conversations; bytes delivered (MB/s)",
+       Ranks::scaling, 1, false, true},
       {"startup", "job start-up: launch, MPI_Init, MPI_Finalize and exit of the whole job (ms)", Ranks::scaling, 1,
        true},
   };

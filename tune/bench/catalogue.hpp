@@ -20,6 +20,9 @@ struct KernelInfo {
   Ranks ranks;
   int min_ranks;               // process counts below are skipped
   bool timed_by_bench;         // startup: the command times whole jobs
+  // Uses an interface only the toolkit has (MPF conversations): the other
+  // MPIs do not build it.
+  bool toolkit_only = false;
 };
 
 // In the order runs and reports use.
