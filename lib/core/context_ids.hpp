@@ -1,5 +1,5 @@
-// Context ids of groups (MPI communicators, and the SHMEM teams and MPF
-// conversations to come; context_space.hpp): which this rank uses, and how
+// Context ids of groups (MPI communicators, and the SHMEM teams to come;
+// context_space.hpp): which this rank uses, and how
 // the members of a new group agree on one (context_ids.cpp).
 //
 // The members offer the ids they have free, a bitwise AND over them leaves
