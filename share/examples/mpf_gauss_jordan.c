@@ -38,18 +38,33 @@
  *
  * Run:
  *   mpfrun -n 4 ./mpf_gauss_jordan [N] [--size N] [--tolerance T] [--accuracy A]
+ *                                  [--reps R] [--quick]
  *
- *   N, --size N      the order of the matrix (default 256)
+ *   N, --size N      the order of the matrix (default 256; 128 with --quick)
  *   --tolerance T    the largest difference allowed between the parallel
  *                    and the sequential solution (default 1e-9)
  *   --accuracy A     the largest error allowed against the known solution
  *                    (default 1e-6)
+ *   --reps R         benchmark mode, R timed solves (see below)
+ *   --quick          benchmark mode with R = 3 and n = 128 unless given
  *
  * Checks: every message is of the kind, column and size expected; each x[k]
  * is sent by exactly one process; the parallel solution matches rank 0's
  * sequential one within --tolerance and the known solution within
  * --accuracy. On success rank 0 prints a line starting "mpf_gauss_jordan ok"
  * with both differences and both times; otherwise it exits with status 1.
+ *
+ * Benchmark mode: the program is also the kernel gauss_jordan of
+ * `mpftune bench` (built as kernel_gauss_jordan, which is in benchmark mode
+ * with R = 11 by default). The first parallel solve is then a warm-up; R
+ * timed ones follow, each checked as the first, and rank 0 times R
+ * sequential solves. Rank 0 prints the times in ms in mpftune's format
+ * (tune/kernels/kernel_util.h), before and after the "ok" line:
+ *   mpfbench kernel=gauss_jordan op=solve np=P bytes=-1 unit=ms better=lower warmup=1 iters=1 reps=R median=...
+ *   mpfbench kernel=gauss_jordan op=sequential np=P ...
+ *   mpfbench-end kernel=gauss_jordan check=passed
+ * mpftune's --check and --rep-ms MS are accepted and ignored: every solve is
+ * checked, and every sample is one solve.
  */
 #define _POSIX_C_SOURCE 200112L
 
@@ -104,7 +119,9 @@ static void stop_for_arguments(void) {
 }
 
 static void usage(void) {
-  if (mpf_rank() == 0) fprintf(stderr, "usage: %s [N] [--size N] [--tolerance T] [--accuracy A]\n", program);
+  if (mpf_rank() == 0) {
+    fprintf(stderr, "usage: %s [N] [--size N] [--tolerance T] [--accuracy A] [--reps R] [--quick]\n", program);
+  }
   stop_for_arguments();
 }
 
@@ -237,149 +254,144 @@ static struct pivot_choice receive_choice(mpf_lnvc_t lnvc, int32_t column) {
   return c;
 }
 
-int main(int argc, char **argv) {
-  long n = 256, first, rows;
-  double tolerance = 1e-9, accuracy = 1e-6;
+/* ---- The parallel solve ------------------------------------------------- */
+
+/* What a process needs for the parallel solve. */
+struct solver {
+  long n;           /* the order of the system */
+  long first, rows; /* this process's rows of [A | b]: [first, first + rows) */
   int me, size;
-  mpf_lnvc_t arbiter, solution, decisions, pivots, pivot_out, decision_out = -1;
-  double *a, *pivot_row, *message, *x_parallel, *x_sequential;
-  long *column_of; /* the column each of this process's rows was pivot of, or -1 */
-  double start, parallel_time, sequential_time, difference = 0.0, error = 0.0;
+  mpf_lnvc_t arbiter, solution, decisions, pivots, pivot_out, decision_out;
+  double *a;        /* the rows, n + 1 numbers each */
+  long *column_of;  /* the column each row was pivot of, or -1 */
+  double *pivot_row, *message;
+};
 
-  CHECK(mpf_init(&argc, &argv));
-  me = mpf_rank();
-  size = mpf_size();
-  for (int i = 1; i < argc; ++i) {
-    if (strcmp(argv[i], "--size") == 0 && i + 1 < argc) {
-      n = integer(argv[++i], "--size", 1, 20000);
-    } else if (strcmp(argv[i], "--tolerance") == 0 && i + 1 < argc) {
-      tolerance = real(argv[++i], "--tolerance");
-    } else if (strcmp(argv[i], "--accuracy") == 0 && i + 1 < argc) {
-      accuracy = real(argv[++i], "--accuracy");
-    } else if (argv[i][0] != '-') {
-      n = integer(argv[i], "N", 1, 20000);
-    } else {
-      usage();
-    }
-  }
-
-  /* This process's rows of [A | b]. */
-  block(n, size, me, &first, &rows);
-  a = malloc((size_t)((rows > 0 ? rows : 1) * (n + 1)) * sizeof(double));
-  column_of = malloc((size_t)(rows > 0 ? rows : 1) * sizeof(long));
-  pivot_row = malloc((size_t)(n + 1) * sizeof(double));
-  message = malloc((size_t)(2 * n + 3) * sizeof(double));
-  if (a == NULL || column_of == NULL || pivot_row == NULL || message == NULL) fail("out of memory");
-  for (long i = 0; i < rows; ++i) {
-    make_row(first + i, n, a + i * (n + 1));
-    column_of[i] = -1;
-  }
-
-  /* Everybody joins everything: rank 0 reads "gj.arbiter" and
-   * "gj.solution" and sends on "gj.decision"; everybody reads "gj.decision"
-   * and "gj.pivot" and may send on "gj.pivot". */
-  if (me == 0) {
-    CHECK(mpf_open_receive("gj.arbiter", MPF_FCFS, &arbiter));
-    CHECK(mpf_open_receive("gj.solution", MPF_FCFS, &solution));
-    CHECK(mpf_open_send("gj.decision", &decision_out));
+/* Everybody joins everything: rank 0 reads "gj.arbiter" and "gj.solution"
+ * and sends on "gj.decision"; everybody reads "gj.decision" and "gj.pivot"
+ * and may send on "gj.pivot". */
+static void join(struct solver *s) {
+  s->decision_out = -1;
+  if (s->me == 0) {
+    CHECK(mpf_open_receive("gj.arbiter", MPF_FCFS, &s->arbiter));
+    CHECK(mpf_open_receive("gj.solution", MPF_FCFS, &s->solution));
+    CHECK(mpf_open_send("gj.decision", &s->decision_out));
   } else {
-    CHECK(mpf_open_send("gj.arbiter", &arbiter));
-    CHECK(mpf_open_send("gj.solution", &solution));
+    CHECK(mpf_open_send("gj.arbiter", &s->arbiter));
+    CHECK(mpf_open_send("gj.solution", &s->solution));
   }
-  CHECK(mpf_open_receive("gj.decision", MPF_BROADCAST, &decisions));
-  CHECK(mpf_open_receive("gj.pivot", MPF_BROADCAST, &pivots));
-  CHECK(mpf_open_send("gj.pivot", &pivot_out));
+  CHECK(mpf_open_receive("gj.decision", MPF_BROADCAST, &s->decisions));
+  CHECK(mpf_open_receive("gj.pivot", MPF_BROADCAST, &s->pivots));
+  CHECK(mpf_open_send("gj.pivot", &s->pivot_out));
+}
 
-  /* The start barrier: READY to the arbiter, then its GO on "gj.decision".
-   * Once GO is sent, every process has joined both BROADCAST conversations. */
-  if (me == 0) {
-    for (int r = 1; r < size; ++r) receive_choice(arbiter, -1);
-    send_choice(decision_out, -1, 0, -1, 0.0);
+static void leave(struct solver *s) {
+  CHECK(mpf_close_receive(s->decisions));
+  CHECK(mpf_close_receive(s->pivots));
+  CHECK(mpf_close_send(s->pivot_out));
+  if (s->me == 0) {
+    CHECK(mpf_close_receive(s->solution));
+    CHECK(mpf_close_receive(s->arbiter));
+    CHECK(mpf_close_send(s->decision_out));
   } else {
-    send_choice(arbiter, -1, me, -1, 0.0);
+    CHECK(mpf_close_send(s->solution)); /* rank 0 has "gj.solution" open: a part sent stays */
+    CHECK(mpf_close_send(s->arbiter));
   }
-  receive_choice(decisions, -1);
-  start = seconds();
+}
 
+/* The start barrier: READY to the arbiter, then its GO on "gj.decision".
+ * Once GO is sent, every process has joined both BROADCAST conversations
+ * (and has finished any solve before). */
+static void start_together(struct solver *s) {
+  if (s->me == 0) {
+    for (int r = 1; r < s->size; ++r) receive_choice(s->arbiter, -1);
+    send_choice(s->decision_out, -1, 0, -1, 0.0);
+  } else {
+    send_choice(s->arbiter, -1, s->me, -1, 0.0);
+  }
+  receive_choice(s->decisions, -1);
+}
+
+/* Steps 1 to 4 for every column k. */
+static void eliminate_columns(struct solver *s) {
+  const long n = s->n, first = s->first, rows = s->rows;
+  double *const a = s->a, *const message = s->message;
   for (long k = 0; k < n; ++k) {
     struct pivot_choice mine, chosen;
     size_t bytes;
     /* 1. This process's candidate. */
     mine.column = (int32_t)k;
-    mine.rank = me;
+    mine.rank = s->me;
     mine.row = -1;
     mine.value = -1.0;
     for (long i = 0; i < rows; ++i) {
-      if (column_of[i] < 0 && fabs(a[i * (n + 1) + k]) > mine.value) {
+      if (s->column_of[i] < 0 && fabs(a[i * (n + 1) + k]) > mine.value) {
         mine.value = fabs(a[i * (n + 1) + k]);
         mine.row = first + i;
       }
     }
     /* 2. The arbiter chooses. */
-    if (me != 0) {
-      send_choice(arbiter, (int32_t)k, me, mine.row, mine.value);
+    if (s->me != 0) {
+      send_choice(s->arbiter, (int32_t)k, s->me, mine.row, mine.value);
     } else {
       chosen = mine;
-      for (int r = 1; r < size; ++r) {
-        struct pivot_choice c = receive_choice(arbiter, (int32_t)k);
+      for (int r = 1; r < s->size; ++r) {
+        struct pivot_choice c = receive_choice(s->arbiter, (int32_t)k);
         if (better(&c, &chosen)) chosen = c;
       }
-      send_choice(decision_out, (int32_t)k, chosen.rank, chosen.row, chosen.value);
+      send_choice(s->decision_out, (int32_t)k, chosen.rank, chosen.row, chosen.value);
     }
-    chosen = receive_choice(decisions, (int32_t)k);
+    chosen = receive_choice(s->decisions, (int32_t)k);
     if (chosen.row < 0 || chosen.value == 0.0) fail("the matrix is singular (column %ld)", k);
     /* 3. The owner broadcasts the pivot row: columns k .. n, the others
      *    are zero. */
-    if (chosen.rank == me) {
+    if (chosen.rank == s->me) {
       const long i = (long)chosen.row - first;
-      if (i < 0 || i >= rows || column_of[i] >= 0) {
+      if (i < 0 || i >= rows || s->column_of[i] >= 0) {
         fail("chosen as the owner of row %lld, which is not mine or used already", (long long)chosen.row);
       }
-      column_of[i] = k;
+      s->column_of[i] = k;
       message[0] = (double)k;
       message[1] = (double)chosen.row;
       memcpy(message + 2, a + i * (n + 1) + k, (size_t)(n + 1 - k) * sizeof(double));
-      CHECK(mpf_send(pivot_out, message, (size_t)(n + 3 - k) * sizeof(double)));
+      CHECK(mpf_send(s->pivot_out, message, (size_t)(n + 3 - k) * sizeof(double)));
     }
     /* Everybody, the owner too, takes the pivot row from the conversation. */
     bytes = (size_t)(n + 3 - k) * sizeof(double);
-    CHECK(mpf_receive(pivots, message, &bytes));
+    CHECK(mpf_receive(s->pivots, message, &bytes));
     if (bytes != (size_t)(n + 3 - k) * sizeof(double) || message[0] != (double)k || message[1] != (double)chosen.row) {
       fail("expected pivot row %lld for column %ld", (long long)chosen.row, k);
     }
-    memcpy(pivot_row + k, message + 2, (size_t)(n + 1 - k) * sizeof(double));
+    memcpy(s->pivot_row + k, message + 2, (size_t)(n + 1 - k) * sizeof(double));
     /* 4. Eliminate column k from every other row. */
     for (long i = 0; i < rows; ++i) {
-      if (first + i != chosen.row) eliminate(a + i * (n + 1), pivot_row, k, n);
+      if (first + i != chosen.row) eliminate(a + i * (n + 1), s->pivot_row, k, n);
     }
   }
-  CHECK(mpf_close_receive(decisions));
-  CHECK(mpf_close_receive(pivots));
-  CHECK(mpf_close_send(pivot_out));
+}
 
-  /* Gather x at rank 0: (column, value) pairs after a count. */
-  x_parallel = malloc((size_t)n * sizeof(double));
-  if (x_parallel == NULL) fail("out of memory");
+/* Gathers x at rank 0 (into `x`): (column, value) pairs after a count. */
+static void gather(struct solver *s, double *x) {
+  const long n = s->n, rows = s->rows;
+  double *const message = s->message;
   message[0] = (double)rows;
   for (long i = 0; i < rows; ++i) {
-    const long k = column_of[i];
-    if (k < 0) fail("row %ld was never a pivot", first + i);
+    const long k = s->column_of[i];
+    if (k < 0) fail("row %ld was never a pivot", s->first + i);
     message[1 + 2 * i] = (double)k;
-    message[2 + 2 * i] = a[i * (n + 1) + n] / a[i * (n + 1) + k];
+    message[2 + 2 * i] = s->a[i * (n + 1) + n] / s->a[i * (n + 1) + k];
   }
-  if (me != 0) {
-    CHECK(mpf_send(solution, message, (size_t)(1 + 2 * rows) * sizeof(double)));
-    CHECK(mpf_close_send(solution)); /* rank 0 has "gj.solution" open: the message stays */
-    CHECK(mpf_close_send(arbiter));
+  if (s->me != 0) {
+    CHECK(mpf_send(s->solution, message, (size_t)(1 + 2 * rows) * sizeof(double)));
   } else {
     unsigned char *have = calloc((size_t)n, 1);
     double *in = malloc((size_t)(2 * n + 1) * sizeof(double));
     if (have == NULL || in == NULL) fail("out of memory");
-    for (int r = 0; r < size; ++r) {
+    for (int r = 0; r < s->size; ++r) {
       const double *part = message; /* rank 0's own part */
       size_t bytes = (size_t)(2 * n + 1) * sizeof(double);
       if (r > 0) {
-        CHECK(mpf_receive(solution, in, &bytes));
+        CHECK(mpf_receive(s->solution, in, &bytes));
         part = in;
         if (bytes < sizeof(double) || bytes != (size_t)(1 + 2 * (long)part[0]) * sizeof(double)) {
           fail("a malformed part of the solution (%zu bytes)", bytes);
@@ -389,49 +401,206 @@ int main(int argc, char **argv) {
         const long k = (long)part[1 + 2 * i];
         if (k < 0 || k >= n || have[k]) fail("x[%ld] came twice, or is out of range", k);
         have[k] = 1;
-        x_parallel[k] = part[2 + 2 * i];
+        x[k] = part[2 + 2 * i];
       }
     }
     for (long k = 0; k < n; ++k) {
       if (!have[k]) fail("x[%ld] never came", k);
     }
-    parallel_time = seconds() - start;
-    CHECK(mpf_close_receive(solution));
-    CHECK(mpf_close_receive(arbiter));
-    CHECK(mpf_close_send(decision_out));
     free(have);
     free(in);
+  }
+}
 
-    /* The same system, solved alone. */
-    {
-      double *whole = malloc((size_t)(n * (n + 1)) * sizeof(double));
-      x_sequential = malloc((size_t)n * sizeof(double));
-      if (whole == NULL || x_sequential == NULL) fail("out of memory for the sequential solve");
-      for (long i = 0; i < n; ++i) make_row(i, n, whole + i * (n + 1));
-      start = seconds();
-      solve_sequential(n, whole, x_sequential);
-      sequential_time = seconds() - start;
-      free(whole);
+/* One parallel solve, into `x` at rank 0. Returns the seconds from the
+ * start barrier to the whole x at rank 0 (at rank 0; elsewhere to its part
+ * sent). */
+static double solve_parallel(struct solver *s, double *x) {
+  double start;
+  for (long i = 0; i < s->rows; ++i) {
+    make_row(s->first + i, s->n, s->a + i * (s->n + 1));
+    s->column_of[i] = -1;
+  }
+  start_together(s);
+  start = seconds();
+  eliminate_columns(s);
+  gather(s, x);
+  return seconds() - start;
+}
+
+/* ---- Rank 0 alone -------------------------------------------------------- */
+
+/* The same system solved sequentially, in `whole` (n rows of n + 1), into
+ * `x`. Returns the seconds of the solve. */
+static double solve_alone(long n, double *whole, double *x) {
+  double start;
+  for (long i = 0; i < n; ++i) make_row(i, n, whole + i * (n + 1));
+  start = seconds();
+  solve_sequential(n, whole, x);
+  return seconds() - start;
+}
+
+/* Compares the parallel solution with the sequential one and the known
+ * one: fails beyond `tolerance` or `accuracy`, else gives the largest
+ * differences. */
+static void compare(long n, const double *x_parallel, const double *x_sequential, double tolerance, double accuracy,
+                    double *difference, double *error) {
+  *difference = 0.0;
+  *error = 0.0;
+  for (long k = 0; k < n; ++k) {
+    if (!(fabs(x_parallel[k] - x_sequential[k]) <= *difference)) *difference = fabs(x_parallel[k] - x_sequential[k]);
+    if (!(fabs(x_parallel[k] - known_x(k)) <= *error)) *error = fabs(x_parallel[k] - known_x(k));
+  }
+  if (!(*difference <= tolerance)) {
+    fail("the parallel and the sequential solutions differ by %.3g (tolerance %.3g)", *difference, tolerance);
+  }
+  if (!(*error <= accuracy)) fail("the solution is off the known one by %.3g (accuracy %.3g)", *error, accuracy);
+}
+
+/* ---- Benchmark mode (--reps, --quick): mpftune's kernel gauss_jordan ---- */
+
+static int compare_doubles(const void *a, const void *b) {
+  const double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+/* The q-quantile of sorted values, interpolated between neighbours. */
+static double quantile(const double *sorted, int count, double q) {
+  const double position = q * (count - 1);
+  const int low = (int)position;
+  const double fraction = position - low;
+  return low + 1 < count ? sorted[low] + fraction * (sorted[low + 1] - sorted[low]) : sorted[low];
+}
+
+/* Prints the mpftune line of operation `op`: `samples` are seconds, in the
+ * order they were measured, printed in ms. Returns the median (seconds). */
+static double print_samples(const char *op, int processes, const double *samples, int reps) {
+  double *sorted = malloc((size_t)reps * sizeof(double));
+  double median;
+  if (sorted == NULL) fail("out of memory");
+  memcpy(sorted, samples, (size_t)reps * sizeof(double));
+  qsort(sorted, (size_t)reps, sizeof(double), compare_doubles);
+  median = quantile(sorted, reps, 0.5);
+  printf("mpfbench kernel=gauss_jordan op=%s np=%d bytes=-1 unit=ms better=lower warmup=1 iters=1 reps=%d "
+         "median=%.6g min=%.6g q1=%.6g q3=%.6g max=%.6g samples=",
+         op, processes, reps, 1e3 * median, 1e3 * sorted[0], 1e3 * quantile(sorted, reps, 0.25),
+         1e3 * quantile(sorted, reps, 0.75), 1e3 * sorted[reps - 1]);
+  for (int i = 0; i < reps; ++i) printf(i > 0 ? ",%.6g" : "%.6g", 1e3 * samples[i]);
+  printf("\n");
+  free(sorted);
+  return median;
+}
+
+/* After the first solve (the warm-up): `reps` timed parallel solves, each
+ * checked as the first, and at rank 0 `reps` timed sequential ones. Rank 0
+ * prints a line for each and gives the medians in *parallel_time and
+ * *sequential_time. */
+static void benchmark(struct solver *s, int reps, double *x_parallel, double *x_sequential, double tolerance,
+                      double accuracy, double *parallel_time, double *sequential_time) {
+  double *parallel = malloc((size_t)reps * sizeof(double)), *sequential = malloc((size_t)reps * sizeof(double));
+  double difference, error;
+  if (parallel == NULL || sequential == NULL) fail("out of memory");
+  for (int r = 0; r < reps; ++r) {
+    parallel[r] = solve_parallel(s, x_parallel);
+    if (s->me == 0) compare(s->n, x_parallel, x_sequential, tolerance, accuracy, &difference, &error);
+  }
+  if (s->me == 0) {
+    double *whole = malloc((size_t)(s->n * (s->n + 1)) * sizeof(double));
+    if (whole == NULL) fail("out of memory for the sequential solve");
+    for (int r = 0; r < reps; ++r) sequential[r] = solve_alone(s->n, whole, x_sequential);
+    free(whole);
+    *parallel_time = print_samples("solve", s->size, parallel, reps);
+    *sequential_time = print_samples("sequential", s->size, sequential, reps);
+  }
+  free(parallel);
+  free(sequential);
+}
+
+/* ---- The program ----------------------------------------------------------- */
+
+/* Built as mpftune's kernel_gauss_jordan (tune/CMakeLists.txt), the program
+ * is in benchmark mode by default, as every kernel measures by default. */
+#ifdef MPF_TUNE_KERNEL
+#define DEFAULT_REPS 11
+#else
+#define DEFAULT_REPS 0
+#endif
+
+int main(int argc, char **argv) {
+  long n = 0; /* 0: not given */
+  int reps = -1, quick = 0;
+  double tolerance = 1e-9, accuracy = 1e-6;
+  struct solver s;
+  double *x_parallel, *x_sequential = NULL;
+  double parallel_time, sequential_time = 0.0, difference = 0.0, error = 0.0;
+
+  CHECK(mpf_init(&argc, &argv));
+  s.me = mpf_rank();
+  s.size = mpf_size();
+  for (int i = 1; i < argc; ++i) {
+    if (strcmp(argv[i], "--size") == 0 && i + 1 < argc) {
+      n = integer(argv[++i], "--size", 1, 20000);
+    } else if (strcmp(argv[i], "--tolerance") == 0 && i + 1 < argc) {
+      tolerance = real(argv[++i], "--tolerance");
+    } else if (strcmp(argv[i], "--accuracy") == 0 && i + 1 < argc) {
+      accuracy = real(argv[++i], "--accuracy");
+    } else if (strcmp(argv[i], "--reps") == 0 && i + 1 < argc) {
+      reps = (int)integer(argv[++i], "--reps", 1, 1000);
+    } else if (strcmp(argv[i], "--quick") == 0) {
+      quick = 1;
+    } else if (strcmp(argv[i], "--rep-ms") == 0 && i + 1 < argc) {
+      integer(argv[++i], "--rep-ms", 1, 60000); /* mpftune's; a solve is one sample */
+    } else if (strcmp(argv[i], "--check") == 0) {
+      /* mpftune's; every solve is checked anyway */
+    } else if (argv[i][0] != '-') {
+      n = integer(argv[i], "N", 1, 20000);
+    } else {
+      usage();
     }
-    for (long k = 0; k < n; ++k) {
-      if (!(fabs(x_parallel[k] - x_sequential[k]) <= difference)) difference = fabs(x_parallel[k] - x_sequential[k]);
-      if (!(fabs(x_parallel[k] - known_x(k)) <= error)) error = fabs(x_parallel[k] - known_x(k));
-    }
-    if (!(difference <= tolerance)) {
-      fail("the parallel and the sequential solutions differ by %.3g (tolerance %.3g)", difference, tolerance);
-    }
-    if (!(error <= accuracy)) fail("the solution is off the known one by %.3g (accuracy %.3g)", error, accuracy);
-    printf("%s ok: n=%ld, %d process%s, max difference %.3g from the sequential solve, max error %.3g against "
-           "the known solution, %.3f s parallel, %.3f s sequential\n",
-           program, n, size, size == 1 ? "" : "es", difference, error, parallel_time, sequential_time);
-    free(x_sequential);
+  }
+  if (n == 0) n = quick ? 128 : 256;
+  if (reps < 0) reps = quick ? 3 : DEFAULT_REPS;
+  s.n = n;
+
+  /* This process's rows of [A | b]; solve_parallel fills them. */
+  block(n, s.size, s.me, &s.first, &s.rows);
+  s.a = malloc((size_t)((s.rows > 0 ? s.rows : 1) * (n + 1)) * sizeof(double));
+  s.column_of = malloc((size_t)(s.rows > 0 ? s.rows : 1) * sizeof(long));
+  s.pivot_row = malloc((size_t)(n + 1) * sizeof(double));
+  s.message = malloc((size_t)(2 * n + 3) * sizeof(double));
+  x_parallel = malloc((size_t)n * sizeof(double));
+  if (s.a == NULL || s.column_of == NULL || s.pivot_row == NULL || s.message == NULL || x_parallel == NULL) {
+    fail("out of memory");
   }
 
-  free(a);
-  free(column_of);
-  free(pivot_row);
-  free(message);
+  join(&s);
+  parallel_time = solve_parallel(&s, x_parallel);
+  if (s.me == 0) {
+    /* The same system, solved alone. */
+    double *whole = malloc((size_t)(n * (n + 1)) * sizeof(double));
+    x_sequential = malloc((size_t)n * sizeof(double));
+    if (whole == NULL || x_sequential == NULL) fail("out of memory for the sequential solve");
+    sequential_time = solve_alone(n, whole, x_sequential);
+    free(whole);
+    compare(n, x_parallel, x_sequential, tolerance, accuracy, &difference, &error);
+  }
+  if (reps > 0) benchmark(&s, reps, x_parallel, x_sequential, tolerance, accuracy, &parallel_time, &sequential_time);
+  leave(&s);
+
+  if (s.me == 0) {
+    printf("%s ok: n=%ld, %d process%s, max difference %.3g from the sequential solve, max error %.3g against "
+           "the known solution, %.3f s parallel, %.3f s sequential%s\n",
+           program, n, s.size, s.size == 1 ? "" : "es", difference, error, parallel_time, sequential_time,
+           reps > 0 ? " (medians)" : "");
+    if (reps > 0) printf("mpfbench-end kernel=gauss_jordan check=passed\n");
+  }
+
+  free(s.a);
+  free(s.column_of);
+  free(s.pivot_row);
+  free(s.message);
   free(x_parallel);
+  free(x_sequential);
   CHECK(mpf_finalize());
   return 0;
 }

@@ -45,8 +45,10 @@
  * Run:
  *   mpfrun -n 4 ./mpf_sor [P] [--grid P] [--omega W] [--epsilon E]
  *                         [--max-iterations N] [--tolerance T] [--accuracy A]
+ *                         [--reps R] [--quick]
  *
- *   P, --grid P          interior points per side (default 128)
+ *   P, --grid P          interior points per side (default 128; 64 with
+ *                        --quick)
  *   --omega W            relaxation factor, 0 < W < 2 (default the optimum
  *                        for this problem, 2 / (1 + sin(pi h)))
  *   --epsilon E          stop after the first iteration whose largest change
@@ -56,12 +58,26 @@
  *                        parallel and the sequential solution (default 1e-9)
  *   --accuracy A         the largest error allowed against the exact
  *                        solution (default 1e-6)
+ *   --reps R             benchmark mode, R timed solves (see below)
+ *   --quick              benchmark mode with R = 3 and P = 64 unless given
  *
  * Checks: every row exchanged comes from the right half-sweep with the right
  * length; every status is of the current iteration; both runs converge, in
  * the same number of iterations; the solutions agree within --tolerance and
  * match the exact one within --accuracy. On success rank 0 prints a line
  * starting "mpf_sor ok"; otherwise it exits with status 1.
+ *
+ * Benchmark mode: the program is also the kernel sor of `mpftune bench`
+ * (built as kernel_sor, which is in benchmark mode with R = 11 by default).
+ * The first parallel solve is then a warm-up; R timed ones follow, each
+ * checked as the first, and rank 0 times R sequential solves. Rank 0 prints
+ * the times in ms in mpftune's format (tune/kernels/kernel_util.h), before
+ * and after the "ok" line:
+ *   mpfbench kernel=sor op=solve np=N bytes=-1 unit=ms better=lower warmup=1 iters=1 reps=R median=...
+ *   mpfbench kernel=sor op=sequential np=N ...
+ *   mpfbench-end kernel=sor check=passed
+ * mpftune's --check and --rep-ms MS are accepted and ignored: every solve is
+ * checked, and every sample is one solve.
  */
 #define _POSIX_C_SOURCE 200112L
 
@@ -119,7 +135,7 @@ static void usage(void) {
   if (mpf_rank() == 0) {
     fprintf(stderr,
             "usage: %s [P] [--grid P] [--omega W] [--epsilon E] [--max-iterations N] [--tolerance T] "
-            "[--accuracy A]\n",
+            "[--accuracy A] [--reps R] [--quick]\n",
             program);
   }
   stop_for_arguments();
@@ -305,207 +321,376 @@ static struct control receive_control(mpf_lnvc_t lnvc, long iteration) {
   return c;
 }
 
-int main(int argc, char **argv) {
-  long p = 128, max_iterations = 100000, first, rows, iterations = 0;
-  double omega = 0.0, epsilon = 1e-10, tolerance = 1e-9, accuracy = 1e-6, change = 0.0;
+/* ---- The parallel solve ------------------------------------------------- */
+
+/* What a process needs for the parallel solve. */
+struct solver {
+  long p;                   /* interior points per side */
+  long first, rows;         /* this process's strip: global rows [first, first + rows) */
+  double omega, epsilon;
+  long max_iterations;
   int me, size;
   struct neighbours nb;
-  mpf_lnvc_t status, control_out = -1, control, gather;
-  double *u, *h2f;
-  double start, parallel_time;
+  mpf_lnvc_t status, control_out, control, gather;
+  double *u, *h2f;          /* the strip as set_up lays it out */
+  double *strip;            /* a strip on "sor.gather": first row, row count, the rows' inner points */
+  unsigned char *have;      /* rank 0: which rows the gather has brought */
+};
+
+/* The neighbours' conversations and the monitor's. */
+static void join(struct solver *s) {
+  const int me = s->me;
+  /* The neighbours: the processes with rows are 0 .. min(size, p) - 1. */
+  s->nb.up = s->rows > 0 && me > 0 ? me - 1 : -1;
+  s->nb.down = s->rows > 0 && me + 1 < s->size && me + 1 < s->p ? me + 1 : -1;
+  if (s->nb.up >= 0) {
+    join_edge(s->nb.up, me, 1, &s->nb.from_up);
+    join_edge(me, s->nb.up, 0, &s->nb.to_up);
+  }
+  if (s->nb.down >= 0) {
+    join_edge(s->nb.down, me, 1, &s->nb.from_down);
+    join_edge(me, s->nb.down, 0, &s->nb.to_down);
+  }
+  s->control_out = -1;
+  if (me == 0) {
+    CHECK(mpf_open_receive("sor.status", MPF_FCFS, &s->status));
+    CHECK(mpf_open_receive("sor.gather", MPF_FCFS, &s->gather));
+    CHECK(mpf_open_send("sor.control", &s->control_out));
+  } else {
+    CHECK(mpf_open_send("sor.status", &s->status));
+    CHECK(mpf_open_send("sor.gather", &s->gather));
+  }
+  CHECK(mpf_open_receive("sor.control", MPF_BROADCAST, &s->control));
+}
+
+static void leave(struct solver *s) {
+  if (s->nb.up >= 0) {
+    CHECK(mpf_close_receive(s->nb.from_up));
+    CHECK(mpf_close_send(s->nb.to_up));
+  }
+  if (s->nb.down >= 0) {
+    CHECK(mpf_close_receive(s->nb.from_down));
+    CHECK(mpf_close_send(s->nb.to_down));
+  }
+  CHECK(mpf_close_receive(s->control));
+  if (s->me == 0) {
+    CHECK(mpf_close_receive(s->gather));
+    CHECK(mpf_close_receive(s->status));
+    CHECK(mpf_close_send(s->control_out));
+  } else {
+    CHECK(mpf_close_send(s->gather)); /* rank 0 has "sor.gather" open: a strip sent stays */
+    CHECK(mpf_close_send(s->status));
+  }
+}
+
+/* The start barrier: READY to the monitor, then its GO on "sor.control".
+ * Once GO is sent, every process has joined "sor.control" (and has
+ * finished any solve before). */
+static void start_together(struct solver *s) {
+  if (s->me == 0) {
+    for (int r = 1; r < s->size; ++r) receive_status(s->status, READY, 0);
+    send_control(s->control_out, 0, 1, 0.0);
+  } else {
+    send_status(s->status, READY, 0, 0.0);
+  }
+  receive_control(s->control, 0);
+}
+
+/* The iterations, until the monitor says stop. Returns their number; the
+ * largest change of the last one in *change. */
+static long iterate(struct solver *s, double *change) {
+  const long p = s->p, first = s->first, rows = s->rows;
+  long iterations = 0;
+  for (;;) {
+    struct control decision;
+    double local;
+    ++iterations;
+    exchange(&s->nb, s->u, rows, p, 2 * iterations);
+    local = sweep(s->u, s->h2f, first, rows, p, 0, s->omega);
+    exchange(&s->nb, s->u, rows, p, 2 * iterations + 1);
+    *change = sweep(s->u, s->h2f, first, rows, p, 1, s->omega);
+    if (*change < local) *change = local;
+    if (s->me != 0) {
+      send_status(s->status, STATUS, iterations, *change);
+    } else {
+      for (int r = 1; r < s->size; ++r) {
+        struct status st = receive_status(s->status, STATUS, iterations);
+        if (!(st.change <= *change)) *change = st.change; /* NaN spreads too */
+      }
+      send_control(s->control_out, iterations, *change >= s->epsilon && iterations < s->max_iterations, *change);
+    }
+    decision = receive_control(s->control, iterations);
+    if (!decision.go_on) {
+      *change = decision.change;
+      return iterations;
+    }
+  }
+}
+
+/* Gathers the strips at rank 0, into `grid` ((p + 2) x (p + 2), the inner
+ * points). */
+static void gather(struct solver *s, double *grid) {
+  const long p = s->p, w = p + 2, first = s->first, rows = s->rows;
+  double *const strip = s->strip;
+  if (s->me != 0) {
+    strip[0] = (double)first;
+    strip[1] = (double)rows;
+    for (long r = 0; r < rows; ++r) memcpy(strip + 2 + r * p, s->u + (r + 1) * w + 1, (size_t)p * sizeof(double));
+    CHECK(mpf_send(s->gather, strip, (size_t)(2 + rows * p) * sizeof(double)));
+    return;
+  }
+  memset(s->have, 0, (size_t)p + 2);
+  for (long r = 0; r < rows; ++r) {
+    memcpy(grid + (first + r) * w + 1, s->u + (r + 1) * w + 1, (size_t)p * sizeof(double));
+    s->have[first + r] = 1;
+  }
+  for (int k = 1; k < s->size; ++k) {
+    size_t bytes = (size_t)(2 + p * p) * sizeof(double);
+    long part_first, part_rows;
+    CHECK(mpf_receive(s->gather, strip, &bytes));
+    part_first = bytes >= 2 * sizeof(double) ? (long)strip[0] : -1;
+    part_rows = bytes >= 2 * sizeof(double) ? (long)strip[1] : -1;
+    if (part_rows < 0 || part_first < 1 || part_first + part_rows - 1 > p ||
+        bytes != (size_t)(2 + part_rows * p) * sizeof(double)) {
+      fail("a malformed strip (%zu bytes)", bytes);
+    }
+    for (long r = 0; r < part_rows; ++r) {
+      if (s->have[part_first + r]) fail("row %ld came twice", part_first + r);
+      s->have[part_first + r] = 1;
+      memcpy(grid + (part_first + r) * w + 1, strip + 2 + r * p, (size_t)p * sizeof(double));
+    }
+  }
+  for (long i = 1; i <= p; ++i) {
+    if (!s->have[i]) fail("row %ld never came", i);
+  }
+}
+
+/* One parallel solve, into `grid` at rank 0; its iterations in
+ * *iterations, the largest change of the last in *change. Returns the
+ * seconds from the start barrier to the whole grid at rank 0 (at rank 0;
+ * elsewhere to its strip sent). */
+static double solve_parallel(struct solver *s, double *grid, long *iterations, double *change) {
+  double start;
+  set_up(s->u, s->h2f, s->first, s->rows, s->p);
+  start_together(s);
+  start = seconds();
+  *iterations = iterate(s, change);
+  gather(s, grid);
+  return seconds() - start;
+}
+
+/* ---- Rank 0 alone -------------------------------------------------------- */
+
+/* The whole grid alone, with the same method and stopping rule, in `alone`
+ * ((p + 2) x (p + 2)) and `alone_h2f` (p x (p + 2)). Returns the seconds of
+ * the iterations; their number in *iterations. */
+static double solve_alone(const struct solver *s, double *alone, double *alone_h2f, long *iterations) {
+  const long p = s->p;
+  double change, start;
+  set_up(alone, alone_h2f, 1, p, p);
+  *iterations = 0;
+  start = seconds();
+  do {
+    const double red = sweep(alone, alone_h2f, 1, p, p, 0, s->omega);
+    const double black = sweep(alone, alone_h2f, 1, p, p, 1, s->omega);
+    change = red > black ? red : black;
+    ++*iterations;
+  } while (change >= s->epsilon && *iterations < s->max_iterations);
+  return seconds() - start;
+}
+
+/* Checks a parallel solve (`grid`, `iterations`, `change`) against the
+ * sequential one (`alone`, `sequential_iterations`) and the exact solution:
+ * fails beyond `tolerance` or `accuracy`, else gives the largest
+ * differences. */
+static void compare(const struct solver *s, const double *grid, long iterations, double change, const double *alone,
+                    long sequential_iterations, double tolerance, double accuracy, double *difference,
+                    double *error) {
+  const long p = s->p, w = p + 2;
+  const double h = 1.0 / (double)(p + 1);
+  *difference = 0.0;
+  *error = 0.0;
+  for (long i = 1; i <= p; ++i) {
+    for (long j = 1; j <= p; ++j) {
+      const double d = fabs(grid[i * w + j] - alone[i * w + j]);
+      const double e = fabs(grid[i * w + j] - exact((double)j * h, (double)i * h));
+      if (!(d <= *difference)) *difference = d; /* NaN too */
+      if (!(e <= *error)) *error = e;
+    }
+  }
+  if (!(change < s->epsilon)) fail("no convergence in %ld iterations (largest change %.3g)", iterations, change);
+  if (sequential_iterations != iterations) {
+    fail("the sequential solve took %ld iterations, the parallel one %ld", sequential_iterations, iterations);
+  }
+  if (!(*difference <= tolerance)) {
+    fail("the parallel and the sequential solutions differ by %.3g (tolerance %.3g)", *difference, tolerance);
+  }
+  if (!(*error <= accuracy)) fail("the solution is off the exact one by %.3g (accuracy %.3g)", *error, accuracy);
+}
+
+/* ---- Benchmark mode (--reps, --quick): mpftune's kernel sor ------------- */
+
+static int compare_doubles(const void *a, const void *b) {
+  const double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+/* The q-quantile of sorted values, interpolated between neighbours. */
+static double quantile(const double *sorted, int count, double q) {
+  const double position = q * (count - 1);
+  const int low = (int)position;
+  const double fraction = position - low;
+  return low + 1 < count ? sorted[low] + fraction * (sorted[low + 1] - sorted[low]) : sorted[low];
+}
+
+/* Prints the mpftune line of operation `op`: `samples` are seconds, in the
+ * order they were measured, printed in ms. Returns the median (seconds). */
+static double print_samples(const char *op, int processes, const double *samples, int reps) {
+  double *sorted = malloc((size_t)reps * sizeof(double));
+  double median;
+  if (sorted == NULL) fail("out of memory");
+  memcpy(sorted, samples, (size_t)reps * sizeof(double));
+  qsort(sorted, (size_t)reps, sizeof(double), compare_doubles);
+  median = quantile(sorted, reps, 0.5);
+  printf("mpfbench kernel=sor op=%s np=%d bytes=-1 unit=ms better=lower warmup=1 iters=1 reps=%d "
+         "median=%.6g min=%.6g q1=%.6g q3=%.6g max=%.6g samples=",
+         op, processes, reps, 1e3 * median, 1e3 * sorted[0], 1e3 * quantile(sorted, reps, 0.25),
+         1e3 * quantile(sorted, reps, 0.75), 1e3 * sorted[reps - 1]);
+  for (int i = 0; i < reps; ++i) printf(i > 0 ? ",%.6g" : "%.6g", 1e3 * samples[i]);
+  printf("\n");
+  free(sorted);
+  return median;
+}
+
+/* After the first solve (the warm-up): `reps` timed parallel solves, each
+ * checked as the first against the sequential solution `alone` of
+ * `sequential_iterations`, and at rank 0 `reps` timed sequential ones.
+ * Rank 0 prints a line for each and gives the medians in *parallel_time and
+ * *sequential_time. */
+static void benchmark(struct solver *s, int reps, double *grid, double *alone, double *alone_h2f,
+                      long sequential_iterations, double tolerance, double accuracy, double *parallel_time,
+                      double *sequential_time) {
+  double *parallel = malloc((size_t)reps * sizeof(double)), *sequential = malloc((size_t)reps * sizeof(double));
+  double change, difference, error;
+  long iterations;
+  if (parallel == NULL || sequential == NULL) fail("out of memory");
+  for (int r = 0; r < reps; ++r) {
+    parallel[r] = solve_parallel(s, grid, &iterations, &change);
+    if (s->me == 0) {
+      compare(s, grid, iterations, change, alone, sequential_iterations, tolerance, accuracy, &difference, &error);
+    }
+  }
+  if (s->me == 0) {
+    for (int r = 0; r < reps; ++r) sequential[r] = solve_alone(s, alone, alone_h2f, &iterations);
+    *parallel_time = print_samples("solve", s->size, parallel, reps);
+    *sequential_time = print_samples("sequential", s->size, sequential, reps);
+  }
+  free(parallel);
+  free(sequential);
+}
+
+/* ---- The program ----------------------------------------------------------- */
+
+/* Built as mpftune's kernel_sor (tune/CMakeLists.txt), the program is in
+ * benchmark mode by default, as every kernel measures by default. */
+#ifdef MPF_TUNE_KERNEL
+#define DEFAULT_REPS 11
+#else
+#define DEFAULT_REPS 0
+#endif
+
+int main(int argc, char **argv) {
+  long p = 0, iterations = 0, sequential_iterations = 0; /* p 0: not given */
+  int reps = -1, quick = 0;
+  double tolerance = 1e-9, accuracy = 1e-6, change = 0.0;
+  struct solver s;
+  double *grid = NULL, *alone = NULL, *alone_h2f = NULL; /* rank 0: the parallel and the sequential solution */
+  double parallel_time, sequential_time = 0.0, difference = 0.0, error = 0.0;
 
   CHECK(mpf_init(&argc, &argv));
-  me = mpf_rank();
-  size = mpf_size();
+  s.me = mpf_rank();
+  s.size = mpf_size();
+  s.omega = 0.0;
+  s.epsilon = 1e-10;
+  s.max_iterations = 100000;
   for (int i = 1; i < argc; ++i) {
     if (strcmp(argv[i], "--grid") == 0 && i + 1 < argc) {
       p = integer(argv[++i], "--grid", 1, 10000);
     } else if (strcmp(argv[i], "--omega") == 0 && i + 1 < argc) {
-      omega = real(argv[++i], "--omega", 0.0, 2.0);
+      s.omega = real(argv[++i], "--omega", 0.0, 2.0);
     } else if (strcmp(argv[i], "--epsilon") == 0 && i + 1 < argc) {
-      epsilon = real(argv[++i], "--epsilon", 0.0, 1e300);
+      s.epsilon = real(argv[++i], "--epsilon", 0.0, 1e300);
     } else if (strcmp(argv[i], "--max-iterations") == 0 && i + 1 < argc) {
-      max_iterations = integer(argv[++i], "--max-iterations", 1, 1000000000);
+      s.max_iterations = integer(argv[++i], "--max-iterations", 1, 1000000000);
     } else if (strcmp(argv[i], "--tolerance") == 0 && i + 1 < argc) {
       tolerance = real(argv[++i], "--tolerance", 0.0, 1e300);
     } else if (strcmp(argv[i], "--accuracy") == 0 && i + 1 < argc) {
       accuracy = real(argv[++i], "--accuracy", 0.0, 1e300);
+    } else if (strcmp(argv[i], "--reps") == 0 && i + 1 < argc) {
+      reps = (int)integer(argv[++i], "--reps", 1, 1000);
+    } else if (strcmp(argv[i], "--quick") == 0) {
+      quick = 1;
+    } else if (strcmp(argv[i], "--rep-ms") == 0 && i + 1 < argc) {
+      integer(argv[++i], "--rep-ms", 1, 60000); /* mpftune's; a solve is one sample */
+    } else if (strcmp(argv[i], "--check") == 0) {
+      /* mpftune's; every solve is checked anyway */
     } else if (argv[i][0] != '-') {
       p = integer(argv[i], "P", 1, 10000);
     } else {
       usage();
     }
   }
-  if (omega == 0.0) omega = 2.0 / (1.0 + sin(acos(-1.0) / (double)(p + 1)));
+  if (p == 0) p = quick ? 64 : 128;
+  if (reps < 0) reps = quick ? 3 : DEFAULT_REPS;
+  if (s.omega == 0.0) s.omega = 2.0 / (1.0 + sin(acos(-1.0) / (double)(p + 1)));
+  s.p = p;
 
-  /* This process's strip, with a ghost or boundary row above and below. */
-  strip(p, size, me, &first, &rows);
-  u = malloc((size_t)((rows + 2) * (p + 2)) * sizeof(double));
-  h2f = malloc((size_t)((rows > 0 ? rows : 1) * (p + 2)) * sizeof(double));
-  nb.message = malloc((size_t)(p + 1) * sizeof(double));
-  if (u == NULL || h2f == NULL || nb.message == NULL) fail("out of memory");
-  set_up(u, h2f, first, rows, p);
-
-  /* The neighbours: the processes with rows are 0 .. min(size, p) - 1. */
-  nb.up = rows > 0 && me > 0 ? me - 1 : -1;
-  nb.down = rows > 0 && me + 1 < size && me + 1 < p ? me + 1 : -1;
-  if (nb.up >= 0) {
-    join_edge(nb.up, me, 1, &nb.from_up);
-    join_edge(me, nb.up, 0, &nb.to_up);
+  /* This process's strip, with a ghost or boundary row above and below;
+   * solve_parallel sets it up. */
+  strip(p, s.size, s.me, &s.first, &s.rows);
+  s.u = malloc((size_t)((s.rows + 2) * (p + 2)) * sizeof(double));
+  s.h2f = malloc((size_t)((s.rows > 0 ? s.rows : 1) * (p + 2)) * sizeof(double));
+  s.nb.message = malloc((size_t)(p + 1) * sizeof(double));
+  s.strip = malloc((size_t)(2 + (s.me == 0 ? p : s.rows) * p) * sizeof(double));
+  s.have = malloc((size_t)p + 2);
+  if (s.u == NULL || s.h2f == NULL || s.nb.message == NULL || s.strip == NULL || s.have == NULL) {
+    fail("out of memory");
   }
-  if (nb.down >= 0) {
-    join_edge(nb.down, me, 1, &nb.from_down);
-    join_edge(me, nb.down, 0, &nb.to_down);
+  if (s.me == 0) {
+    grid = malloc((size_t)((p + 2) * (p + 2)) * sizeof(double));
+    alone = malloc((size_t)((p + 2) * (p + 2)) * sizeof(double));
+    alone_h2f = malloc((size_t)(p * (p + 2)) * sizeof(double));
+    if (grid == NULL || alone == NULL || alone_h2f == NULL) fail("out of memory");
   }
 
-  /* The monitor's conversations, and the start barrier. */
-  if (me == 0) {
-    CHECK(mpf_open_receive("sor.status", MPF_FCFS, &status));
-    CHECK(mpf_open_receive("sor.gather", MPF_FCFS, &gather));
-    CHECK(mpf_open_send("sor.control", &control_out));
-  } else {
-    CHECK(mpf_open_send("sor.status", &status));
-    CHECK(mpf_open_send("sor.gather", &gather));
+  join(&s);
+  parallel_time = solve_parallel(&s, grid, &iterations, &change);
+  if (s.me == 0) {
+    sequential_time = solve_alone(&s, alone, alone_h2f, &sequential_iterations);
+    compare(&s, grid, iterations, change, alone, sequential_iterations, tolerance, accuracy, &difference, &error);
   }
-  CHECK(mpf_open_receive("sor.control", MPF_BROADCAST, &control));
-  if (me == 0) {
-    for (int r = 1; r < size; ++r) receive_status(status, READY, 0);
-    send_control(control_out, 0, 1, 0.0);
-  } else {
-    send_status(status, READY, 0, 0.0);
+  if (reps > 0) {
+    benchmark(&s, reps, grid, alone, alone_h2f, sequential_iterations, tolerance, accuracy, &parallel_time,
+              &sequential_time);
   }
-  receive_control(control, 0);
-  start = seconds();
+  leave(&s);
 
-  /* The iterations. */
-  for (;;) {
-    struct control decision;
-    double local;
-    ++iterations;
-    exchange(&nb, u, rows, p, 2 * iterations);
-    local = sweep(u, h2f, first, rows, p, 0, omega);
-    exchange(&nb, u, rows, p, 2 * iterations + 1);
-    change = sweep(u, h2f, first, rows, p, 1, omega);
-    if (change < local) change = local;
-    if (me != 0) {
-      send_status(status, STATUS, iterations, change);
-    } else {
-      for (int r = 1; r < size; ++r) {
-        struct status s = receive_status(status, STATUS, iterations);
-        if (!(s.change <= change)) change = s.change; /* NaN spreads too */
-      }
-      send_control(control_out, iterations, change >= epsilon && iterations < max_iterations, change);
-    }
-    decision = receive_control(control, iterations);
-    if (!decision.go_on) {
-      change = decision.change;
-      break;
-    }
-  }
-  if (nb.up >= 0) {
-    CHECK(mpf_close_receive(nb.from_up));
-    CHECK(mpf_close_send(nb.to_up));
-  }
-  if (nb.down >= 0) {
-    CHECK(mpf_close_receive(nb.from_down));
-    CHECK(mpf_close_send(nb.to_down));
-  }
-  CHECK(mpf_close_receive(control));
-
-  /* Gather the strips at rank 0: first row, row count, then the rows'
-   * inner points. */
-  if (me != 0) {
-    const long w = p + 2;
-    double *out = malloc((size_t)(2 + rows * p) * sizeof(double));
-    if (out == NULL) fail("out of memory");
-    out[0] = (double)first;
-    out[1] = (double)rows;
-    for (long r = 0; r < rows; ++r) memcpy(out + 2 + r * p, u + (r + 1) * w + 1, (size_t)p * sizeof(double));
-    CHECK(mpf_send(gather, out, (size_t)(2 + rows * p) * sizeof(double)));
-    CHECK(mpf_close_send(gather)); /* rank 0 has "sor.gather" open: the strip stays */
-    CHECK(mpf_close_send(status));
-    free(out);
-  } else {
-    const long w = p + 2;
-    const double h = 1.0 / (double)(p + 1);
-    double *parallel = malloc((size_t)((p + 2) * w) * sizeof(double)); /* the strips put together */
-    double *alone = malloc((size_t)((p + 2) * w) * sizeof(double));    /* the sequential solve */
-    double *alone_h2f = malloc((size_t)(p * w) * sizeof(double));
-    double *in = malloc((size_t)(2 + p * p) * sizeof(double));
-    unsigned char *have = calloc((size_t)p + 2, 1);
-    long sequential_iterations = 0;
-    double sequential_change, sequential_time, difference = 0.0, error = 0.0;
-    if (parallel == NULL || alone == NULL || alone_h2f == NULL || in == NULL || have == NULL) fail("out of memory");
-
-    for (long r = 0; r < rows; ++r) {
-      memcpy(parallel + (first + r) * w + 1, u + (r + 1) * w + 1, (size_t)p * sizeof(double));
-      have[first + r] = 1;
-    }
-    for (int k = 1; k < size; ++k) {
-      size_t bytes = (size_t)(2 + p * p) * sizeof(double);
-      long part_first, part_rows;
-      CHECK(mpf_receive(gather, in, &bytes));
-      part_first = bytes >= 2 * sizeof(double) ? (long)in[0] : -1;
-      part_rows = bytes >= 2 * sizeof(double) ? (long)in[1] : -1;
-      if (part_rows < 0 || part_first < 1 || part_first + part_rows - 1 > p ||
-          bytes != (size_t)(2 + part_rows * p) * sizeof(double)) {
-        fail("a malformed strip (%zu bytes)", bytes);
-      }
-      for (long r = 0; r < part_rows; ++r) {
-        if (have[part_first + r]) fail("row %ld came twice", part_first + r);
-        have[part_first + r] = 1;
-        memcpy(parallel + (part_first + r) * w + 1, in + 2 + r * p, (size_t)p * sizeof(double));
-      }
-    }
-    for (long i = 1; i <= p; ++i) {
-      if (!have[i]) fail("row %ld never came", i);
-    }
-    parallel_time = seconds() - start;
-    CHECK(mpf_close_receive(gather));
-    CHECK(mpf_close_receive(status));
-    CHECK(mpf_close_send(control_out));
-
-    /* The whole grid alone, with the same method and stopping rule. */
-    set_up(alone, alone_h2f, 1, p, p);
-    start = seconds();
-    do {
-      const double red = sweep(alone, alone_h2f, 1, p, p, 0, omega);
-      const double black = sweep(alone, alone_h2f, 1, p, p, 1, omega);
-      sequential_change = red > black ? red : black;
-      ++sequential_iterations;
-    } while (sequential_change >= epsilon && sequential_iterations < max_iterations);
-    sequential_time = seconds() - start;
-
-    for (long i = 1; i <= p; ++i) {
-      for (long j = 1; j <= p; ++j) {
-        const double d = fabs(parallel[i * w + j] - alone[i * w + j]);
-        const double e = fabs(parallel[i * w + j] - exact((double)j * h, (double)i * h));
-        if (!(d <= difference)) difference = d; /* NaN too */
-        if (!(e <= error)) error = e;
-      }
-    }
-    if (!(change < epsilon)) fail("no convergence in %ld iterations (largest change %.3g)", iterations, change);
-    if (sequential_iterations != iterations) {
-      fail("the sequential solve took %ld iterations, the parallel one %ld", sequential_iterations, iterations);
-    }
-    if (!(difference <= tolerance)) {
-      fail("the parallel and the sequential solutions differ by %.3g (tolerance %.3g)", difference, tolerance);
-    }
-    if (!(error <= accuracy)) fail("the solution is off the exact one by %.3g (accuracy %.3g)", error, accuracy);
+  if (s.me == 0) {
     printf("%s ok: %ldx%ld grid, %d process%s, %ld iterations (omega %.4f), max difference %.3g from the sequential "
-           "solve, max error %.3g against the exact solution, %.3f s parallel, %.3f s sequential\n",
-           program, p, p, size, size == 1 ? "" : "es", iterations, omega, difference, error, parallel_time,
-           sequential_time);
-    free(parallel);
-    free(alone);
-    free(alone_h2f);
-    free(in);
-    free(have);
+           "solve, max error %.3g against the exact solution, %.3f s parallel, %.3f s sequential%s\n",
+           program, p, p, s.size, s.size == 1 ? "" : "es", iterations, s.omega, difference, error, parallel_time,
+           sequential_time, reps > 0 ? " (medians)" : "");
+    if (reps > 0) printf("mpfbench-end kernel=sor check=passed\n");
   }
 
-  free(u);
-  free(h2f);
-  free(nb.message);
+  free(s.u);
+  free(s.h2f);
+  free(s.nb.message);
+  free(s.strip);
+  free(s.have);
+  free(grid);
+  free(alone);
+  free(alone_h2f);
   CHECK(mpf_finalize());
   return 0;
 }

@@ -33,6 +33,15 @@ const std::vector<KernelInfo>& catalogue() {
        "MPF conversations: one memcpy, the paper's base loop, and the patterns as FCFS, BROADCAST and random "
        "conversations; bytes delivered (MB/s)",
        Ranks::scaling, 1, false, true},
+      {"gauss_jordan",
+       "the MPF paper's Gauss-Jordan elimination with partial pivoting (share/examples/mpf_gauss_jordan.c), "
+       "n=256 (128 with --quick): time of the parallel solve and of the sequential one on rank 0 (ms)",
+       Ranks::scaling, 1, false, true},
+      {"sor",
+       "the MPF paper's SOR: red-black over-relaxation of Poisson's equation on a 128x128 grid (64x64 with "
+       "--quick) in strips (share/examples/mpf_sor.c): time of the parallel solve and of the sequential one on "
+       "rank 0 (ms)",
+       Ranks::scaling, 1, false, true},
       {"startup", "job start-up: launch, MPI_Init, MPI_Finalize and exit of the whole job (ms)", Ranks::scaling, 1,
        true},
   };
