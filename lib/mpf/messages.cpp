@@ -32,9 +32,9 @@ void wait_on(const conversation::Connection& k, Waiting which, conversation::Con
     table.want(k.conversation, which);
     return ready();
   };
-  progress::BlockedCall call = progress::BlockedCall::conversation(
-      progress::kAnySource, static_cast<std::int32_t>(k.conversation),
-      k.role | (static_cast<std::uint32_t>(what) << 8), function);
+  progress::BlockedCall call =
+      progress::BlockedCall::conversation(progress::kAnySource, static_cast<std::int32_t>(k.conversation),
+                                          k.role | (static_cast<std::uint32_t>(what) << 8), function);
   // With more processes than CPUs, yield at once (for yield_us, then
   // sleep): a conversation's partners take turns on the CPUs, and a sleeper
   // costs its waker a futex call and itself a wake-up per message (a
