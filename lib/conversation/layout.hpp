@@ -60,7 +60,6 @@ struct TableHeader {
   std::uint64_t entries_offset;
   std::uint64_t rings_offset;             // page-aligned
   std::atomic<std::uint32_t> live;        // conversations that exist now
-  std::atomic<std::uint32_t> most;        // the most that existed at once
   std::atomic<std::uint32_t> finalizing;  // ranks that reached mpf_finalize
   pthread_mutex_t lock;                   // finds, creates and discards conversations
 };
@@ -105,6 +104,8 @@ struct alignas(kLine) Record {
   std::uint64_t address;              // kDirect: the sender's buffer
   std::atomic<std::uint64_t> staged;  // kDirect: the node memory holding a copy (kWantStaged), 0 until then
 };
+// Record::staged when the sender could not make the copy: its readers give up.
+inline constexpr std::uint64_t kStagingFailed = ~std::uint64_t{0};
 static_assert(sizeof(Record) == kLine);
 
 // What a record takes of its ring.

@@ -59,8 +59,7 @@ OpenStatus Table::open(std::string_view name, std::uint8_t role, Connection& out
     ++e.generation;
     e.created_ns.store(now_ns(), std::memory_order_relaxed);
     e.state.store(EntryState::live, std::memory_order_release);
-    const std::uint32_t live = header.live.fetch_add(1, std::memory_order_relaxed) + 1;
-    if (live > header.most.load(std::memory_order_relaxed)) header.most.store(live, std::memory_order_relaxed);
+    header.live.fetch_add(1, std::memory_order_relaxed);
   }
   Entry& e = view_.entry(found);
   SharedLock entry_lock(e.lock);

@@ -94,7 +94,7 @@ const char* mpf_error_string(int error) {
       return "message truncated: it is longer than the receive buffer; it stays queued and *bytes holds its length";
     case MPF_ERR_RESOURCES:
       return "out of resources: every conversation of the node's table is in use (raise the tunable "
-             "mpf_conversations)";
+             "mpf_conversations), or shared memory to stage a message larger than mpf_queue_bytes could not be had";
     case MPF_ERR_ARG:
       return "invalid argument: a NULL pointer where a buffer, a length or a handle must be";
     case MPF_ERR_INITIALIZED:

@@ -70,6 +70,14 @@ int read_direct(const conversation::Connection& k, Record& r, void* to) {
   }
   wait_on(k, waiting_of(k), conversation::ConversationWait::message, "mpf_receive",
           [&] { return r.staged.load(std::memory_order_acquire) != 0; });
+  if (r.staged.load(std::memory_order_relaxed) == conversation::kStagingFailed) {
+    std::fprintf(stderr,
+                 "mpf_receive (rank %u): a message of %llu bytes from rank %d, too large for the queue "
+                 "(mpf_queue_bytes), could not be read: Cross Memory Attach is refused and the sender could not "
+                 "stage a copy (it said why)\n",
+                 rt.job().rank, static_cast<unsigned long long>(r.bytes), r.sender);
+    return MPF_ERR_INTERN;
+  }
   try {
     const shm::NodeMemory staged = shm::NodeMemory::open(rt.segment(), r.staged.load(std::memory_order_relaxed), false);
     common::copy_memory(static_cast<std::byte*>(to), staged.data(), r.bytes);
@@ -94,8 +102,11 @@ int await_readers(const conversation::Connection& k, Record& r, const void* buf)
       r.staged.store(staged->id(), std::memory_order_release);
       table.wake_readers(k.conversation, r);
     } catch (const std::exception& e) {
+      // Its readers cannot have the message: they give up, and so do we.
       std::fprintf(stderr, "mpf_send (rank %u): %s\n", rt.job().rank, e.what());
       rc = MPF_ERR_RESOURCES;
+      r.staged.store(conversation::kStagingFailed, std::memory_order_release);
+      table.wake_readers(k.conversation, r);
     }
   };
   if (state().stage_direct) {
