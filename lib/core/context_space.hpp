@@ -4,9 +4,10 @@
 // below kContextIds are drawn from one allocator (context_ids.hpp) by
 // every group that communicates: MPI communicators, and the SHMEM teams
 // to come, so no two groups a rank belongs to ever share one (MPF
-// conversations are queues in the segment, not messages, and need none). The runtime's own messages run in contexts derived from a
-// group's id by setting one of the bits below, which no allocated id has,
-// so they never match a program's messages nor one another's.
+// conversations are queues in the segment, not messages, and need none).
+// The runtime's own messages run in contexts derived from a group's id by
+// setting one of the bits below, which no allocated id has, so they never
+// match a program's messages nor one another's.
 #pragma once
 
 #include <cstdint>
