@@ -186,23 +186,27 @@ Reservation Table::try_reserve(std::uint32_t c, std::uint64_t bytes, std::uint64
   return {&r, w};
 }
 
-void Table::copy_in(std::uint32_t c, const Reservation& r, const void* data, std::uint64_t bytes) const {
+template <class Copy>
+void Table::for_each_piece(std::uint32_t c, std::uint64_t pos, std::uint64_t bytes, Copy&& copy) const {
   const std::uint64_t q = view_.queue_bytes();
-  const std::uint64_t at = (r.pos + kLine) % q;
+  const std::uint64_t at = (pos + kLine) % q;
   const std::uint64_t first = std::min(bytes, q - at);
+  copy(view_.ring(c) + at, 0, first);
+  if (first < bytes) copy(view_.ring(c), first, bytes - first);
+}
+
+void Table::copy_in(std::uint32_t c, const Reservation& r, const void* data, std::uint64_t bytes) const {
   const auto* from = static_cast<const std::byte*>(data);
-  common::copy_memory(view_.ring(c) + at, from, first);
-  if (first < bytes) common::copy_memory(view_.ring(c), from + first, bytes - first);
+  for_each_piece(c, r.pos, bytes, [&](std::byte* ring, std::uint64_t offset, std::uint64_t n) {
+    common::copy_memory(ring, from + offset, n);
+  });
 }
 
 void Table::copy_out(std::uint32_t c, const Found& f, void* to) const {
-  const std::uint64_t q = view_.queue_bytes();
-  const std::uint64_t bytes = f.record->bytes;
-  const std::uint64_t at = (f.pos + kLine) % q;
-  const std::uint64_t first = std::min(bytes, q - at);
   auto* out = static_cast<std::byte*>(to);
-  common::copy_memory(out, view_.ring(c) + at, first);
-  if (first < bytes) common::copy_memory(out + first, view_.ring(c), bytes - first);
+  for_each_piece(c, f.pos, f.record->bytes, [&](const std::byte* ring, std::uint64_t offset, std::uint64_t n) {
+    common::copy_memory(out + offset, ring, n);
+  });
 }
 
 void Table::publish(std::uint32_t c, Record& r) {
@@ -324,6 +328,9 @@ void Table::want(std::uint32_t c, Waiting which) const {
   std::atomic<std::uint64_t>& word = view_.waiting(c, which)[me_ / 64];
   const std::uint64_t bit = std::uint64_t{1} << (me_ % 64);
   if ((word.load(std::memory_order_relaxed) & bit) == 0) word.fetch_or(bit, std::memory_order_seq_cst);
+  // The caller's next look for a message (or room) comes after the bit
+  // (Dekker with the fence in wake_all and wake_one). Only waiting ranks
+  // call this.
   std::atomic_thread_fence(std::memory_order_seq_cst);
 }
 

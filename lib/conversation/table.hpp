@@ -131,6 +131,10 @@ class Table {
   void wake_one(std::uint32_t c, Waiting which);
   // The conversation's last connection has closed. Both locks held.
   void discard_locked(std::uint32_t c);
+  // Calls copy(ring bytes, offset in the message, length) for the one or
+  // two pieces (it wraps at the ring's end) of the message at `pos`.
+  template <class Copy>
+  void for_each_piece(std::uint32_t c, std::uint64_t pos, std::uint64_t bytes, Copy&& copy) const;
   std::uint64_t footprint_at(std::uint32_t c, std::uint64_t pos) const {
     const Record& r = view_.record(c, pos);
     return footprint(r.bytes, r.flags.load(std::memory_order_relaxed));
