@@ -3,6 +3,8 @@
  * mpf_receive still serves MPI, and the other way round.
  *
  *   with_mpi mpi-first | mpf-first
+ *   with_mpi mpi-again    MPI_Init after MPI_Finalize, while MPF keeps the
+ *                         runtime up: a fatal error that says MPI was finalized
  */
 #include <mpi.h>
 
@@ -18,6 +20,13 @@ static void check_mpi_state(int initialized, int finalized) {
 
 int main(int argc, char** argv) {
   const int mpi_first = argc > 1 && strcmp(argv[1], "mpi-first") == 0;
+  if (argc > 1 && strcmp(argv[1], "mpi-again") == 0) {
+    CHECK_RC(mpf_init(&argc, &argv), MPF_SUCCESS);
+    CHECK(MPI_Init(&argc, &argv) == MPI_SUCCESS, "MPI_Init");
+    CHECK(MPI_Finalize() == MPI_SUCCESS, "MPI_Finalize");
+    MPI_Init(&argc, &argv); /* fatal: MPI starts once per process */
+    CHECK(0, "MPI_Init after MPI_Finalize returned");
+  }
   int rank = -1, size = 0;
   check_mpi_state(0, 0);
   if (mpi_first) {
