@@ -40,65 +40,15 @@
 
 #include <mpf.h>
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+/* What the examples share: CHECK, fail(), seconds(), integer(). */
+#include "mpf_example.h"
+
+/* The name the messages start with (mpf_example.h). */
 static const char *const program = "mpf_base";
-
-/* Every MPF call goes through CHECK: a negative return code is an error, and
- * the program stops with the call, its line and mpf_error_string's text. The
- * value is passed through, so CHECK(mpf_check_receive(h)) can be tested. */
-#define CHECK(call) check_rc((call), #call, __LINE__)
-
-static int check_rc(int rc, const char *call, int line) {
-  if (rc < 0) {
-    fprintf(stderr, "%s: rank %d: %s (line %d) failed: %s\n", program, mpf_rank(), call, line,
-            mpf_error_string(rc));
-    exit(1);
-  }
-  return rc;
-}
-
-/* A failed check of the program itself. */
-static void fail(const char *format, ...) {
-  va_list args;
-  va_start(args, format);
-  fprintf(stderr, "%s: rank %d: FAILED: ", program, mpf_rank());
-  vfprintf(stderr, format, args);
-  fprintf(stderr, "\n");
-  va_end(args);
-  exit(1);
-}
-
-static double seconds(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-/* Bad arguments. Every process sees the same arguments, so all get here;
- * rank 0 has said what is wrong and exits, the others wait for it in
- * mpf_finalize, and mpfrun ends the job when rank 0 exits. */
-static void stop_for_arguments(void) {
-  if (mpf_rank() != 0) mpf_finalize();
-  exit(2);
-}
-
-/* The whole text must be a number in [min, max]. */
-static long number(const char *text, const char *option, long min, long max) {
-  char *end;
-  long value = strtol(text, &end, 10);
-  if (*text == '\0' || *end != '\0' || value < min || value > max) {
-    if (mpf_rank() == 0) {
-      fprintf(stderr, "%s: %s wants a number from %ld to %ld, not '%s'\n", program, option, min, max, text);
-    }
-    stop_for_arguments();
-  }
-  return value;
-}
 
 static void usage(void) {
   if (mpf_rank() == 0) fprintf(stderr, "usage: %s [--min BYTES] [--max BYTES] [--volume BYTES]\n", program);
@@ -124,11 +74,11 @@ int main(int argc, char **argv) {
   CHECK(mpf_init(&argc, &argv));
   for (int i = 1; i < argc; ++i) {
     if (strcmp(argv[i], "--min") == 0 && i + 1 < argc) {
-      min = number(argv[++i], "--min", 1, 1L << 30);
+      min = integer(argv[++i], "--min", 1, 1L << 30);
     } else if (strcmp(argv[i], "--max") == 0 && i + 1 < argc) {
-      max = number(argv[++i], "--max", 1, 1L << 30);
+      max = integer(argv[++i], "--max", 1, 1L << 30);
     } else if (strcmp(argv[i], "--volume") == 0 && i + 1 < argc) {
-      volume = number(argv[++i], "--volume", 1, 1L << 40);
+      volume = integer(argv[++i], "--volume", 1, 1L << 40);
     } else {
       usage();
     }

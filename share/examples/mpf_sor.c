@@ -84,52 +84,17 @@
 #include <mpf.h>
 
 #include <math.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+/* What the examples share: CHECK, fail(), seconds(), integer(), and for the
+ * benchmark mode DEFAULT_REPS and print_samples(). */
+#include "mpf_example.h"
+
+/* The name the messages start with (mpf_example.h). */
 static const char *const program = "mpf_sor";
-
-/* Every MPF call goes through CHECK: a negative return code is an error, and
- * the program stops with the call, its line and mpf_error_string's text. */
-#define CHECK(call) check_rc((call), #call, __LINE__)
-
-static int check_rc(int rc, const char *call, int line) {
-  if (rc < 0) {
-    fprintf(stderr, "%s: rank %d: %s (line %d) failed: %s\n", program, mpf_rank(), call, line,
-            mpf_error_string(rc));
-    exit(1);
-  }
-  return rc;
-}
-
-/* A failed check of the program itself. */
-static void fail(const char *format, ...) {
-  va_list args;
-  va_start(args, format);
-  fprintf(stderr, "%s: rank %d: FAILED: ", program, mpf_rank());
-  vfprintf(stderr, format, args);
-  fprintf(stderr, "\n");
-  va_end(args);
-  exit(1);
-}
-
-static double seconds(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-/* Bad arguments. Every process sees the same arguments, so all get here;
- * rank 0 has said what is wrong and exits, the others wait for it in
- * mpf_finalize, and mpfrun ends the job when rank 0 exits. */
-static void stop_for_arguments(void) {
-  if (mpf_rank() != 0) mpf_finalize();
-  exit(2);
-}
 
 static void usage(void) {
   if (mpf_rank() == 0) {
@@ -139,19 +104,6 @@ static void usage(void) {
             program);
   }
   stop_for_arguments();
-}
-
-/* The whole text must be a number in [min, max]. */
-static long integer(const char *text, const char *option, long min, long max) {
-  char *end;
-  long value = strtol(text, &end, 10);
-  if (*text == '\0' || *end != '\0' || value < min || value > max) {
-    if (mpf_rank() == 0) {
-      fprintf(stderr, "%s: %s wants a number from %ld to %ld, not '%s'\n", program, option, min, max, text);
-    }
-    stop_for_arguments();
-  }
-  return value;
 }
 
 /* The whole text must be a number in (min, max). */
@@ -530,38 +482,6 @@ static void compare(const struct solver *s, const double *grid, long iterations,
 
 /* ---- Benchmark mode (--reps, --quick): mpftune's kernel sor ------------- */
 
-static int compare_doubles(const void *a, const void *b) {
-  const double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
-/* The q-quantile of sorted values, interpolated between neighbours. */
-static double quantile(const double *sorted, int count, double q) {
-  const double position = q * (count - 1);
-  const int low = (int)position;
-  const double fraction = position - low;
-  return low + 1 < count ? sorted[low] + fraction * (sorted[low + 1] - sorted[low]) : sorted[low];
-}
-
-/* Prints the mpftune line of operation `op`: `samples` are seconds, in the
- * order they were measured, printed in ms. Returns the median (seconds). */
-static double print_samples(const char *op, int processes, const double *samples, int reps) {
-  double *sorted = malloc((size_t)reps * sizeof(double));
-  double median;
-  if (sorted == NULL) fail("out of memory");
-  memcpy(sorted, samples, (size_t)reps * sizeof(double));
-  qsort(sorted, (size_t)reps, sizeof(double), compare_doubles);
-  median = quantile(sorted, reps, 0.5);
-  printf("mpfbench kernel=sor op=%s np=%d bytes=-1 unit=ms better=lower warmup=1 iters=1 reps=%d "
-         "median=%.6g min=%.6g q1=%.6g q3=%.6g max=%.6g samples=",
-         op, processes, reps, 1e3 * median, 1e3 * sorted[0], 1e3 * quantile(sorted, reps, 0.25),
-         1e3 * quantile(sorted, reps, 0.75), 1e3 * sorted[reps - 1]);
-  for (int i = 0; i < reps; ++i) printf(i > 0 ? ",%.6g" : "%.6g", 1e3 * samples[i]);
-  printf("\n");
-  free(sorted);
-  return median;
-}
-
 /* After the first solve (the warm-up): `reps` timed parallel solves, each
  * checked as the first against the sequential solution `alone` of
  * `sequential_iterations`, and at rank 0 `reps` timed sequential ones.
@@ -582,22 +502,14 @@ static void benchmark(struct solver *s, int reps, double *grid, double *alone, d
   }
   if (s->me == 0) {
     for (int r = 0; r < reps; ++r) sequential[r] = solve_alone(s, alone, alone_h2f, &iterations);
-    *parallel_time = print_samples("solve", s->size, parallel, reps);
-    *sequential_time = print_samples("sequential", s->size, sequential, reps);
+    *parallel_time = print_samples("sor", "solve", s->size, parallel, reps);
+    *sequential_time = print_samples("sor", "sequential", s->size, sequential, reps);
   }
   free(parallel);
   free(sequential);
 }
 
 /* ---- The program ----------------------------------------------------------- */
-
-/* Built as mpftune's kernel_sor (tune/CMakeLists.txt), the program is in
- * benchmark mode by default, as every kernel measures by default. */
-#ifdef MPF_TUNE_KERNEL
-#define DEFAULT_REPS 11
-#else
-#define DEFAULT_REPS 0
-#endif
 
 int main(int argc, char **argv) {
   long p = 0, iterations = 0, sequential_iterations = 0; /* p 0: not given */
