@@ -1,6 +1,7 @@
 #include "inspect/deadlock.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <map>
 #include <set>
 #include <string>
@@ -8,6 +9,7 @@
 #include <vector>
 
 #include "common/number_ranges.hpp"
+#include "core/context_space.hpp"
 #include "inspect/collective_names.hpp"
 
 namespace mpf::inspect {
@@ -35,7 +37,7 @@ struct Communicator {
 
 // What a wait needs, as the analysis reads it: a request wait is analysed
 // as the wait for its oldest incomplete request.
-enum class Need { everyone, send, receive, collective, conversation };
+enum class Need { everyone, send, receive, collective, conversation, shmem };
 
 // What a rank is doing, for the analysis.
 struct Node {
@@ -56,6 +58,8 @@ struct Node {
   // ("message", "room", "readers").
   int conversation = -1;
   std::string conversation_wait;
+  // A SHMEM wait for a lock (peer: its holder, -1 when not known).
+  bool shmem_lock = false;
 };
 
 // The contexts of the job's RMA windows' communicators (their fences are
@@ -66,8 +70,10 @@ std::set<std::uint32_t>& window_contexts() {
 }
 
 std::string comm_label(std::uint32_t context) {
-  if (context == 0) return "MPI_COMM_WORLD";
-  if (context == 1) return "MPI_COMM_SELF";
+  if (context == core::kMpiWorldContext) return "MPI_COMM_WORLD";
+  if (context == core::kMpiSelfContext) return "MPI_COMM_SELF";
+  if (context == core::kShmemWorldContext) return "SHMEM_TEAM_WORLD";
+  if (context == core::kShmemSharedContext) return "SHMEM_TEAM_SHARED";
   if (window_contexts().contains(context)) return "the RMA window on context " + std::to_string(context);
   return "the communicator with context " + std::to_string(context);
 }
@@ -116,6 +122,45 @@ std::string describe_p2p(const Node& n) {
   return text + ", tag " + (n.tag < 0 ? std::string("any") : std::to_string(n.tag)) + ")";
 }
 
+std::string number_text(const nlohmann::json& v) {
+  if (v.is_number_float()) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%g", v.get<double>());
+    return text;
+  }
+  return v.dump();
+}
+
+// "the word at offset 64 of the heap"
+std::string word_text(const nlohmann::json& w) {
+  const std::uint64_t words = w.value("words", 1u);
+  return std::string(words > 1 ? std::to_string(words) + " words from" : "the word at") + " offset " +
+         std::to_string(w.value("offset", 0ull)) + " of the " + w.value("area", std::string("heap"));
+}
+
+// A SHMEM wait (wait_until and its kin, signal_wait_until, set_lock): the
+// word and its comparison, or the lock and its holder, who is then the
+// rank it waits for.
+void read_shmem_wait(const nlohmann::json& b, Node& node) {
+  node.need = Need::shmem;
+  node.call = node.function;
+  if (!b.contains("shmem")) return;
+  const nlohmann::json& w = b["shmem"];
+  if (w.value("what", "") == "lock") {
+    node.shmem_lock = true;
+    node.peer = w.value("held_by", -1);
+    node.call += "(the lock at offset " + std::to_string(w.value("offset", 0ull)) + " of the " +
+                 w.value("area", std::string("heap")) +
+                 (node.peer >= 0 ? ", held by rank " + std::to_string(node.peer) : std::string(", held by nobody")) +
+                 ")";
+    return;
+  }
+  node.call += "(" + word_text(w) + " " + w.value("comparison", std::string("?")) + " " +
+               number_text(w.value("value", nlohmann::json(nullptr)));
+  if (!w["current"].is_null() && w.value("words", 1u) == 1) node.call += "; it holds " + number_text(w["current"]);
+  node.call += ")";
+}
+
 // Reads a rank's blocked_in into `node`.
 void read_wait(const nlohmann::json& b, Node& node) {
   node.kind = Node::Kind::blocked;
@@ -131,6 +176,10 @@ void read_wait(const nlohmann::json& b, Node& node) {
     node.conversation_wait = b.value("waits_for", "message");
     node.call = node.function + "(conversation \"" + b.value("conversation", std::string("?")) + "\" as " +
                 b.value("role", std::string("connection")) + ")";
+    return;
+  }
+  if (kind == "shmem_wait") {
+    read_shmem_wait(b, node);
     return;
   }
   if (kind == "request") kind = b.value("request_of", "none");
@@ -235,7 +284,9 @@ std::vector<int> members_of(const CommKey& key, const std::map<CommKey, Communic
       members.insert(static_cast<int>(r));
     }
   }
-  if (key.context == 0 && key.epoch == 0) {  // MPI_COMM_WORLD: every rank
+  const bool whole = key.context == core::kMpiWorldContext || key.context == core::kShmemWorldContext ||
+                     key.context == core::kShmemSharedContext;
+  if (whole && key.epoch == 0) {  // MPI_COMM_WORLD, SHMEM_TEAM_WORLD and (on one node) _SHARED: every rank
     for (std::size_t r = 0; r < nodes.size(); ++r) members.insert(static_cast<int>(r));
   }
   return {members.begin(), members.end()};
@@ -403,6 +454,11 @@ nlohmann::json analyse_deadlock(const nlohmann::json& job) {
     Node& node = nodes[static_cast<std::size_t>(r)];
     if (node.need == Need::conversation) {
       node.waits_for = conversation_partners(conversations, node);
+    } else if (node.need == Need::shmem && !(node.shmem_lock && node.peer >= 0)) {
+      // Any PE may write the word (or release the lock).
+      for (int other = 0; other < n; ++other) {
+        if (other != r) node.waits_for.push_back(other);
+      }
     } else if (node.need == Need::collective) {
       for (int m : members_of(node.comm, comms, nodes)) {
         const Node& o = nodes[static_cast<std::size_t>(m)];
@@ -562,7 +618,7 @@ nlohmann::json analyse_deadlock(const nlohmann::json& job) {
         }
       }
     }
-    if (node.need == Need::everyone || node.peer < 0) continue;
+    if (node.need == Need::everyone || node.need == Need::shmem || node.peer < 0) continue;
     const Node& peer = nodes[static_cast<std::size_t>(node.peer)];
     if (peer.kind == Node::Kind::blocked && peer.finalizing) {
       lines.push_back("rank " + std::to_string(r) + " waits in " + node.call + " but rank " +
@@ -599,6 +655,34 @@ nlohmann::json analyse_deadlock(const nlohmann::json& job) {
       }
       path.push_back(next);
       at = next;
+    }
+  }
+  // SHMEM: a word nobody can write, a lock whose holder cannot go on.
+  bool all_watching = true;
+  for (int r : blocked) {
+    const Node& node = nodes[static_cast<std::size_t>(r)];
+    all_watching = all_watching && node.need == Need::shmem && !node.shmem_lock;
+  }
+  if (all_watching && blocked.size() > 1) {
+    lines.push_back("every unfinished rank waits in SHMEM for a word of its own to change: none of them can write "
+                    "the others'");
+  }
+  for (int r : elsewhere) {
+    const Node& node = nodes[static_cast<std::size_t>(r)];
+    if (node.need != Need::shmem) continue;
+    const std::string who = "rank " + std::to_string(r) + " waits in " + node.call;
+    if (!node.shmem_lock) {
+      if (!all_watching) {
+        lines.push_back(who + ", and every other unfinished rank is blocked too: none of them can write it");
+      }
+      continue;
+    }
+    if (node.peer < 0) continue;
+    const Node& holder = nodes[static_cast<std::size_t>(node.peer)];
+    if (holder.kind == Node::Kind::finished) {
+      lines.push_back(who + ", but rank " + std::to_string(node.peer) + " has finished without releasing it");
+    } else if (holder.kind == Node::Kind::blocked && holder.peer != r) {
+      lines.push_back(who + ": rank " + std::to_string(node.peer) + " holds it and waits in " + holder.call);
     }
   }
   // MPF conversations: whom each wait depends on, and what they do.

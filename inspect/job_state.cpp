@@ -8,6 +8,7 @@
 
 #include "inspect/collective_names.hpp"
 #include "inspect/conversations.hpp"
+#include "inspect/shmem.hpp"
 #include "inspect/windows.hpp"
 #include "progress/packet.hpp"
 #include "shm/counters.hpp"
@@ -282,6 +283,8 @@ nlohmann::json read_job(const job::JobEntry& entry) {
       if (c.at("id") == b.at("tag")) b["conversation"] = c.at("name");
     }
   }
+  // A SHMEM wait names its word and comparison, or its lock and holder.
+  nlohmann::json shmem = add_shmem_state(segment, ranks);
   return {{"job",
            {{"jobid", entry.jobid},
             {"mpfrun_pid", entry.launcher_pid},
@@ -297,7 +300,8 @@ nlohmann::json read_job(const job::JobEntry& entry) {
           {"tunables", tunables},
           {"ranks", ranks},
           {"windows", windows_json(segment, now)},
-          {"conversations", conversations}};
+          {"conversations", conversations},
+          {"shmem", shmem}};
 }
 
 nlohmann::json list_jobs(const job::RunRegistry& registry) {

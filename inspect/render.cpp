@@ -2,6 +2,9 @@
 
 #include <cstdio>
 #include <sstream>
+#include <string>
+
+#include "core/context_space.hpp"
 
 namespace mpf::inspect {
 namespace {
@@ -108,6 +111,34 @@ void render_conversation(std::ostringstream& out, const nlohmann::json& c) {
   if (!c["waiting_senders"].empty()) out << "  waiting for room: ranks " << ranks_text(c["waiting_senders"]) << "\n";
 }
 
+// The SHMEM team of a collective: the predefined ones by name.
+std::string team_label(std::uint32_t context) {
+  if (context == core::kShmemWorldContext) return "SHMEM_TEAM_WORLD";
+  if (context == core::kShmemSharedContext) return "SHMEM_TEAM_SHARED";
+  return "the team with context " + std::to_string(context);
+}
+
+// What a SHMEM wait waits for: "word at offset 64 of the heap (0x7f..) == 1,
+// holds 0", or "lock at offset 0 of the static data, held by rank 2".
+std::string shmem_wait_text(const nlohmann::json& w) {
+  std::ostringstream t;
+  const std::string where = "offset " + std::to_string(w.value("offset", 0ull)) + " of the " +
+                            w.value("area", std::string("heap")) + " (" + w.value("address", std::string("?")) + ")";
+  if (w.value("what", "") == "lock") {
+    t << "lock at " << where << ", ";
+    const int holder = w.value("held_by", -1);
+    t << (holder >= 0 ? "held by rank " + std::to_string(holder) : std::string("held by nobody"));
+    t << ", ticket " << w.value("ticket", 0ull);
+    if (!w["serving"].is_null()) t << ", serving " << w["serving"];
+    return t.str();
+  }
+  const std::uint64_t words = w.value("words", 1u);
+  t << (words > 1 ? std::to_string(words) + " words from " : std::string("word at ")) << where << " "
+    << w.value("comparison", std::string("?")) << " " << w["value"].dump();
+  if (!w["current"].is_null()) t << (words > 1 ? ", the first holds " : ", holds ") << w["current"].dump();
+  return t.str();
+}
+
 void render_rank(std::ostringstream& out, const nlohmann::json& r, bool full) {
   out << "rank " << r["rank"] << " (pid " << r["pid"] << "): ";
   const std::string state = r["state"];
@@ -125,9 +156,15 @@ void render_rank(std::ostringstream& out, const nlohmann::json& r, bool full) {
       out << "blocked in " << b["function"].get<std::string>() << "(conversation \""
           << b.value("conversation", std::string("?")) << "\" as " << b["role"].get<std::string>() << ") for "
           << seconds(b["seconds"]) << "\n";
+    } else if (b.contains("shmem")) {
+      out << "blocked in " << b["function"].get<std::string>() << "(" << shmem_wait_text(b["shmem"]) << ") for "
+          << seconds(b["seconds"]) << "\n";
     } else if (b.contains("rma_wait")) {
       out << "blocked in " << b["function"].get<std::string>() << "(" << rma_wait_text(b) << ", context "
           << b["context"] << ") for " << seconds(b["seconds"]) << "\n";
+    } else if (b.value("api", "") == "shmem" && b.contains("collective")) {
+      out << "blocked in " << b["function"].get<std::string>() << "(" << team_label(b["context"].get<std::uint32_t>())
+          << ", collective #" << b["collective"]["seq"] << ") for " << seconds(b["seconds"]) << "\n";
     } else {
       out << "blocked in " << b["function"].get<std::string>() << "(peer " << who(b["peer"], "any");
       if (b.value("root", -1) >= 0) out << ", root " << b["root"];
@@ -135,6 +172,13 @@ void render_rank(std::ostringstream& out, const nlohmann::json& r, bool full) {
       if (b.contains("collective")) out << ", collective #" << b["collective"]["seq"];
       out << ") for " << seconds(b["seconds"]) << "\n";
     }
+  }
+  if (r.contains("shmem_locks_held") && !r["shmem_locks_held"].empty()) {
+    out << "  holds SHMEM locks:";
+    for (const auto& l : r["shmem_locks_held"]) {
+      out << " offset " << l["offset"] << " of the " << l["area"].get<std::string>() << ";";
+    }
+    out << "\n";
   }
   if (full && r.contains("communicators")) {
     for (const auto& c : r["communicators"]) {

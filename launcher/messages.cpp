@@ -21,7 +21,7 @@ std::string rank_list(const std::vector<std::uint32_t>& ranks) {
 std::string describe_rank_state(shm::RankState state) {
   switch (state) {
     case shm::RankState::launched: return "has not initialised (still starting, or not an MPI, SHMEM or MPF program)";
-    case shm::RankState::initialized: return "running after initialisation (MPI_Init, mpf_init), not yet finalized";
+    case shm::RankState::initialized: return "running after initialisation (MPI_Init, shmem_init, mpf_init), not yet finalized";
     case shm::RankState::finalized: return "finalized, exiting";
     case shm::RankState::aborted: return "aborting";
   }

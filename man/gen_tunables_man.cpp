@@ -102,7 +102,10 @@ std::string tunable_entries() {
         << "\\fB" << roff_text(row.name) << "\\fR\n"
         << sentence(row.doc) << "\n"
         << ".br\n"
-        << "Environment: \\fB" << roff_text(env_name(row)) << "\\fR\n"
+        << "Environment: \\fB" << roff_text(env_name(row)) << "\\fR"
+        << (row.standard_env.empty() ? std::string()
+                                     : " or the standard's \\fB" + roff_text(std::string(row.standard_env)) + "\\fR")
+        << "\n"
         << ".br\n"
         << "Kind: " << roff_text(to_string(row.kind)) << "; values: " << roff_text(allowed_values(row)) << "\n"
         << ".br\n"

@@ -235,5 +235,12 @@ void scatterv(Group& c, const void* send, const std::vector<std::uint64_t>& byte
 void alltoallv(Group& c, const void* send, const std::vector<std::uint64_t>& send_bytes,
                const std::vector<std::uint64_t>& send_displs, void* recv, const std::vector<std::uint64_t>& recv_bytes,
                const std::vector<std::uint64_t>& recv_displs, const char* call);
+// Allgatherv of blocks packed in rank order in `recv` (rank i's bytes[i]
+// after those of ranks below it; this rank's from `send`, distinct from
+// recv).
+void allgather_in_order(Group& c, const void* send, void* recv, const std::vector<std::uint64_t>& bytes,
+                      const char* call);
+// Equal blocks of `bytes`, rank i's at i * bytes (send and recv distinct).
+void alltoall(Group& c, const void* send, void* recv, std::uint64_t bytes, const char* call);
 
 }  // namespace mpf::coll

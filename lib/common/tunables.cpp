@@ -212,21 +212,68 @@ struct Setting {
   std::string origin;  // recorded: "env MPF_X", "--set", "file /p"
 };
 
+// The tunable whose standard variable (TunableSpec::standard_env) is
+// `variable`, if any.
+std::optional<Tunable> standard_tunable(std::string_view variable) {
+  for (const TunableSpec& row : kTunableTable) {
+    if (!row.standard_env.empty() && row.standard_env == variable) return row.id;
+  }
+  return std::nullopt;
+}
+
+// A standard variable's value in our syntax. OpenSHMEM writes sizes as a
+// number that may have a fraction and a suffix K, M, G or T ("1.5G"), and
+// turns a switch on by setting the variable to any value ("Any"): a word
+// that is not a boolean one, the empty one included, then means on.
+std::string standard_value(const TunableSpec& row, std::string_view text) {
+  if (row.kind == TunableKind::boolean) {
+    return detail::parse_boolean(text).status == ParseStatus::ok ? std::string(text) : std::string("1");
+  }
+  if (row.kind != TunableKind::size) return std::string(text);
+  const std::size_t point = text.find('.');
+  if (point == std::string_view::npos) return std::string(text);
+  std::size_t end = point + 1;
+  while (end < text.size() && text[end] >= '0' && text[end] <= '9') ++end;
+  const std::string_view suffix = text.substr(end);
+  int shift = 0;
+  if (suffix == "K" || suffix == "k") shift = 10;
+  if (suffix == "M" || suffix == "m") shift = 20;
+  if (suffix == "G" || suffix == "g") shift = 30;
+  if (suffix == "T" || suffix == "t") shift = 40;
+  if (point == 0 || end == point + 1 || (shift == 0 && !suffix.empty())) return std::string(text);  // malformed: said by the parser
+  const double bytes = std::strtod(std::string(text.substr(0, end)).c_str(), nullptr) * static_cast<double>(std::uint64_t{1} << shift);
+  if (!(bytes < 9.0e18)) return std::string(text);
+  return std::to_string(static_cast<std::uint64_t>(bytes));
+}
+
 std::vector<Setting> environment_settings(const char* const* envp) {
   std::vector<Setting> out;
   std::array<bool, kTunableCount> seen{};
+  std::vector<Setting> standard;  // applied after the MPF_ variables, where those did not set the tunable
   for (const char* const* entry = envp; entry != nullptr && *entry != nullptr; ++entry) {
     std::string_view text(*entry);
-    if (!text.starts_with(kEnvPrefix)) continue;
     std::size_t equals = text.find('=');
     if (equals == std::string_view::npos) continue;  // not a variable definition
     std::string_view variable = text.substr(0, equals);
+    if (!text.starts_with(kEnvPrefix)) {
+      if (std::optional<Tunable> tunable = standard_tunable(variable)) {
+        standard.push_back({*tunable, standard_value(spec(*tunable), text.substr(equals + 1)), std::string(variable),
+                            "env " + std::string(variable)});
+      }
+      continue;
+    }
     std::optional<Tunable> tunable = find_tunable(lower_case(variable.substr(kEnvPrefix.size())));
     if (!tunable || env_name(spec(*tunable)) != variable) throw TunableError(unknown_env_error(variable));
     auto index = static_cast<std::size_t>(*tunable);
     if (seen[index]) continue;
     seen[index] = true;
     out.push_back({*tunable, std::string(text.substr(equals + 1)), std::string(variable), "env " + std::string(variable)});
+  }
+  for (Setting& s : standard) {
+    auto index = static_cast<std::size_t>(s.tunable);
+    if (seen[index]) continue;
+    seen[index] = true;
+    out.push_back(std::move(s));
   }
   return out;
 }
@@ -354,7 +401,7 @@ std::string allowed_values(const TunableSpec& row) {
       return "an integer in [" + std::to_string(row.min) + ", " + std::to_string(row.max) + "]";
     case TunableKind::size:
       return "a size in [" + format_size(row.min) + ", " + format_size(row.max) +
-             "] (bytes, or with suffix K/KiB, M/MiB, G/GiB)";
+             "] (bytes, or with suffix K/KiB, M/MiB, G/GiB, T/TiB)";
     case TunableKind::boolean:
       return "a boolean (1/0, true/false, yes/no, on/off)";
     case TunableKind::choice: {
@@ -372,7 +419,7 @@ std::string allowed_values(const TunableSpec& row) {
 }
 
 std::string format_size(std::int64_t bytes) {
-  constexpr std::array<std::pair<int, std::string_view>, 3> kSuffixes{{{30, "GiB"}, {20, "MiB"}, {10, "KiB"}}};
+  constexpr std::array<std::pair<int, std::string_view>, 4> kSuffixes{{{40, "TiB"}, {30, "GiB"}, {20, "MiB"}, {10, "KiB"}}};
   if (bytes > 0) {
     for (const auto& [shift, suffix] : kSuffixes) {
       std::int64_t unit = std::int64_t{1} << shift;

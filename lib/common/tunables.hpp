@@ -202,6 +202,8 @@ constexpr ParseOutcome parse_size(std::string_view text, const TunableSpec& spec
     shift = 20;
   } else if (suffix == "g" || suffix == "G" || suffix == "GiB") {
     shift = 30;
+  } else if (suffix == "t" || suffix == "T" || suffix == "TiB") {
+    shift = 40;
   } else {
     return {ParseStatus::malformed, 0};
   }

@@ -54,6 +54,10 @@ enum class Tunable : std::size_t {
   rma_stream_copy,
   mpf_conversations,
   mpf_queue_bytes,
+  shmem_symmetric_size,
+  shmem_debug,
+  shmem_version,
+  shmem_info,
   datatype_check,
   debug,
   count,  // not a tunable: the number of tunables; keep it last
@@ -65,7 +69,7 @@ inline constexpr std::size_t kTunableCount = static_cast<std::size_t>(Tunable::c
 // file, the environment, --set) goes through the same parser (common/tunables.hpp).
 enum class TunableKind {
   integer,  // decimal with optional sign, within [min, max]
-  size,     // bytes: decimal with optional suffix k/K/KiB, m/M/MiB, g/G/GiB, within [min, max]
+  size,     // bytes: decimal with optional suffix k/K/KiB, m/M/MiB, g/G/GiB, t/T/TiB, within [min, max]
   boolean,  // 1/0, true/false, yes/no, on/off, any case
   choice,   // exactly one of `choices` (case-sensitive)
   text,     // any string, the empty one included
@@ -81,6 +85,10 @@ struct TunableSpec {
   std::int64_t max = 0;
   std::span<const std::string_view> choices{};  // choice: the accepted words
   std::string_view doc;            // one line, no trailing period
+  // A second environment variable a standard names for it (OpenSHMEM's
+  // SHMEM_SYMMETRIC_SIZE), read as the standard says its values are
+  // written; MPF_NAME wins when both are set. Empty: none.
+  std::string_view standard_env{};
 };
 
 namespace detail {
@@ -416,8 +424,8 @@ inline constexpr std::array<TunableSpec, kTunableCount> kTunableTable{{
         .default_value = "0",
         .min = 0,
         .max = std::int64_t{1} << 40,
-        .doc = "Bytes from which a put into window memory reached directly uses streaming stores (not through "
-               "the cache); 0: an eighth of the last-level cache",
+        .doc = "Bytes from which a put into window or symmetric heap memory reached directly uses streaming "
+               "stores (not through the cache); 0: an eighth of the last-level cache",
     },
     {
         .id = Tunable::mpf_conversations,
@@ -439,6 +447,43 @@ inline constexpr std::array<TunableSpec, kTunableCount> kTunableTable{{
         .doc = "Bytes of messages one MPF conversation queues (64 bytes per message besides its data, rounded "
                "to 64); a full queue makes senders wait, and a message that can never fit is read from the "
                "sender's buffer while the sender waits",
+    },
+    {
+        .id = Tunable::shmem_symmetric_size,
+        .name = "shmem_symmetric_size",
+        .kind = TunableKind::size,
+        .default_value = "256MiB",
+        .min = 4096,
+        .max = std::int64_t{1} << 40,
+        .doc = "Bytes of each OpenSHMEM PE's symmetric heap (shmem_malloc and its kin), rounded up to pages; "
+               "virtual memory that takes pages only when touched",
+        .standard_env = "SHMEM_SYMMETRIC_SIZE",
+    },
+    {
+        .id = Tunable::shmem_debug,
+        .name = "shmem_debug",
+        .kind = TunableKind::boolean,
+        .default_value = "0",
+        .doc = "OpenSHMEM checks more and says more: every PE asked for the same symmetric allocation, and "
+               "what each PE's heap and static data are at start-up",
+        .standard_env = "SHMEM_DEBUG",
+    },
+    {
+        .id = Tunable::shmem_version,
+        .name = "shmem_version",
+        .kind = TunableKind::boolean,
+        .default_value = "0",
+        .doc = "OpenSHMEM PE 0 prints the library's name and version at start-up",
+        .standard_env = "SHMEM_VERSION",
+    },
+    {
+        .id = Tunable::shmem_info,
+        .name = "shmem_info",
+        .kind = TunableKind::boolean,
+        .default_value = "0",
+        .doc = "OpenSHMEM PE 0 prints the environment variables the library reads, with their values, at "
+               "start-up",
+        .standard_env = "SHMEM_INFO",
     },
     {
         .id = Tunable::datatype_check,

@@ -5,6 +5,7 @@
 #include <tuple>
 #include <vector>
 
+#include "coll/algorithms.hpp"
 #include "core/internal_p2p.hpp"
 #include "core/runtime.hpp"
 
@@ -158,15 +159,24 @@ mpf::coll::Task agree_context_task(std::vector<std::uint32_t> members, std::size
   g_in_flight.erase(std::find(g_in_flight.begin(), g_in_flight.end(), key));
 }
 
+NewContext agree_context(coll::Group& parent, std::vector<std::uint32_t> members, std::size_t me, const char* call) {
+  NewContext made;
+  const coll::Key key = parent.next_collective(coll::kAllreduce, -1);
+  coll::Task agree = agree_context_task(std::move(members), me, key.context, key.seq, true, &made);
+  agree.run(Runtime::instance().engine(), coll::collective_wait(parent, -1, call));
+  return made;
+}
+
 void claim_context(std::uint32_t context) { g_used.set(context); }
 
 void release_context(std::uint32_t context, std::uint32_t last_seq) {
-  g_used.reset(context);
+  if (context >= kReservedContexts) g_used.reset(context);
   g_freed_seq = std::max(g_freed_seq, last_seq);
 }
 
 void reset_contexts() {
   g_used.reset();
+  for (std::uint32_t id = 0; id < kReservedContexts; ++id) g_used.set(id);
   g_held.reset();
   g_in_flight.clear();
   g_freed_seq = 0;

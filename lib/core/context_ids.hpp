@@ -31,6 +31,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "coll/group.hpp"
 #include "coll/task.hpp"
 #include "core/context_space.hpp"
 
@@ -53,11 +54,18 @@ struct NewContext {
 mpf::coll::Task agree_context_task(std::vector<std::uint32_t> members, std::size_t me, std::uint32_t parent_context,
                                    std::uint32_t parent_seq, bool blocking, NewContext* made);
 
+// The blocking agreement over `parent` (keyed by its next collective):
+// among `members` (world ranks; this rank is members[me]: the parent's,
+// or both groups of an intercommunicator), shown to mpfinspect as `call`
+// on the parent. The caller claims the id it returns.
+NewContext agree_context(coll::Group& parent, std::vector<std::uint32_t> members, std::size_t me, const char* call);
+
 // This rank holds a communicator with `context`.
 void claim_context(std::uint32_t context);
 // It no longer does; its collectives had counted up to `last_seq`.
 void release_context(std::uint32_t context, std::uint32_t last_seq);
-// MPI_Init: every id free, no count to start past.
+// The runtime's start: every id free but the reserved ones
+// (context_space.hpp), no count to start past.
 void reset_contexts();
 
 }  // namespace mpf::core

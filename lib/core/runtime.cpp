@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/debug.hpp"
+#include "core/context_ids.hpp"
 #include "core/job_regions.hpp"
 
 extern char** environ;
@@ -82,6 +83,7 @@ void Runtime::init() {
                        "communicate through is set up by mpfrun, so start the job with mpfrun");
   }
   start_messaging();
+  reset_contexts();
   initialized_ = true;
   if (control_ != nullptr) {
     control_->counters.init_ns.store(now_ns() - start, std::memory_order_relaxed);

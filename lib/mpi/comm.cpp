@@ -29,7 +29,6 @@ using core::claim_context;
 using core::kContextIds;
 using core::NewContext;
 using core::release_context;
-using core::reset_contexts;
 
 constinit std::vector<std::shared_ptr<Communicator>> g_comms;
 
@@ -47,12 +46,7 @@ std::uint32_t g_world_size = 0;
 // The agreement is not a collective on the parent's slots: it does not
 // wait for the nonblocking collectives this rank started before.
 NewContext agree_context(Communicator& parent, const char* call) {
-  NewContext made;
-  const mpf::coll::Key key = parent.next_collective(mpf::coll::kAllreduce, -1);
-  mpf::coll::Task agree =
-      agree_context_task(parent.members(), parent.member_index(), key.context, key.seq, true, &made);
-  agree.run(core::Runtime::instance().engine(), collective_wait(parent, -1, call));
-  return made;
+  return core::agree_context(parent, parent.members(), parent.member_index(), call);
 }
 
 void show_communicator(const Communicator& c) {
@@ -140,12 +134,11 @@ void init_communicators(std::uint32_t world_rank, std::uint32_t world_size) {
   g_world_size = world_size;
   auto& table = comm_table();
   table.clear();
-  reset_contexts();
   table.emplace_back();  // MPI_COMM_NULL
   std::vector<std::uint32_t> world(world_size);
   std::iota(world.begin(), world.end(), 0u);
-  add_communicator(std::move(world), 0);
-  add_communicator({world_rank}, 1);
+  add_communicator(std::move(world), core::kMpiWorldContext);
+  add_communicator({world_rank}, core::kMpiSelfContext);
   comm_of(MPI_COMM_WORLD).name = "MPI_COMM_WORLD";
   comm_of(MPI_COMM_SELF).name = "MPI_COMM_SELF";
 }
@@ -169,10 +162,10 @@ MPI_Comm add_communicator(std::vector<std::uint32_t> world, std::uint32_t contex
     if (world[i] == me) c->rank = static_cast<int>(i);
   }
   c->world = std::move(world);
-  // MPI_COMM_WORLD (context 0) is the only communicator the board serves.
+  // MPI_COMM_WORLD is the only communicator the board serves.
   const core::Runtime& rt = core::Runtime::instance();
   c->plan = mpf::coll::Plan::build(rt.coll_rules(), rt.coll_facts(),
-                                   {.ranks = static_cast<std::uint32_t>(c->world.size()), .world = context == 0});
+                                   {.ranks = static_cast<std::uint32_t>(c->world.size()), .world = context == core::kMpiWorldContext});
   c->context = context;
   c->coll_seq = first_seq;
   c->epoch = first_seq;

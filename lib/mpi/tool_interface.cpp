@@ -132,7 +132,15 @@ constexpr PvarRow kMpfPvars[] = {{"mpf_sent", kCounter},
                                  {"mpf_received_bytes", kCounter},
                                  {"mpf_full_waits", kCounter}};
 
-constexpr std::array<Category, 7> kCategories{{
+constexpr Tunable kShmemCvars[] = {Tunable::shmem_symmetric_size, Tunable::shmem_debug, Tunable::shmem_version,
+                                   Tunable::shmem_info};
+constexpr PvarRow kShmemPvars[] = {
+    {"shmem_puts", kCounter},        {"shmem_put_bytes", kCounter},     {"shmem_gets", kCounter},
+    {"shmem_get_bytes", kCounter},   {"shmem_amo_fetch", kCounter},     {"shmem_amo_set", kCounter},
+    {"shmem_amo_swap", kCounter},    {"shmem_amo_compare_swap", kCounter}, {"shmem_amo_add", kCounter},
+    {"shmem_amo_bitwise", kCounter}, {"shmem_signals", kCounter},       {"shmem_static_accesses", kCounter}};
+
+constexpr std::array<Category, 8> kCategories{{
     {"job", "Starting and stopping the job: the tuning file, the run directory, wire-up with mpfrun",
      MPI_T_VERBOSITY_USER_BASIC, kJobCvars, kJobPvars},
     {"shm", "The shared-memory transport: message protocols by size, rings, eager buffers, the unexpected pool",
@@ -147,6 +155,8 @@ constexpr std::array<Category, 7> kCategories{{
      MPI_T_VERBOSITY_TUNER_DETAIL, kRmaCvars, kRmaPvars},
     {"mpf", "MPF conversations: how many may exist, their queues, messages sent and received",
      MPI_T_VERBOSITY_TUNER_DETAIL, kMpfCvars, kMpfPvars},
+    {"shmem", "OpenSHMEM: the symmetric heap's size, the standard's switches, puts, gets, atomics and signals",
+     MPI_T_VERBOSITY_TUNER_DETAIL, kShmemCvars, kShmemPvars},
 }};
 
 constexpr int kNoIndex = -1;

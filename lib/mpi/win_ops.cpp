@@ -33,6 +33,7 @@
 #include "mpi/win_mailbox.hpp"
 #include "mpi/win_via_target.hpp"
 #include "rma/element_ops.hpp"
+#include "rma/put_stream.hpp"
 #include "shm/counters.hpp"
 
 namespace mpf::mpi {
@@ -270,20 +271,6 @@ common::Status cma_move(const Operation& op, const Place& place, bool write, std
   return core::Runtime::instance().transport().copy_pieces(world, write, packed, pieces.data(), pieces.size());
 }
 
-// The size from which a put into memory reached directly uses streaming
-// stores (the rma_stream_copy tunable; 0: an eighth of the last-level
-// cache): the target reads such data later, by when it would have left
-// the cache anyway, and storing around the cache skips reading each
-// destination line first (1.5x the rate of a 4 MiB put here).
-std::uint64_t stream_threshold() {
-  static const std::uint64_t bytes = [] {
-    const auto configured = static_cast<std::uint64_t>(
-        core::Runtime::instance().tunables().integer(common::Tunable::rma_stream_copy));
-    return configured > 0 ? configured : common::stream_threshold(0) / 4;
-  }();
-  return bytes;
-}
-
 // Counted for the rank (its counters) and the window (mpfinspect).
 void count_operation(Window& w) {
   if (w.fence_epoch) ++w.fence_operations;
@@ -341,7 +328,7 @@ int put(Operation op, Data origin) {
   const std::uint64_t bytes = origin.bytes();
   const TypeInfo& tt = *op.at_target.type;
   if (place.reach == Reach::direct) {
-    copy_typed(target_here(op, place), origin, bytes, bytes >= stream_threshold());
+    copy_typed(target_here(op, place), origin, bytes, bytes >= rma::put_stream_threshold());
     return MPI_SUCCESS;
   }
   std::vector<std::byte> staging;

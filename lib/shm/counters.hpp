@@ -19,7 +19,7 @@ struct CounterField {
   std::string_view doc;
 };
 
-inline constexpr std::array<CounterField, 29> kCounterFields{{
+inline constexpr std::array<CounterField, 41> kCounterFields{{
     {"pmix_puts", &RankCounters::pmix_puts, "wire-up key/value pairs published"},
     {"pmix_gets", &RankCounters::pmix_gets, "wire-up key/value pairs read"},
     {"pmix_fences", &RankCounters::pmix_fences, "wire-up fences completed"},
@@ -53,6 +53,20 @@ inline constexpr std::array<CounterField, 29> kCounterFields{{
     {"mpf_received_bytes", &RankCounters::mpf_received_bytes, "bytes of the MPF messages received"},
     {"mpf_full_waits", &RankCounters::mpf_full_waits,
      "MPF sends that waited for room because their conversation's queue was full (mpf_queue_bytes)"},
+    {"shmem_puts", &RankCounters::shmem_puts, "OpenSHMEM puts issued (p, put, iput, put_nbi, put_signal and kin)"},
+    {"shmem_put_bytes", &RankCounters::shmem_put_bytes, "bytes of the OpenSHMEM puts issued"},
+    {"shmem_gets", &RankCounters::shmem_gets, "OpenSHMEM gets issued (g, get, iget, get_nbi and kin)"},
+    {"shmem_get_bytes", &RankCounters::shmem_get_bytes, "bytes of the OpenSHMEM gets issued"},
+    {"shmem_amo_fetch", &RankCounters::shmem_amo_fetch, "OpenSHMEM atomic fetches (atomic_fetch, signal_fetch)"},
+    {"shmem_amo_set", &RankCounters::shmem_amo_set, "OpenSHMEM atomic sets (atomic_set)"},
+    {"shmem_amo_swap", &RankCounters::shmem_amo_swap, "OpenSHMEM atomic swaps (atomic_swap)"},
+    {"shmem_amo_compare_swap", &RankCounters::shmem_amo_compare_swap,
+     "OpenSHMEM atomic compare-and-swaps (atomic_compare_swap, test_lock, set_lock)"},
+    {"shmem_amo_add", &RankCounters::shmem_amo_add, "OpenSHMEM atomic adds and increments, fetching or not"},
+    {"shmem_amo_bitwise", &RankCounters::shmem_amo_bitwise, "OpenSHMEM atomic and, or and xor, fetching or not"},
+    {"shmem_signals", &RankCounters::shmem_signals, "OpenSHMEM signals set or added (put_signal and kin)"},
+    {"shmem_static_accesses", &RankCounters::shmem_static_accesses,
+     "OpenSHMEM accesses to another PE's global or static variables, by Cross Memory Attach"},
 }};
 static_assert(kCounterFields.size() * sizeof(std::atomic<std::uint64_t>) == sizeof(RankCounters),
               "every counter of RankCounters is listed once");

@@ -105,6 +105,15 @@ struct RankCounters {
   std::atomic<std::uint64_t> mpf_sent, mpf_sent_bytes;          // messages sent, and their bytes
   std::atomic<std::uint64_t> mpf_received, mpf_received_bytes;  // messages received, and their bytes
   std::atomic<std::uint64_t> mpf_full_waits;                    // sends that waited for room in a full queue
+  // OpenSHMEM (lib/shmem): puts and gets (signals' puts included) and
+  // their bytes, atomics by kind, signals, and the accesses that reached
+  // another PE's global or static variables by Cross Memory Attach.
+  std::atomic<std::uint64_t> shmem_puts, shmem_put_bytes;
+  std::atomic<std::uint64_t> shmem_gets, shmem_get_bytes;
+  std::atomic<std::uint64_t> shmem_amo_fetch, shmem_amo_set, shmem_amo_swap, shmem_amo_compare_swap;
+  std::atomic<std::uint64_t> shmem_amo_add, shmem_amo_bitwise;
+  std::atomic<std::uint64_t> shmem_signals;
+  std::atomic<std::uint64_t> shmem_static_accesses;
 };
 
 // Adds `n` to a counter that only the calling rank writes.
@@ -134,7 +143,7 @@ enum SleepReason : std::uint32_t {
 
 // One per rank. Cache line 0: lifecycle, written by the rank, read by mpfrun
 // and mpfinspect. Cache line 1: the rank's wake-up word, written by peers.
-// Cache lines 2-5: counters, written by the rank.
+// Cache lines 2-7: counters, written by the rank.
 struct alignas(kCacheLine) RankControl {
   std::atomic<std::uint32_t> state;  // RankState
   std::int32_t pid;                  // written by the rank at attach
@@ -160,7 +169,7 @@ struct alignas(kCacheLine) RankControl {
 };
 static_assert(offsetof(RankControl, doorbell) == kCacheLine);
 static_assert(offsetof(RankControl, counters) == 2 * kCacheLine);
-static_assert(sizeof(RankControl) == 6 * kCacheLine);
+static_assert(sizeof(RankControl) == 8 * kCacheLine);
 static_assert(std::atomic<std::uint32_t>::is_always_lock_free && std::atomic<std::uint64_t>::is_always_lock_free,
               "segment atomics must be lock-free to work across processes");
 
@@ -177,8 +186,9 @@ inline void ring_doorbell(RankControl& sleeper, RankControl& waker) {
 class RanksLayout {
  public:
   static constexpr std::string_view kName = "ranks";
-  // 2: typed wait records in the introspection snapshots; 3: MPF counters.
-  static constexpr std::uint32_t kVersion = 3;
+  // 2: typed wait records in the introspection snapshots; 3: MPF counters;
+  // 4: OpenSHMEM counters.
+  static constexpr std::uint32_t kVersion = 4;
   static RegionSpec spec();
 
   RanksLayout() = default;

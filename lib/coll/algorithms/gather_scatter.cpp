@@ -289,4 +289,23 @@ void alltoallv(Group& c, const void* send, const std::vector<std::uint64_t>& sen
   run(alltoallv_task(c, key, send, send_bytes, send_displs, recv, recv_bytes, recv_displs), c, call, -1);
 }
 
+void allgather_in_order(Group& c, const void* send, void* recv, const std::vector<std::uint64_t>& bytes,
+                      const char* call) {
+  std::vector<std::uint64_t> displs(bytes.size());
+  std::uint64_t at = 0;
+  for (std::size_t i = 0; i < bytes.size(); ++i) {
+    displs[i] = at;
+    at += bytes[i];
+  }
+  const Key gather_key = c.next_collective(kGatherv, 0);
+  const Key bcast_key = c.next_collective(kBcast, 0);
+  const std::uint64_t mine = bytes[static_cast<std::size_t>(c.rank)];
+  run(allgatherv_task(c, gather_key, bcast_key, send, mine, recv, bytes, std::move(displs)), c, call, -1);
+}
+
+void alltoall(Group& c, const void* send, void* recv, std::uint64_t bytes, const char* call) {
+  const Key key = c.next_collective(kAlltoallv, -1);
+  if (!alltoall_by_steps(c, key, send, recv, bytes, call)) run(alltoall_task(c, key, send, recv, bytes), c, call, -1);
+}
+
 }  // namespace mpf::coll

@@ -189,9 +189,10 @@ TEST(TunablesParse, Size) {
   EXPECT_THAT(parse_error(kSizeSpec, "99999999999999999999999"), HasSubstr("is out of range [0, 1GiB]"));
   EXPECT_EQ(parse_error(kSizeSpec, "-1"),
             "tunable t_size: value '-1' from --set is not a size in [0, 1GiB] (bytes, or with suffix K/KiB, "
-            "M/MiB, G/GiB)");
+            "M/MiB, G/GiB, T/TiB)");
+  EXPECT_EQ(parse_error(kSizeSpec, "1T"), "tunable t_size: value '1T' from --set is out of range [0, 1GiB]");
   EXPECT_THAT(parse_error(kSizeSpec, ""), HasSubstr("tunable t_size: empty value from --set; expected a size"));
-  for (const char* bad : {" ", "K", "KiB", "1.5K", "1KB", "1kib", "1 K", "1T", "+1", "1Ki", " 1K", "1K "}) {
+  for (const char* bad : {" ", "K", "KiB", "1.5K", "1KB", "1kib", "1 K", "1P", "+1", "1Ki", " 1K", "1K "}) {
     EXPECT_THAT(parse_error(kSizeSpec, bad), HasSubstr("is not a size in [0, 1GiB]")) << bad;
   }
 }
@@ -443,6 +444,33 @@ TEST(TunablesResolve, BadValuesNameTheirSource) {
             "tunable stop_grace_ms: value 'lots' from --set is not an integer in [0, 600000]");
   EXPECT_EQ(resolve_error(Environment{"MPF_TUNING_FILE="}, {"stop_grace_ms="}),
             "tunable stop_grace_ms: empty value from --set; expected an integer in [0, 600000]");
+}
+
+// OpenSHMEM's variables set their tunables, written as the standard says
+// (a size may have a fraction, a switch is on when set to anything), and
+// the MPF_ name wins where both are set.
+TEST(TunablesResolve, StandardVariables) {
+  Tunables t = Tunables::resolve(Environment{"MPF_TUNING_FILE=", "SHMEM_SYMMETRIC_SIZE=1.5G", "SHMEM_INFO="}.envp(), {});
+  EXPECT_EQ(t.integer(Tunable::shmem_symmetric_size), std::int64_t{3} << 29);
+  EXPECT_EQ(t.origin(Tunable::shmem_symmetric_size), "env SHMEM_SYMMETRIC_SIZE");
+  EXPECT_TRUE(t.boolean(Tunable::shmem_info));
+  EXPECT_FALSE(t.boolean(Tunable::shmem_debug));
+  t = Tunables::resolve(Environment{"MPF_TUNING_FILE=", "SHMEM_SYMMETRIC_SIZE=64M", "SHMEM_DEBUG=yes please",
+                                    "SHMEM_VERSION=0"}
+                            .envp(),
+                        {});
+  EXPECT_EQ(t.integer(Tunable::shmem_symmetric_size), std::int64_t{64} << 20);
+  EXPECT_TRUE(t.boolean(Tunable::shmem_debug));
+  EXPECT_FALSE(t.boolean(Tunable::shmem_version));
+  t = Tunables::resolve(
+      Environment{"MPF_TUNING_FILE=", "SHMEM_SYMMETRIC_SIZE=1G", "MPF_SHMEM_SYMMETRIC_SIZE=2G"}.envp(), {});
+  EXPECT_EQ(t.integer(Tunable::shmem_symmetric_size), std::int64_t{2} << 30);
+  EXPECT_EQ(t.origin(Tunable::shmem_symmetric_size), "env MPF_SHMEM_SYMMETRIC_SIZE");
+  EXPECT_EQ(resolve_error(Environment{"MPF_TUNING_FILE=", "SHMEM_SYMMETRIC_SIZE=lots"}, {}),
+            "tunable shmem_symmetric_size: value 'lots' from SHMEM_SYMMETRIC_SIZE is not a size in [4KiB, 1TiB] "
+            "(bytes, or with suffix K/KiB, M/MiB, G/GiB, T/TiB)");
+  // Other SHMEM_ variables are other implementations' business.
+  EXPECT_NO_THROW(Tunables::resolve(Environment{"MPF_TUNING_FILE=", "SHMEM_OFI_PROVIDER=tcp"}.envp(), {}));
 }
 
 TEST(TunablesResolve, UnknownNamesAreErrors) {
