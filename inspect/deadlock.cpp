@@ -78,6 +78,13 @@ std::string comm_label(std::uint32_t context) {
   return "the communicator with context " + std::to_string(context);
 }
 
+// The groups of every rank of the job: MPI_COMM_WORLD, SHMEM_TEAM_WORLD
+// and (on one node) SHMEM_TEAM_SHARED.
+bool whole_job(std::uint32_t context) {
+  return context == core::kMpiWorldContext || context == core::kShmemWorldContext ||
+         context == core::kShmemSharedContext;
+}
+
 std::string rank_range(const std::vector<int>& ranks) {
   return (ranks.size() == 1 ? "rank " : "ranks ") + common::number_ranges(ranks);
 }
@@ -86,7 +93,7 @@ std::string rank_range(const std::vector<int>& ranks) {
 // where they are not the whole world.
 std::string comm_with_members(const CommKey& key, const Communicator* c) {
   std::string label = comm_label(key.context);
-  if (key.context != 0 && c != nullptr && !c->members.empty()) {
+  if (!whole_job(key.context) && c != nullptr && !c->members.empty()) {
     std::vector<int> ranks;
     for (const auto& [r, record] : c->members) ranks.push_back(r);
     label += " (" + rank_range(ranks);
@@ -284,9 +291,7 @@ std::vector<int> members_of(const CommKey& key, const std::map<CommKey, Communic
       members.insert(static_cast<int>(r));
     }
   }
-  const bool whole = key.context == core::kMpiWorldContext || key.context == core::kShmemWorldContext ||
-                     key.context == core::kShmemSharedContext;
-  if (whole && key.epoch == 0) {  // MPI_COMM_WORLD, SHMEM_TEAM_WORLD and (on one node) _SHARED: every rank
+  if (whole_job(key.context) && key.epoch == 0) {
     for (std::size_t r = 0; r < nodes.size(); ++r) members.insert(static_cast<int>(r));
   }
   return {members.begin(), members.end()};

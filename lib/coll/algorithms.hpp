@@ -3,7 +3,7 @@
 // collective slots (coll/channel.hpp), the cells (coll/cells.hpp) and the
 // board (coll/board.hpp). The API checks its arguments, resolves its
 // datatypes and in-place buffers, and calls these: MPI from
-// mpi/collectives.cpp; a SHMEM team will the same way. A reduction takes
+// mpi/collectives.cpp; SHMEM from shmem/collectives.cpp. A reduction takes
 // its operation as a Combine (coll/combine.hpp: an element type and an
 // operation, or the program's own function). Each algorithm is a task
 // (coll/task.hpp) that the blocking call runs to its end and the

@@ -1,4 +1,4 @@
-// Context ids of groups (MPI communicators, and the SHMEM teams to come;
+// Context ids of groups (MPI communicators, SHMEM teams;
 // context_space.hpp): which this rank uses, and how
 // the members of a new group agree on one (context_ids.cpp).
 //

@@ -10,11 +10,12 @@ State g_state;
 std::uint64_t symmetric_ref_of(const void* address, std::uint64_t bytes) {
   const State& s = g_state;
   if (heap_copy(address, bytes, s.me) != nullptr) {
-    return symmetric::symmetric_ref(symmetric::Area::heap,
-                                    reinterpret_cast<std::uintptr_t>(address) - reinterpret_cast<std::uintptr_t>(s.my_heap));
+    return symmetric::symmetric_ref(
+        symmetric::Area::heap, reinterpret_cast<std::uintptr_t>(address) - reinterpret_cast<std::uintptr_t>(s.my_heap));
   }
   if (s.statics.holds(address, bytes)) {
-    return symmetric::symmetric_ref(symmetric::Area::statics, reinterpret_cast<std::uintptr_t>(address) - s.statics.base);
+    return symmetric::symmetric_ref(symmetric::Area::statics,
+                                    reinterpret_cast<std::uintptr_t>(address) - s.statics.base);
   }
   return 0;
 }

@@ -64,8 +64,7 @@ void fcollect_bytes(const char* call, mpf_shmem_team& team, void* dest, const vo
   const coll::CollectiveScope scope(team.group, CollKind::allgather, false);
   const std::vector<std::uint64_t> sizes(static_cast<std::size_t>(team.group.size()), bytes);
   std::vector<std::byte> copy;
-  coll::allgather_in_order(team.group, distinct_source(dest, source, bytes * sizes.size(), copy), dest, sizes,
-                           call);
+  coll::allgather_in_order(team.group, distinct_source(dest, source, bytes * sizes.size(), copy), dest, sizes, call);
 }
 
 void alltoall_bytes(const char* call, mpf_shmem_team& team, void* dest, const void* source, std::uint64_t bytes) {
@@ -129,37 +128,37 @@ MPF_SHMEM_WEAK(barrier_all)
 void pshmem_sync_all(void) { team_barrier("shmem_sync_all", team_of("shmem_sync_all", SHMEM_TEAM_WORLD)); }
 MPF_SHMEM_WEAK(sync_all)
 
-#define MPF_DEFINE_TEAM_COLLECTIVES(NAME, TYPE)                                                                      \
-  int pshmem_##NAME##_broadcast(shmem_team_t team, TYPE* dest, const TYPE* source, size_t nelems, int PE_root) {    \
-    const char* call = "shmem_" #NAME "_broadcast";                                                                 \
-    broadcast_bytes(call, team_of(call, team), dest, source, nelems * sizeof(TYPE), PE_root, true);                 \
-    return 0;                                                                                                       \
-  }                                                                                                                 \
-  MPF_SHMEM_WEAK(NAME##_broadcast)                                                                                  \
-  int pshmem_##NAME##_collect(shmem_team_t team, TYPE* dest, const TYPE* source, size_t nelems) {                   \
-    const char* call = "shmem_" #NAME "_collect";                                                                   \
-    collect_bytes(call, team_of(call, team), dest, source, nelems * sizeof(TYPE));                                  \
-    return 0;                                                                                                       \
-  }                                                                                                                 \
-  MPF_SHMEM_WEAK(NAME##_collect)                                                                                    \
-  int pshmem_##NAME##_fcollect(shmem_team_t team, TYPE* dest, const TYPE* source, size_t nelems) {                  \
-    const char* call = "shmem_" #NAME "_fcollect";                                                                  \
-    fcollect_bytes(call, team_of(call, team), dest, source, nelems * sizeof(TYPE));                                 \
-    return 0;                                                                                                       \
-  }                                                                                                                 \
-  MPF_SHMEM_WEAK(NAME##_fcollect)                                                                                   \
-  int pshmem_##NAME##_alltoall(shmem_team_t team, TYPE* dest, const TYPE* source, size_t nelems) {                  \
-    const char* call = "shmem_" #NAME "_alltoall";                                                                  \
-    alltoall_bytes(call, team_of(call, team), dest, source, nelems * sizeof(TYPE));                                 \
-    return 0;                                                                                                       \
-  }                                                                                                                 \
-  MPF_SHMEM_WEAK(NAME##_alltoall)                                                                                   \
-  int pshmem_##NAME##_alltoalls(shmem_team_t team, TYPE* dest, const TYPE* source, ptrdiff_t dst, ptrdiff_t sst,    \
-                                size_t nelems) {                                                                    \
-    const char* call = "shmem_" #NAME "_alltoalls";                                                                 \
-    alltoalls_bytes(call, team_of(call, team), dest, source, dst, sst, nelems, sizeof(TYPE));                       \
-    return 0;                                                                                                       \
-  }                                                                                                                 \
+#define MPF_DEFINE_TEAM_COLLECTIVES(NAME, TYPE)                                                                  \
+  int pshmem_##NAME##_broadcast(shmem_team_t team, TYPE* dest, const TYPE* source, size_t nelems, int PE_root) { \
+    const char* call = "shmem_" #NAME "_broadcast";                                                              \
+    broadcast_bytes(call, team_of(call, team), dest, source, nelems * sizeof(TYPE), PE_root, true);              \
+    return 0;                                                                                                    \
+  }                                                                                                              \
+  MPF_SHMEM_WEAK(NAME##_broadcast)                                                                               \
+  int pshmem_##NAME##_collect(shmem_team_t team, TYPE* dest, const TYPE* source, size_t nelems) {                \
+    const char* call = "shmem_" #NAME "_collect";                                                                \
+    collect_bytes(call, team_of(call, team), dest, source, nelems * sizeof(TYPE));                               \
+    return 0;                                                                                                    \
+  }                                                                                                              \
+  MPF_SHMEM_WEAK(NAME##_collect)                                                                                 \
+  int pshmem_##NAME##_fcollect(shmem_team_t team, TYPE* dest, const TYPE* source, size_t nelems) {               \
+    const char* call = "shmem_" #NAME "_fcollect";                                                               \
+    fcollect_bytes(call, team_of(call, team), dest, source, nelems * sizeof(TYPE));                              \
+    return 0;                                                                                                    \
+  }                                                                                                              \
+  MPF_SHMEM_WEAK(NAME##_fcollect)                                                                                \
+  int pshmem_##NAME##_alltoall(shmem_team_t team, TYPE* dest, const TYPE* source, size_t nelems) {               \
+    const char* call = "shmem_" #NAME "_alltoall";                                                               \
+    alltoall_bytes(call, team_of(call, team), dest, source, nelems * sizeof(TYPE));                              \
+    return 0;                                                                                                    \
+  }                                                                                                              \
+  MPF_SHMEM_WEAK(NAME##_alltoall)                                                                                \
+  int pshmem_##NAME##_alltoalls(shmem_team_t team, TYPE* dest, const TYPE* source, ptrdiff_t dst, ptrdiff_t sst, \
+                                size_t nelems) {                                                                 \
+    const char* call = "shmem_" #NAME "_alltoalls";                                                              \
+    alltoalls_bytes(call, team_of(call, team), dest, source, dst, sst, nelems, sizeof(TYPE));                    \
+    return 0;                                                                                                    \
+  }                                                                                                              \
   MPF_SHMEM_WEAK(NAME##_alltoalls)
 MPF_SHMEM_RMA_TYPES(MPF_DEFINE_TEAM_COLLECTIVES)
 
@@ -194,21 +193,21 @@ int pshmem_alltoallsmem(shmem_team_t team, void* dest, const void* source, ptrdi
 }
 MPF_SHMEM_WEAK(alltoallsmem)
 
-#define MPF_DEFINE_REDUCE(NAME, TYPE, OP, COLL_OP)                                                             \
-  int pshmem_##NAME##_##OP##_reduce(shmem_team_t team, TYPE* dest, const TYPE* source, size_t nreduce) {       \
-    const char* call = "shmem_" #NAME "_" #OP "_reduce";                                                       \
-    return reduce(call, team_of(call, team), dest, source, nreduce, COLL_OP);                                  \
-  }                                                                                                            \
+#define MPF_DEFINE_REDUCE(NAME, TYPE, OP, COLL_OP)                                                       \
+  int pshmem_##NAME##_##OP##_reduce(shmem_team_t team, TYPE* dest, const TYPE* source, size_t nreduce) { \
+    const char* call = "shmem_" #NAME "_" #OP "_reduce";                                                 \
+    return reduce(call, team_of(call, team), dest, source, nreduce, COLL_OP);                            \
+  }                                                                                                      \
   MPF_SHMEM_WEAK(NAME##_##OP##_reduce)
-#define MPF_DEFINE_REDUCE_BITWISE(NAME, TYPE)         \
-  MPF_DEFINE_REDUCE(NAME, TYPE, and, Op::band)        \
-  MPF_DEFINE_REDUCE(NAME, TYPE, or, Op::bor)          \
+#define MPF_DEFINE_REDUCE_BITWISE(NAME, TYPE)  \
+  MPF_DEFINE_REDUCE(NAME, TYPE, and, Op::band) \
+  MPF_DEFINE_REDUCE(NAME, TYPE, or, Op::bor)   \
   MPF_DEFINE_REDUCE(NAME, TYPE, xor, Op::bxor)
-#define MPF_DEFINE_REDUCE_MINMAX(NAME, TYPE)   \
-  MPF_DEFINE_REDUCE(NAME, TYPE, min, Op::min)  \
+#define MPF_DEFINE_REDUCE_MINMAX(NAME, TYPE)  \
+  MPF_DEFINE_REDUCE(NAME, TYPE, min, Op::min) \
   MPF_DEFINE_REDUCE(NAME, TYPE, max, Op::max)
-#define MPF_DEFINE_REDUCE_ARITH(NAME, TYPE)    \
-  MPF_DEFINE_REDUCE(NAME, TYPE, sum, Op::sum)  \
+#define MPF_DEFINE_REDUCE_ARITH(NAME, TYPE)   \
+  MPF_DEFINE_REDUCE(NAME, TYPE, sum, Op::sum) \
   MPF_DEFINE_REDUCE(NAME, TYPE, prod, Op::prod)
 MPF_SHMEM_BITWISE_REDUCE_TYPES(MPF_DEFINE_REDUCE_BITWISE)
 MPF_SHMEM_MINMAX_REDUCE_TYPES(MPF_DEFINE_REDUCE_MINMAX)

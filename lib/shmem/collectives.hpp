@@ -31,15 +31,24 @@ void alltoalls_bytes(const char* call, mpf_shmem_team& team, void* dest, const v
 
 template <class T>
 constexpr coll::Element element_of() {
-  if constexpr (std::is_same_v<T, float>) return coll::Element::f32;
-  else if constexpr (std::is_same_v<T, double>) return coll::Element::f64;
-  else if constexpr (std::is_same_v<T, long double>) return coll::Element::long_double;
-  else if constexpr (sizeof(T) == 2 * sizeof(float) && !std::is_integral_v<T>) return coll::Element::complex_f32;
-  else if constexpr (sizeof(T) == 2 * sizeof(double) && !std::is_integral_v<T>) return coll::Element::complex_f64;
-  else if constexpr (sizeof(T) == 1) return std::is_signed_v<T> ? coll::Element::i8 : coll::Element::u8;
-  else if constexpr (sizeof(T) == 2) return std::is_signed_v<T> ? coll::Element::i16 : coll::Element::u16;
-  else if constexpr (sizeof(T) == 4) return std::is_signed_v<T> ? coll::Element::i32 : coll::Element::u32;
-  else return std::is_signed_v<T> ? coll::Element::i64 : coll::Element::u64;
+  if constexpr (std::is_same_v<T, float>)
+    return coll::Element::f32;
+  else if constexpr (std::is_same_v<T, double>)
+    return coll::Element::f64;
+  else if constexpr (std::is_same_v<T, long double>)
+    return coll::Element::long_double;
+  else if constexpr (sizeof(T) == 2 * sizeof(float) && !std::is_integral_v<T>)
+    return coll::Element::complex_f32;
+  else if constexpr (sizeof(T) == 2 * sizeof(double) && !std::is_integral_v<T>)
+    return coll::Element::complex_f64;
+  else if constexpr (sizeof(T) == 1)
+    return std::is_signed_v<T> ? coll::Element::i8 : coll::Element::u8;
+  else if constexpr (sizeof(T) == 2)
+    return std::is_signed_v<T> ? coll::Element::i16 : coll::Element::u16;
+  else if constexpr (sizeof(T) == 4)
+    return std::is_signed_v<T> ? coll::Element::i32 : coll::Element::u32;
+  else
+    return std::is_signed_v<T> ? coll::Element::i64 : coll::Element::u64;
 }
 
 // dest[i] = source[i] op over the team's PEs, for nreduce elements (dest

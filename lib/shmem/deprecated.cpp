@@ -36,59 +36,59 @@ MPF_SHMEM_WEAK(sync)
 // The sized active-set collectives: broadcast (the root's dest is not
 // written), collect, fcollect, alltoall and alltoalls of 32- or 64-bit
 // elements.
-#define MPF_DEFINE_ACTIVE_SET(BITS)                                                                                \
-  void pshmem_broadcast##BITS(void* dest, const void* source, size_t nelems, int PE_root, int PE_start,            \
-                              int logPE_stride, int PE_size, long*) {                                              \
-    const char* call = "shmem_broadcast" #BITS;                                                                    \
-    broadcast_bytes(call, active_set(call, PE_start, logPE_stride, PE_size), dest, source, nelems * (BITS / 8),    \
-                    PE_root, false);                                                                               \
-  }                                                                                                                \
-  MPF_SHMEM_WEAK(broadcast##BITS)                                                                                  \
-  void pshmem_collect##BITS(void* dest, const void* source, size_t nelems, int PE_start, int logPE_stride,        \
-                            int PE_size, long*) {                                                                  \
-    const char* call = "shmem_collect" #BITS;                                                                      \
-    collect_bytes(call, active_set(call, PE_start, logPE_stride, PE_size), dest, source, nelems * (BITS / 8));     \
-  }                                                                                                                \
-  MPF_SHMEM_WEAK(collect##BITS)                                                                                    \
-  void pshmem_fcollect##BITS(void* dest, const void* source, size_t nelems, int PE_start, int logPE_stride,       \
-                             int PE_size, long*) {                                                                 \
-    const char* call = "shmem_fcollect" #BITS;                                                                     \
-    fcollect_bytes(call, active_set(call, PE_start, logPE_stride, PE_size), dest, source, nelems * (BITS / 8));    \
-  }                                                                                                                \
-  MPF_SHMEM_WEAK(fcollect##BITS)                                                                                   \
-  void pshmem_alltoall##BITS(void* dest, const void* source, size_t nelems, int PE_start, int logPE_stride,       \
-                             int PE_size, long*) {                                                                 \
-    const char* call = "shmem_alltoall" #BITS;                                                                     \
-    alltoall_bytes(call, active_set(call, PE_start, logPE_stride, PE_size), dest, source, nelems * (BITS / 8));    \
-  }                                                                                                                \
-  MPF_SHMEM_WEAK(alltoall##BITS)                                                                                   \
-  void pshmem_alltoalls##BITS(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems,        \
-                              int PE_start, int logPE_stride, int PE_size, long*) {                                \
-    const char* call = "shmem_alltoalls" #BITS;                                                                    \
-    alltoalls_bytes(call, active_set(call, PE_start, logPE_stride, PE_size), dest, source, dst, sst, nelems,       \
-                    BITS / 8);                                                                                     \
-  }                                                                                                                \
+#define MPF_DEFINE_ACTIVE_SET(BITS)                                                                                    \
+  void pshmem_broadcast##BITS(void* dest, const void* source, size_t nelems, int PE_root, int PE_start,                \
+                              int logPE_stride, int PE_size, long*) {                                                  \
+    const char* call = "shmem_broadcast" #BITS;                                                                        \
+    broadcast_bytes(call, active_set(call, PE_start, logPE_stride, PE_size), dest, source, nelems*(BITS / 8), PE_root, \
+                    false);                                                                                            \
+  }                                                                                                                    \
+  MPF_SHMEM_WEAK(broadcast##BITS)                                                                                      \
+  void pshmem_collect##BITS(void* dest, const void* source, size_t nelems, int PE_start, int logPE_stride,             \
+                            int PE_size, long*) {                                                                      \
+    const char* call = "shmem_collect" #BITS;                                                                          \
+    collect_bytes(call, active_set(call, PE_start, logPE_stride, PE_size), dest, source, nelems*(BITS / 8));           \
+  }                                                                                                                    \
+  MPF_SHMEM_WEAK(collect##BITS)                                                                                        \
+  void pshmem_fcollect##BITS(void* dest, const void* source, size_t nelems, int PE_start, int logPE_stride,            \
+                             int PE_size, long*) {                                                                     \
+    const char* call = "shmem_fcollect" #BITS;                                                                         \
+    fcollect_bytes(call, active_set(call, PE_start, logPE_stride, PE_size), dest, source, nelems*(BITS / 8));          \
+  }                                                                                                                    \
+  MPF_SHMEM_WEAK(fcollect##BITS)                                                                                       \
+  void pshmem_alltoall##BITS(void* dest, const void* source, size_t nelems, int PE_start, int logPE_stride,            \
+                             int PE_size, long*) {                                                                     \
+    const char* call = "shmem_alltoall" #BITS;                                                                         \
+    alltoall_bytes(call, active_set(call, PE_start, logPE_stride, PE_size), dest, source, nelems*(BITS / 8));          \
+  }                                                                                                                    \
+  MPF_SHMEM_WEAK(alltoall##BITS)                                                                                       \
+  void pshmem_alltoalls##BITS(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems,             \
+                              int PE_start, int logPE_stride, int PE_size, long*) {                                    \
+    const char* call = "shmem_alltoalls" #BITS;                                                                        \
+    alltoalls_bytes(call, active_set(call, PE_start, logPE_stride, PE_size), dest, source, dst, sst, nelems,           \
+                    BITS / 8);                                                                                         \
+  }                                                                                                                    \
   MPF_SHMEM_WEAK(alltoalls##BITS)
 MPF_DEFINE_ACTIVE_SET(32)
 MPF_DEFINE_ACTIVE_SET(64)
 
-#define MPF_DEFINE_TO_ALL(NAME, TYPE, OP, COLL_OP)                                                            \
-  void pshmem_##NAME##_##OP##_to_all(TYPE* dest, const TYPE* source, int nreduce, int PE_start,                \
-                                     int logPE_stride, int PE_size, TYPE*, long*) {                            \
-    const char* call = "shmem_" #NAME "_" #OP "_to_all";                                                       \
-    if (nreduce < 0) fail(call, "nreduce " + std::to_string(nreduce) + " is negative");                        \
-    reduce(call, active_set(call, PE_start, logPE_stride, PE_size), dest, source,                              \
-           static_cast<std::size_t>(nreduce), COLL_OP);                                                        \
-  }                                                                                                            \
+#define MPF_DEFINE_TO_ALL(NAME, TYPE, OP, COLL_OP)                                                                   \
+  void pshmem_##NAME##_##OP##_to_all(TYPE* dest, const TYPE* source, int nreduce, int PE_start, int logPE_stride,    \
+                                     int PE_size, TYPE*, long*) {                                                    \
+    const char* call = "shmem_" #NAME "_" #OP "_to_all";                                                             \
+    if (nreduce < 0) fail(call, "nreduce " + std::to_string(nreduce) + " is negative");                              \
+    reduce(call, active_set(call, PE_start, logPE_stride, PE_size), dest, source, static_cast<std::size_t>(nreduce), \
+           COLL_OP);                                                                                                 \
+  }                                                                                                                  \
   MPF_SHMEM_WEAK(NAME##_##OP##_to_all)
-#define MPF_DEFINE_TO_ALL_BITWISE(NAME, TYPE)       \
-  MPF_DEFINE_TO_ALL(NAME, TYPE, and, Op::band)      \
-  MPF_DEFINE_TO_ALL(NAME, TYPE, or, Op::bor)        \
+#define MPF_DEFINE_TO_ALL_BITWISE(NAME, TYPE)  \
+  MPF_DEFINE_TO_ALL(NAME, TYPE, and, Op::band) \
+  MPF_DEFINE_TO_ALL(NAME, TYPE, or, Op::bor)   \
   MPF_DEFINE_TO_ALL(NAME, TYPE, xor, Op::bxor)
-#define MPF_DEFINE_TO_ALL_MINMAX(NAME, TYPE) \
+#define MPF_DEFINE_TO_ALL_MINMAX(NAME, TYPE)  \
   MPF_DEFINE_TO_ALL(NAME, TYPE, min, Op::min) \
   MPF_DEFINE_TO_ALL(NAME, TYPE, max, Op::max)
-#define MPF_DEFINE_TO_ALL_ARITH(NAME, TYPE)  \
+#define MPF_DEFINE_TO_ALL_ARITH(NAME, TYPE)   \
   MPF_DEFINE_TO_ALL(NAME, TYPE, sum, Op::sum) \
   MPF_DEFINE_TO_ALL(NAME, TYPE, prod, Op::prod)
 MPF_SHMEM_TO_ALL_BITWISE_TYPES(MPF_DEFINE_TO_ALL_BITWISE)

@@ -1,7 +1,6 @@
 // Library setup, exit and query: joining the runtime (which MPI and MPF
 // may share), mapping the node's heaps, and what a PE may reach.
 #include <shmem.h>
-
 #include <unistd.h>
 
 #include <algorithm>
@@ -30,8 +29,8 @@ void print_start_up_notes() {
   }
   if (t.boolean(Tunable::shmem_info)) {
     std::printf("OpenSHMEM environment variables (each is also a tunable: mpfrun --list-params):\n");
-    for (const Tunable id : {Tunable::shmem_symmetric_size, Tunable::shmem_debug, Tunable::shmem_version,
-                             Tunable::shmem_info}) {
+    for (const Tunable id :
+         {Tunable::shmem_symmetric_size, Tunable::shmem_debug, Tunable::shmem_version, Tunable::shmem_info}) {
       const common::TunableSpec& row = common::spec(id);
       std::printf("  %-22s %-10s %s (tunable %s, from %s)\n", std::string(row.standard_env).c_str(),
                   t.value_text(id).c_str(), std::string(row.doc).c_str(), std::string(row.name).c_str(),
@@ -56,8 +55,8 @@ void map_heaps(const char* call) {
     }
   } catch (const std::exception& e) {
     fail(call, std::string("cannot create the symmetric heaps (") + std::to_string(s.npes) + " of " +
-                   std::to_string(asked) + " bytes, the tunable shmem_symmetric_size or SHMEM_SYMMETRIC_SIZE): " +
-                   e.what());
+                   std::to_string(asked) +
+                   " bytes, the tunable shmem_symmetric_size or SHMEM_SYMMETRIC_SIZE): " + e.what());
   }
   {
     const coll::CollectiveScope scope(mpf_shmem_team_world.group, progress::CollKind::bcast, false);
@@ -217,7 +216,7 @@ void* pshmem_ptr(const void* dest, int pe) {
   if (std::byte* copy = heap_copy(dest, 1, static_cast<std::uint32_t>(pe))) return copy;
   // Another process's global or static variables cannot be loaded from.
   return static_cast<std::uint32_t>(pe) == g_state.me && g_state.statics.holds(dest, 1) ? const_cast<void*>(dest)
-                                                                                         : nullptr;
+                                                                                        : nullptr;
 }
 MPF_SHMEM_WEAK(ptr)
 

@@ -86,8 +86,9 @@ void pshmem_clear_lock(long* lock) {
   std::atomic_thread_fence(std::memory_order_release);  // what was done under the lock, before it is passed on
   const std::uint64_t before = amo<Amo::add>(call, kLockPe, word, kServedOne);
   if (served(before) == next_ticket(before)) {
-    fail(call, "the lock is not held: shmem_clear_lock must follow this PE's shmem_set_lock or successful "
-               "shmem_test_lock");
+    fail(call,
+         "the lock is not held: shmem_clear_lock must follow this PE's shmem_set_lock or successful "
+         "shmem_test_lock");
   }
   note_held(ref, false);
   // Wake the PE whose ticket is served now, if it waits.

@@ -7,11 +7,13 @@
 // request against PE 0's: a program whose PEs ask for different sizes is
 // told so instead of corrupting its heaps.
 #include <shmem.h>
-
 #include <sys/mman.h>
 
+#include <algorithm>
 #include <cstring>
+#include <optional>
 #include <string>
+#include <utility>
 
 #include "common/tunables.hpp"
 #include "shmem/state.hpp"
@@ -22,9 +24,12 @@ namespace {
 // Freed blocks of at least this many bytes give their pages back.
 constexpr std::uint64_t kReturnPagesFrom = 1u << 20;
 
+// "256 MiB": in the largest unit that says it exactly.
 std::string size_text(std::uint64_t bytes) {
-  if (bytes >= (1u << 20) && bytes % (1u << 20) == 0) return std::to_string(bytes >> 20) + " MiB";
-  if (bytes >= (1u << 10) && bytes % (1u << 10) == 0) return std::to_string(bytes >> 10) + " KiB";
+  for (const auto& [shift, unit] : {std::pair{40, " TiB"}, {30, " GiB"}, {20, " MiB"}, {10, " KiB"}}) {
+    const std::uint64_t one = std::uint64_t{1} << shift;
+    if (bytes >= one && bytes % one == 0) return std::to_string(bytes >> shift) + unit;
+  }
   return std::to_string(bytes) + " bytes";
 }
 
@@ -61,9 +66,9 @@ void* allocate(const char* call, std::uint64_t bytes, std::uint64_t alignment) {
   publish_request(bytes, alignment);
   const std::optional<std::uint64_t> offset = s.allocator.allocate(bytes, alignment);
   if (!offset && s.me == 0) {
-    warn(call, size_text(bytes) + " do not fit in the symmetric heap: it has " + size_text(s.heap_bytes) + " per PE, " +
-                   size_text(s.allocator.in_use()) + " in use, the largest free block " +
-                   size_text(s.allocator.largest_free()) +
+    warn(call, "a block of " + size_text(bytes) + " does not fit in the symmetric heap: it has " +
+                   size_text(s.heap_bytes) + " per PE, " + size_text(s.allocator.in_use()) +
+                   " in use, the largest free block " + size_text(s.allocator.largest_free()) +
                    "; set SHMEM_SYMMETRIC_SIZE (the tunable shmem_symmetric_size) to raise it");
   }
   barrier(call);
@@ -171,7 +176,8 @@ void* pshmem_realloc(void* ptr, size_t size) {
     const std::optional<std::uint64_t> to = s.allocator.allocate(size);
     if (!to) {
       if (s.me == 0) {
-        warn(call, size_text(size) + " do not fit in the symmetric heap of " + size_text(s.heap_bytes) +
+        warn(call, "a block of " + size_text(size) + " does not fit in the symmetric heap of " +
+                       size_text(s.heap_bytes) +
                        " per PE; set SHMEM_SYMMETRIC_SIZE (the tunable shmem_symmetric_size) to raise it");
       }
       moved = nullptr;  // the block stays as it was

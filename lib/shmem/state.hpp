@@ -34,8 +34,8 @@
 // (a coll::Group), a context names the team whose PE numbers its
 // operations take.
 struct mpf_shmem_team {
-  std::uint32_t magic = 0;  // kTeamMagic while the team exists
-  mpf::coll::Group group;   // members as world ranks (PE numbers), in team order
+  std::uint32_t magic = 0;            // kTeamMagic while the team exists
+  mpf::coll::Group group;             // members as world ranks (PE numbers), in team order
   std::vector<std::int32_t> team_pe;  // world PE -> its number in the team, -1 for none
   shmem_team_config_t config{};
   long config_mask = 0;
@@ -55,9 +55,9 @@ inline constexpr std::uint32_t kContextMagic = 0x63747874;  // "ctxt"
 
 struct State {
   // What the data paths read, first.
-  std::byte* my_heap = nullptr;   // this PE's heap, in this process's mapping
-  std::byte* heaps = nullptr;     // PE 0's heap; PE p's is heap_bytes further on per PE
-  std::uint64_t heap_bytes = 0;   // 0 outside shmem_init .. shmem_finalize: nothing is symmetric
+  std::byte* my_heap = nullptr;  // this PE's heap, in this process's mapping
+  std::byte* heaps = nullptr;    // PE 0's heap; PE p's is heap_bytes further on per PE
+  std::uint64_t heap_bytes = 0;  // 0 outside shmem_init .. shmem_finalize: nothing is symmetric
   std::uint32_t npes = 0;
   std::uint32_t me = 0;
   symmetric::StaticData statics;  // this PE's
@@ -112,7 +112,7 @@ inline std::byte* heap_copy(const void* address, std::uint64_t bytes, std::uint3
 struct Place {
   std::byte* direct = nullptr;  // null: reach `remote` by Cross Memory Attach
   std::uint64_t remote = 0;
-  std::uint64_t ref = 0;        // symmetric::symmetric_ref
+  std::uint64_t ref = 0;  // symmetric::symmetric_ref
 };
 // Checks that [address, address + bytes) is symmetric (fails naming
 // `call` and `what`, "the destination"), and finds PE `pe`'s copy.

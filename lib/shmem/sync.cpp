@@ -23,12 +23,18 @@ void check_cmp(const char* call, int cmp) {
 template <class T>
 bool satisfies(T a, int cmp, T b) {
   switch (cmp) {
-    case SHMEM_CMP_EQ: return a == b;
-    case SHMEM_CMP_NE: return a != b;
-    case SHMEM_CMP_GT: return a > b;
-    case SHMEM_CMP_GE: return a >= b;
-    case SHMEM_CMP_LT: return a < b;
-    default: return a <= b;
+    case SHMEM_CMP_EQ:
+      return a == b;
+    case SHMEM_CMP_NE:
+      return a != b;
+    case SHMEM_CMP_GT:
+      return a > b;
+    case SHMEM_CMP_GE:
+      return a >= b;
+    case SHMEM_CMP_LT:
+      return a < b;
+    default:
+      return a <= b;
   }
 }
 
@@ -134,8 +140,8 @@ std::size_t wait_until_any(const char* call, T* ivars, std::size_t n, const int*
 }
 
 template <class T, class Values>
-std::size_t wait_until_some(const char* call, T* ivars, std::size_t n, std::size_t* indices, const int* status,
-                            int cmp, const Values& values) {
+std::size_t wait_until_some(const char* call, T* ivars, std::size_t n, std::size_t* indices, const int* status, int cmp,
+                            const Values& values) {
   check_cmp(call, cmp);
   check_words(call, ivars, n);
   if (active_count<T, Values>(n, status) == 0) return 0;
@@ -201,85 +207,85 @@ using mpf::shmem::VectorValues;
 
 extern "C" {
 
-#define MPF_DEFINE_SYNC(NAME, TYPE)                                                                                  \
-  void pshmem_##NAME##_wait_until(TYPE* ivar, int cmp, TYPE cmp_value) {                                            \
-    mpf::shmem::wait_until("shmem_" #NAME "_wait_until", ivar, cmp, cmp_value);                                     \
-  }                                                                                                                 \
-  MPF_SHMEM_WEAK(NAME##_wait_until)                                                                                 \
-  void pshmem_##NAME##_wait_until_all(TYPE* ivars, size_t nelems, const int* status, int cmp, TYPE cmp_value) {     \
-    mpf::shmem::wait_until_all("shmem_" #NAME "_wait_until_all", ivars, nelems, status, cmp,                        \
-                               OneValue<TYPE>{cmp_value});                                                          \
-  }                                                                                                                 \
-  MPF_SHMEM_WEAK(NAME##_wait_until_all)                                                                             \
-  size_t pshmem_##NAME##_wait_until_any(TYPE* ivars, size_t nelems, const int* status, int cmp, TYPE cmp_value) {   \
-    return mpf::shmem::wait_until_any("shmem_" #NAME "_wait_until_any", ivars, nelems, status, cmp,                 \
-                                      OneValue<TYPE>{cmp_value});                                                   \
-  }                                                                                                                 \
-  MPF_SHMEM_WEAK(NAME##_wait_until_any)                                                                             \
-  size_t pshmem_##NAME##_wait_until_some(TYPE* ivars, size_t nelems, size_t* indices, const int* status, int cmp,   \
-                                         TYPE cmp_value) {                                                          \
-    return mpf::shmem::wait_until_some("shmem_" #NAME "_wait_until_some", ivars, nelems, indices, status, cmp,      \
-                                       OneValue<TYPE>{cmp_value});                                                  \
-  }                                                                                                                 \
-  MPF_SHMEM_WEAK(NAME##_wait_until_some)                                                                            \
-  void pshmem_##NAME##_wait_until_all_vector(TYPE* ivars, size_t nelems, const int* status, int cmp,                \
-                                             TYPE* cmp_values) {                                                    \
-    mpf::shmem::wait_until_all("shmem_" #NAME "_wait_until_all_vector", ivars, nelems, status, cmp,                 \
-                               VectorValues<TYPE>{cmp_values});                                                     \
-  }                                                                                                                 \
-  MPF_SHMEM_WEAK(NAME##_wait_until_all_vector)                                                                      \
-  size_t pshmem_##NAME##_wait_until_any_vector(TYPE* ivars, size_t nelems, const int* status, int cmp,              \
-                                               TYPE* cmp_values) {                                                  \
-    return mpf::shmem::wait_until_any("shmem_" #NAME "_wait_until_any_vector", ivars, nelems, status, cmp,          \
-                                      VectorValues<TYPE>{cmp_values});                                              \
-  }                                                                                                                 \
-  MPF_SHMEM_WEAK(NAME##_wait_until_any_vector)                                                                      \
-  size_t pshmem_##NAME##_wait_until_some_vector(TYPE* ivars, size_t nelems, size_t* indices, const int* status,     \
-                                                int cmp, TYPE* cmp_values) {                                        \
-    return mpf::shmem::wait_until_some("shmem_" #NAME "_wait_until_some_vector", ivars, nelems, indices, status,    \
-                                       cmp, VectorValues<TYPE>{cmp_values});                                        \
-  }                                                                                                                 \
-  MPF_SHMEM_WEAK(NAME##_wait_until_some_vector)                                                                     \
-  int pshmem_##NAME##_test(TYPE* ivar, int cmp, TYPE cmp_value) {                                                   \
-    return mpf::shmem::test("shmem_" #NAME "_test", ivar, cmp, cmp_value);                                          \
-  }                                                                                                                 \
-  MPF_SHMEM_WEAK(NAME##_test)                                                                                       \
-  int pshmem_##NAME##_test_all(TYPE* ivars, size_t nelems, const int* status, int cmp, TYPE cmp_value) {            \
-    return mpf::shmem::test_all("shmem_" #NAME "_test_all", ivars, nelems, status, cmp, OneValue<TYPE>{cmp_value}); \
-  }                                                                                                                 \
-  MPF_SHMEM_WEAK(NAME##_test_all)                                                                                   \
-  size_t pshmem_##NAME##_test_any(TYPE* ivars, size_t nelems, const int* status, int cmp, TYPE cmp_value) {         \
-    return mpf::shmem::test_any("shmem_" #NAME "_test_any", ivars, nelems, status, cmp, OneValue<TYPE>{cmp_value}); \
-  }                                                                                                                 \
-  MPF_SHMEM_WEAK(NAME##_test_any)                                                                                   \
-  size_t pshmem_##NAME##_test_some(TYPE* ivars, size_t nelems, size_t* indices, const int* status, int cmp,         \
-                                   TYPE cmp_value) {                                                                \
-    return mpf::shmem::test_some("shmem_" #NAME "_test_some", ivars, nelems, indices, status, cmp,                  \
-                                 OneValue<TYPE>{cmp_value});                                                        \
-  }                                                                                                                 \
-  MPF_SHMEM_WEAK(NAME##_test_some)                                                                                  \
-  int pshmem_##NAME##_test_all_vector(TYPE* ivars, size_t nelems, const int* status, int cmp, TYPE* cmp_values) {   \
-    return mpf::shmem::test_all("shmem_" #NAME "_test_all_vector", ivars, nelems, status, cmp,                      \
-                                VectorValues<TYPE>{cmp_values});                                                    \
-  }                                                                                                                 \
-  MPF_SHMEM_WEAK(NAME##_test_all_vector)                                                                            \
-  size_t pshmem_##NAME##_test_any_vector(TYPE* ivars, size_t nelems, const int* status, int cmp, TYPE* cmp_values) { \
-    return mpf::shmem::test_any("shmem_" #NAME "_test_any_vector", ivars, nelems, status, cmp,                      \
-                                VectorValues<TYPE>{cmp_values});                                                    \
-  }                                                                                                                 \
-  MPF_SHMEM_WEAK(NAME##_test_any_vector)                                                                            \
-  size_t pshmem_##NAME##_test_some_vector(TYPE* ivars, size_t nelems, size_t* indices, const int* status, int cmp,  \
-                                          TYPE* cmp_values) {                                                       \
-    return mpf::shmem::test_some("shmem_" #NAME "_test_some_vector", ivars, nelems, indices, status, cmp,           \
-                                 VectorValues<TYPE>{cmp_values});                                                   \
-  }                                                                                                                 \
+#define MPF_DEFINE_SYNC(NAME, TYPE)                                                                                   \
+  void pshmem_##NAME##_wait_until(TYPE* ivar, int cmp, TYPE cmp_value) {                                              \
+    mpf::shmem::wait_until("shmem_" #NAME "_wait_until", ivar, cmp, cmp_value);                                       \
+  }                                                                                                                   \
+  MPF_SHMEM_WEAK(NAME##_wait_until)                                                                                   \
+  void pshmem_##NAME##_wait_until_all(TYPE* ivars, size_t nelems, const int* status, int cmp, TYPE cmp_value) {       \
+    mpf::shmem::wait_until_all("shmem_" #NAME "_wait_until_all", ivars, nelems, status, cmp,                          \
+                               OneValue<TYPE>{cmp_value});                                                            \
+  }                                                                                                                   \
+  MPF_SHMEM_WEAK(NAME##_wait_until_all)                                                                               \
+  size_t pshmem_##NAME##_wait_until_any(TYPE* ivars, size_t nelems, const int* status, int cmp, TYPE cmp_value) {     \
+    return mpf::shmem::wait_until_any("shmem_" #NAME "_wait_until_any", ivars, nelems, status, cmp,                   \
+                                      OneValue<TYPE>{cmp_value});                                                     \
+  }                                                                                                                   \
+  MPF_SHMEM_WEAK(NAME##_wait_until_any)                                                                               \
+  size_t pshmem_##NAME##_wait_until_some(TYPE* ivars, size_t nelems, size_t* indices, const int* status, int cmp,     \
+                                         TYPE cmp_value) {                                                            \
+    return mpf::shmem::wait_until_some("shmem_" #NAME "_wait_until_some", ivars, nelems, indices, status, cmp,        \
+                                       OneValue<TYPE>{cmp_value});                                                    \
+  }                                                                                                                   \
+  MPF_SHMEM_WEAK(NAME##_wait_until_some)                                                                              \
+  void pshmem_##NAME##_wait_until_all_vector(TYPE* ivars, size_t nelems, const int* status, int cmp,                  \
+                                             TYPE* cmp_values) {                                                      \
+    mpf::shmem::wait_until_all("shmem_" #NAME "_wait_until_all_vector", ivars, nelems, status, cmp,                   \
+                               VectorValues<TYPE>{cmp_values});                                                       \
+  }                                                                                                                   \
+  MPF_SHMEM_WEAK(NAME##_wait_until_all_vector)                                                                        \
+  size_t pshmem_##NAME##_wait_until_any_vector(TYPE* ivars, size_t nelems, const int* status, int cmp,                \
+                                               TYPE* cmp_values) {                                                    \
+    return mpf::shmem::wait_until_any("shmem_" #NAME "_wait_until_any_vector", ivars, nelems, status, cmp,            \
+                                      VectorValues<TYPE>{cmp_values});                                                \
+  }                                                                                                                   \
+  MPF_SHMEM_WEAK(NAME##_wait_until_any_vector)                                                                        \
+  size_t pshmem_##NAME##_wait_until_some_vector(TYPE* ivars, size_t nelems, size_t* indices, const int* status,       \
+                                                int cmp, TYPE* cmp_values) {                                          \
+    return mpf::shmem::wait_until_some("shmem_" #NAME "_wait_until_some_vector", ivars, nelems, indices, status, cmp, \
+                                       VectorValues<TYPE>{cmp_values});                                               \
+  }                                                                                                                   \
+  MPF_SHMEM_WEAK(NAME##_wait_until_some_vector)                                                                       \
+  int pshmem_##NAME##_test(TYPE* ivar, int cmp, TYPE cmp_value) {                                                     \
+    return mpf::shmem::test("shmem_" #NAME "_test", ivar, cmp, cmp_value);                                            \
+  }                                                                                                                   \
+  MPF_SHMEM_WEAK(NAME##_test)                                                                                         \
+  int pshmem_##NAME##_test_all(TYPE* ivars, size_t nelems, const int* status, int cmp, TYPE cmp_value) {              \
+    return mpf::shmem::test_all("shmem_" #NAME "_test_all", ivars, nelems, status, cmp, OneValue<TYPE>{cmp_value});   \
+  }                                                                                                                   \
+  MPF_SHMEM_WEAK(NAME##_test_all)                                                                                     \
+  size_t pshmem_##NAME##_test_any(TYPE* ivars, size_t nelems, const int* status, int cmp, TYPE cmp_value) {           \
+    return mpf::shmem::test_any("shmem_" #NAME "_test_any", ivars, nelems, status, cmp, OneValue<TYPE>{cmp_value});   \
+  }                                                                                                                   \
+  MPF_SHMEM_WEAK(NAME##_test_any)                                                                                     \
+  size_t pshmem_##NAME##_test_some(TYPE* ivars, size_t nelems, size_t* indices, const int* status, int cmp,           \
+                                   TYPE cmp_value) {                                                                  \
+    return mpf::shmem::test_some("shmem_" #NAME "_test_some", ivars, nelems, indices, status, cmp,                    \
+                                 OneValue<TYPE>{cmp_value});                                                          \
+  }                                                                                                                   \
+  MPF_SHMEM_WEAK(NAME##_test_some)                                                                                    \
+  int pshmem_##NAME##_test_all_vector(TYPE* ivars, size_t nelems, const int* status, int cmp, TYPE* cmp_values) {     \
+    return mpf::shmem::test_all("shmem_" #NAME "_test_all_vector", ivars, nelems, status, cmp,                        \
+                                VectorValues<TYPE>{cmp_values});                                                      \
+  }                                                                                                                   \
+  MPF_SHMEM_WEAK(NAME##_test_all_vector)                                                                              \
+  size_t pshmem_##NAME##_test_any_vector(TYPE* ivars, size_t nelems, const int* status, int cmp, TYPE* cmp_values) {  \
+    return mpf::shmem::test_any("shmem_" #NAME "_test_any_vector", ivars, nelems, status, cmp,                        \
+                                VectorValues<TYPE>{cmp_values});                                                      \
+  }                                                                                                                   \
+  MPF_SHMEM_WEAK(NAME##_test_any_vector)                                                                              \
+  size_t pshmem_##NAME##_test_some_vector(TYPE* ivars, size_t nelems, size_t* indices, const int* status, int cmp,    \
+                                          TYPE* cmp_values) {                                                         \
+    return mpf::shmem::test_some("shmem_" #NAME "_test_some_vector", ivars, nelems, indices, status, cmp,             \
+                                 VectorValues<TYPE>{cmp_values});                                                     \
+  }                                                                                                                   \
   MPF_SHMEM_WEAK(NAME##_test_some_vector)
 MPF_SHMEM_SYNC_TYPES(MPF_DEFINE_SYNC)
 
-#define MPF_DEFINE_OLD_WAIT(NAME, TYPE)                                         \
-  void pshmem_##NAME##_wait(TYPE* ivar, TYPE cmp_value) {                      \
+#define MPF_DEFINE_OLD_WAIT(NAME, TYPE)                                            \
+  void pshmem_##NAME##_wait(TYPE* ivar, TYPE cmp_value) {                          \
     mpf::shmem::wait_until("shmem_" #NAME "_wait", ivar, SHMEM_CMP_NE, cmp_value); \
-  }                                                                            \
+  }                                                                                \
   MPF_SHMEM_WEAK(NAME##_wait)
 MPF_SHMEM_OLD_WAIT_TYPES(MPF_DEFINE_OLD_WAIT)
 

@@ -41,9 +41,8 @@ void form(mpf_shmem_team& team, std::vector<std::uint32_t> members, std::uint32_
   team.config_mask = 0;
   core::claim_context(context);
   if (team.group.size() > 1) {
-    core::Runtime::instance().engine().collectives().show(team.group.calls, context, team.group.epoch,
-                                                          static_cast<std::uint32_t>(team.group.size()),
-                                                          team.group.rank);
+    core::Runtime::instance().engine().collectives().show(
+        team.group.calls, context, team.group.epoch, static_cast<std::uint32_t>(team.group.size()), team.group.rank);
   }
   team.magic = kTeamMagic;
 }
@@ -54,8 +53,8 @@ void form(mpf_shmem_team& team, std::vector<std::uint32_t> members, std::uint32_
 shmem_team_t split(const char* call, mpf_shmem_team& parent, std::vector<std::uint32_t> members,
                    const shmem_team_config_t* config, long config_mask) {
   const coll::CollectiveScope scope(parent.group, progress::CollKind::comm_create, false);
-  const core::NewContext made = core::agree_context(parent.group, parent.group.world,
-                                                    static_cast<std::size_t>(parent.group.rank), call);
+  const core::NewContext made =
+      core::agree_context(parent.group, parent.group.world, static_cast<std::size_t>(parent.group.rank), call);
   if (!made.agreed) {
     warn(call, "no team context id is free at every PE of the parent team (" + std::to_string(core::kContextIds) +
                    " per PE): destroy teams you no longer use");
@@ -116,7 +115,8 @@ mpf_shmem_team& active_set(const char* call, int start, int log_stride, int size
                    std::to_string(g_state.npes) + " PEs");
   }
   std::vector<std::uint32_t> members(static_cast<std::size_t>(size));
-  for (int i = 0; i < size; ++i) members[static_cast<std::size_t>(i)] = static_cast<std::uint32_t>(start + (i << log_stride));
+  for (int i = 0; i < size; ++i)
+    members[static_cast<std::size_t>(i)] = static_cast<std::uint32_t>(start + (i << log_stride));
   if (std::find(members.begin(), members.end(), g_state.me) == members.end()) {
     fail(call, "this PE is not in the active set PE_start " + std::to_string(start) + ", logPE_stride " +
                    std::to_string(log_stride) + ", PE_size " + std::to_string(size));
@@ -212,9 +212,9 @@ int pshmem_team_split_strided(shmem_team_t parent_team, int start, int stride, i
 }
 MPF_SHMEM_WEAK(team_split_strided)
 
-int pshmem_team_split_2d(shmem_team_t parent_team, int xrange, const shmem_team_config_t* xaxis_config,
-                         long xaxis_mask, shmem_team_t* xaxis_team, const shmem_team_config_t* yaxis_config,
-                         long yaxis_mask, shmem_team_t* yaxis_team) {
+int pshmem_team_split_2d(shmem_team_t parent_team, int xrange, const shmem_team_config_t* xaxis_config, long xaxis_mask,
+                         shmem_team_t* xaxis_team, const shmem_team_config_t* yaxis_config, long yaxis_mask,
+                         shmem_team_t* yaxis_team) {
   const char* call = "shmem_team_split_2d";
   if (xaxis_team == nullptr || yaxis_team == nullptr) fail(call, "xaxis_team or yaxis_team is NULL");
   *xaxis_team = SHMEM_TEAM_INVALID;
@@ -231,7 +231,8 @@ int pshmem_team_split_2d(shmem_team_t parent_team, int xrange, const shmem_team_
   const int me = parent.group.rank;
   std::vector<std::uint32_t> row;
   std::vector<std::uint32_t> column;
-  for (int r = me / xrange * xrange; r < std::min(n, (me / xrange + 1) * xrange); ++r) row.push_back(parent.group.world_of(r));
+  for (int r = me / xrange * xrange; r < std::min(n, (me / xrange + 1) * xrange); ++r)
+    row.push_back(parent.group.world_of(r));
   for (int r = me % xrange; r < n; r += xrange) column.push_back(parent.group.world_of(r));
   *xaxis_team = split(call, parent, std::move(row), xaxis_config, xaxis_mask);
   *yaxis_team = split(call, parent, std::move(column), yaxis_config, yaxis_mask);

@@ -45,7 +45,8 @@ std::vector<iovec> strided_pieces(std::uint64_t remote, std::ptrdiff_t stride, s
                                   std::uint64_t element) {
   std::vector<iovec> pieces(nelems);
   for (std::uint64_t i = 0; i < nelems; ++i) {
-    const auto at = static_cast<std::int64_t>(remote) + static_cast<std::int64_t>(i) * stride * static_cast<std::int64_t>(element);
+    const auto at =
+        static_cast<std::int64_t>(remote) + static_cast<std::int64_t>(i) * stride * static_cast<std::int64_t>(element);
     pieces[i] = {reinterpret_cast<void*>(at), element};
   }
   return pieces;
@@ -98,11 +99,15 @@ void put_strided(const char* call, std::uint32_t pe, void* dest, const void* sou
   const std::ptrdiff_t from_step = sst * static_cast<std::ptrdiff_t>(element);
   if (place.direct != nullptr) {
     std::byte* to = place.direct + (first - low);
-    for (std::uint64_t i = 0; i < nelems; ++i) std::memcpy(to + static_cast<std::ptrdiff_t>(i) * to_step, from + static_cast<std::ptrdiff_t>(i) * from_step, element);
+    for (std::uint64_t i = 0; i < nelems; ++i)
+      std::memcpy(to + static_cast<std::ptrdiff_t>(i) * to_step, from + static_cast<std::ptrdiff_t>(i) * from_step,
+                  element);
   } else {
     std::vector<std::byte> packed(nelems * element);
-    for (std::uint64_t i = 0; i < nelems; ++i) std::memcpy(packed.data() + i * element, from + static_cast<std::ptrdiff_t>(i) * from_step, element);
-    const std::vector<iovec> pieces = strided_pieces(place.remote + static_cast<std::uint64_t>(first - low), dst, nelems, element);
+    for (std::uint64_t i = 0; i < nelems; ++i)
+      std::memcpy(packed.data() + i * element, from + static_cast<std::ptrdiff_t>(i) * from_step, element);
+    const std::vector<iovec> pieces =
+        strided_pieces(place.remote + static_cast<std::uint64_t>(first - low), dst, nelems, element);
     copy_pieces(call, pe, true, packed.data(), pieces.data(), pieces.size());
   }
   if (pe != g_state.me) wake(pe);
@@ -122,12 +127,16 @@ void get_strided(const char* call, std::uint32_t pe, void* dest, const void* sou
   const std::ptrdiff_t from_step = sst * static_cast<std::ptrdiff_t>(element);
   if (place.direct != nullptr) {
     const std::byte* from = place.direct + (first - low);
-    for (std::uint64_t i = 0; i < nelems; ++i) std::memcpy(to + static_cast<std::ptrdiff_t>(i) * to_step, from + static_cast<std::ptrdiff_t>(i) * from_step, element);
+    for (std::uint64_t i = 0; i < nelems; ++i)
+      std::memcpy(to + static_cast<std::ptrdiff_t>(i) * to_step, from + static_cast<std::ptrdiff_t>(i) * from_step,
+                  element);
   } else {
     std::vector<std::byte> packed(nelems * element);
-    const std::vector<iovec> pieces = strided_pieces(place.remote + static_cast<std::uint64_t>(first - low), sst, nelems, element);
+    const std::vector<iovec> pieces =
+        strided_pieces(place.remote + static_cast<std::uint64_t>(first - low), sst, nelems, element);
     copy_pieces(call, pe, false, packed.data(), pieces.data(), pieces.size());
-    for (std::uint64_t i = 0; i < nelems; ++i) std::memcpy(to + static_cast<std::ptrdiff_t>(i) * to_step, packed.data() + i * element, element);
+    for (std::uint64_t i = 0; i < nelems; ++i)
+      std::memcpy(to + static_cast<std::ptrdiff_t>(i) * to_step, packed.data() + i * element, element);
   }
 }
 

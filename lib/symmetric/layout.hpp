@@ -49,9 +49,9 @@ enum class ValueKind : std::uint8_t { signed_integer = 1, unsigned_integer = 2, 
 // engine's wait record says only "shmem_wait").
 enum class WaitWhat : std::uint8_t {
   none = 0,
-  until = 1,    // wait_until (and its _all, _any, _some, _vector forms): word `ref` cmp `value`
-  signal = 2,   // signal_wait_until: signal word `ref` cmp `value`
-  lock = 3,     // set_lock: lock `ref` (PE 0's copy) to serve ticket `value`
+  until = 1,   // wait_until (and its _all, _any, _some, _vector forms): word `ref` cmp `value`
+  signal = 2,  // signal_wait_until: signal word `ref` cmp `value`
+  lock = 3,    // set_lock: lock `ref` (PE 0's copy) to serve ticket `value`
 };
 
 struct PeWait {
@@ -84,7 +84,7 @@ struct AllocationRequest {
 
 struct alignas(kCacheLine) PeState {
   // Line 0: written once by the PE at shmem_init.
-  std::uint64_t static_base;   // the first byte of its static data in its process
+  std::uint64_t static_base;  // the first byte of its static data in its process
   std::uint64_t static_bytes;
   std::int32_t pid;
   std::uint32_t reserved0[11];

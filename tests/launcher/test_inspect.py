@@ -13,6 +13,7 @@ from mpfrun_testing import MPFRUN, JobTestCase, program
 MPFINSPECT = os.environ["MPFINSPECT"]
 ACTIONS = program("job_actions")
 MPF_ACTIONS = program("mpf_actions")
+SHMEM_ACTIONS = program("shmem_actions")
 
 
 class Inspect(JobTestCase):
@@ -331,6 +332,51 @@ class Inspect(JobTestCase):
         self.assertEqual(status, 124)
         self.assertRegex(err, r"rank 0 is in MPI_Win_fence on the RMA window on context \d+ while rank 1 is in "
                               r"MPI_Barrier on MPI_COMM_WORLD")
+        self.assert_clean()
+
+    # OpenSHMEM: a wait names its word (where it lies, the comparison, what
+    # it holds now) or its lock and holder, and the three SHMEM hangs are
+    # named: a word nobody can write, a barrier a PE never reaches, a lock
+    # held by a PE that waits forever.
+    def test_shmem_words_nobody_can_write_are_named(self):
+        status, _, err = self.mpfrun("--timeout", "2", "-n", "3", SHMEM_ACTIONS, "word")
+        self.assertEqual(status, 124)
+        self.assertRegex(err, r"rank 2 \(pid \d+\): blocked in shmem_long_wait_until\(word at offset 8 of the heap "
+                              r"\(0x[0-9a-f]+\) == 7, holds 0\)")
+        self.assertIn("every unfinished rank waits in SHMEM for a word of its own to change: none of them can write "
+                      "the others'", err)
+        self.assert_clean()
+
+    def test_shmem_barrier_a_pe_never_reaches_is_named(self):
+        status, _, err = self.mpfrun("--timeout", "2", "-n", "3", SHMEM_ACTIONS, "barrier")
+        self.assertEqual(status, 124)
+        self.assertRegex(err, r"rank 0 \(pid \d+\): blocked in shmem_barrier_all\(SHMEM_TEAM_WORLD, collective #\d+\)")
+        self.assertRegex(err, r"ranks 0,2 wait in shmem_barrier_all, collective #\d+ on SHMEM_TEAM_WORLD, for rank 1, "
+                              r"which has not entered it")
+        self.assertIn("rank 1 waits in shmem_long_wait_until(the word at offset 16 of the heap > 0; it holds 0), and "
+                      "every other unfinished rank is blocked too: none of them can write it", err)
+        self.assert_clean()
+
+    def test_shmem_lock_held_by_a_waiting_pe_is_named(self):
+        proc = self.start("--timeout", "60", "-n", "3", SHMEM_ACTIONS, "lock")
+        verdict = self.wait_for_deadlock(proc)
+        self.assertRegex("\n".join(verdict["explanation"]),
+                         r"rank [12] waits in shmem_set_lock\(the lock at offset \d+ of the static data, held by rank "
+                         r"0\): rank 0 holds it and waits in shmem_long_wait_until\(the word at offset 0 of the heap "
+                         r"!= 0; it holds 0\)")
+        self.assertEqual(verdict["waits_for"]["1"], [0], "a PE waiting for a lock waits for its holder")
+        status, out, _ = self.inspect("--json", str(proc.pid))
+        self.assertEqual(status, 0)
+        state = json.loads(out)
+        jsonschema.validate(state, self.load_schema("mpfinspect-job.schema.json"))
+        self.assertEqual(state["shmem"]["pes"], 3)
+        lock = state["ranks"][1]["blocked_in"]["shmem"]
+        self.assertEqual((lock["what"], lock["area"], lock["held_by"]), ("lock", "static data", 0))
+        self.assertEqual(state["ranks"][0]["shmem_locks_held"], [{"area": "static data", "offset": lock["offset"]}])
+        word = state["ranks"][0]["blocked_in"]["shmem"]
+        self.assertEqual((word["what"], word["comparison"], word["value"], word["current"]), ("wait_until", "!=", 0, 0))
+        proc.terminate()
+        self.finish(proc)
         self.assert_clean()
 
     # MPF conversations: a wait names its conversation and role, the job's

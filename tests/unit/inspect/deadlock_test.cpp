@@ -250,6 +250,80 @@ TEST(Deadlock, ActiveTargetWaitsNameWhatTheyWaitFor) {
                                        "waits in MPI_Win_start(for rank 0's MPI_Win_post)"));
 }
 
+// A SHMEM wait as read_job() writes it: the engine's record, with what
+// the PE's heap says it waits for.
+json shmem_word(const char* function, std::uint64_t offset, const char* cmp, long value, long current) {
+  json b = p2p("shmem_wait", function, -1, -1);
+  b["api"] = "shmem";
+  b["shmem"] = {{"what", "wait_until"}, {"area", "heap"},  {"offset", offset},   {"address", "0x7f0000000040"},
+                {"comparison", cmp},    {"value", value},  {"words", 1},         {"current", current}};
+  return b;
+}
+
+json shmem_lock(int holder, std::uint64_t ticket) {
+  json b = p2p("shmem_wait", "shmem_set_lock", -1, -1);
+  b["api"] = "shmem";
+  b["shmem"] = {{"what", "lock"},   {"area", "static data"}, {"offset", 680}, {"address", "0x55000000a8"},
+                {"ticket", ticket}, {"serving", 0},          {"held_by", holder}};
+  return b;
+}
+
+json shmem_barrier(std::uint32_t seq) {
+  json b = collective("shmem_barrier_all", "barrier", 2, seq);
+  b["api"] = "shmem";
+  return b;
+}
+
+TEST(Deadlock, ShmemWordsNobodyCanWrite) {
+  const json verdict = analyse_deadlock(job({
+      rank("initialized", shmem_word("shmem_long_wait_until", 8, "==", 7, 0)),
+      rank("initialized", shmem_word("shmem_long_wait_until", 8, "==", 7, 0)),
+  }));
+  EXPECT_TRUE(verdict["deadlocked"].get<bool>());
+  EXPECT_EQ(verdict["waits_for"]["0"], json({1}));
+  EXPECT_THAT(lines(verdict), Contains("every unfinished rank waits in SHMEM for a word of its own to change: none of "
+                                       "them can write the others'"));
+}
+
+TEST(Deadlock, ShmemBarrierAPeNeverReaches) {
+  const json verdict = analyse_deadlock(job({
+      rank("initialized", shmem_barrier(5), json::array({comm(2, 3, 0, 5, 4)})),
+      rank("initialized", shmem_word("shmem_int_wait_until", 16, ">", 0, 0), json::array({comm(2, 3, 1, 4, 4)})),
+      rank("initialized", shmem_barrier(5), json::array({comm(2, 3, 2, 5, 4)})),
+  }));
+  EXPECT_TRUE(verdict["deadlocked"].get<bool>());
+  EXPECT_THAT(lines(verdict), Contains("ranks 0,2 wait in shmem_barrier_all, collective #5 on SHMEM_TEAM_WORLD, for "
+                                       "rank 1, which has not entered it"));
+  EXPECT_THAT(lines(verdict), Contains("rank 1 waits in shmem_int_wait_until(the word at offset 16 of the heap > 0; "
+                                       "it holds 0), and every other unfinished rank is blocked too: none of them "
+                                       "can write it"));
+}
+
+TEST(Deadlock, ShmemLockHeldByAPeThatWaits) {
+  const json verdict = analyse_deadlock(job({
+      rank("initialized", shmem_word("shmem_long_wait_until", 0, "!=", 0, 0)),
+      rank("initialized", shmem_lock(0, 1)),
+  }));
+  EXPECT_TRUE(verdict["deadlocked"].get<bool>());
+  EXPECT_EQ(verdict["waits_for"]["1"], json({0}));
+  EXPECT_THAT(lines(verdict),
+              Contains("rank 1 waits in shmem_set_lock(the lock at offset 680 of the static data, held by rank 0): "
+                       "rank 0 holds it and waits in shmem_long_wait_until(the word at offset 0 of the heap != 0; it "
+                       "holds 0)"));
+}
+
+TEST(Deadlock, ShmemLockHeldByAFinishedPe) {
+  const json verdict = analyse_deadlock(job({rank("finalized", nullptr), rank("initialized", shmem_lock(0, 1))}));
+  EXPECT_TRUE(verdict["deadlocked"].get<bool>());
+  EXPECT_THAT(lines(verdict), Contains(HasSubstr("but rank 0 has finished without releasing it")));
+}
+
+TEST(Deadlock, ShmemWaitForAComputingPeIsNoDeadlock) {
+  const json verdict = analyse_deadlock(
+      job({rank("initialized", shmem_word("shmem_long_wait_until", 0, "==", 1, 0)), rank("initialized", nullptr)}));
+  EXPECT_FALSE(verdict["deadlocked"].get<bool>());
+}
+
 TEST(Deadlock, NoBlockedRankIsNoDeadlock) {
   const json verdict = analyse_deadlock(job({rank("initialized", nullptr), rank("finalized", nullptr)}));
   EXPECT_FALSE(verdict["deadlocked"].get<bool>());
