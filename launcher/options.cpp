@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
+#include <string_view>
 
 #include "common/version.hpp"
 #include "launcher/messages.hpp"
@@ -15,10 +16,18 @@
 namespace mpf::launcher {
 namespace {
 
-constexpr const char* kUsage =
-    "mpfrun: start a parallel job of the MPF Toolkit\n"
-    "usage: mpfrun [options] PROGRAM [ARGS...]\n"
-    "       mpfrun [options] -n N1 PROGRAM1 [ARGS...] : -n N2 PROGRAM2 [ARGS...]";
+// The name the help and the version line use: oshrun when started as
+// oshrun (OpenSHMEM's name for the launcher, a link to mpfrun), else mpfrun.
+std::string command_name(const char* argv0) {
+  const std::string_view path = argv0 == nullptr ? "" : argv0;
+  return path.substr(path.rfind('/') + 1) == "oshrun" ? "oshrun" : "mpfrun";
+}
+
+std::string usage(const std::string& name) {
+  return name + ": start a parallel job of the MPF Toolkit\n" + "usage: " + name +
+         " [options] PROGRAM [ARGS...]\n" + "       " + name +
+         " [options] -n N1 PROGRAM1 [ARGS...] : -n N2 PROGRAM2 [ARGS...]";
+}
 
 // Options a later MPMD context may repeat for itself.
 // -x and --env, in the order they were given: the later setting of a
@@ -184,9 +193,10 @@ ParseResult parse_command_line(int argc, char** argv) {
     }
   }
 
-  CLI::App app(kUsage, "mpfrun");
+  const std::string name = command_name(argc > 0 ? argv[0] : nullptr);
+  CLI::App app(usage(name), name);
   app.prefix_command();
-  app.set_version_flag("--version", common::version_line("mpfrun"));
+  app.set_version_flag("--version", common::version_line(name));
   app.get_formatter()->column_width(34);
   AppContext first;
   std::vector<EnvSetting> env_settings;

@@ -4,9 +4,11 @@
     check_install.py BUILD_DIR
 
 Checks the prefix layout, compiles the installed example with the installed
-pkg-config file, runs it under the installed mpfrun, measures ping-pong with
-the installed mpftune (which must find the installed mpfrun and kernels), and
-reads the installed man pages. Removes the prefix afterwards.
+pkg-config file, runs it under the installed mpfrun, builds an OpenSHMEM
+program with the installed oshcc, oshcxx and pkg-config file and runs it under
+the installed oshrun, measures ping-pong with the installed mpftune (which must
+find the installed mpfrun and kernels), and reads the installed man pages.
+Removes the prefix afterwards.
 """
 import os
 import shutil
@@ -28,11 +30,13 @@ def main():
         libdir = next(d for d in ("lib", "lib64") if os.path.isdir(os.path.join(prefix, d)))
         expected = [
             "bin/mpfrun", "bin/mpfinspect", "bin/mpftune", "bin/mpicc", "bin/mpicxx", "bin/mpfcc",
+            "bin/oshcc", "bin/oshcxx", "bin/oshrun",
             "libexec/mpf/kernel_pingpong", "share/mpf/kernels/pingpong.c", "share/mpf/kernels/kernel_util.h",
-            f"{libdir}/libmpi.so", f"{libdir}/libmpf.so", f"{libdir}/libmpfrt.so",
-            "include/mpi.h", "include/mpf.h",
-            f"{libdir}/pkgconfig/mpf-mpi.pc", f"{libdir}/pkgconfig/mpf-mpf.pc",
+            f"{libdir}/libmpi.so", f"{libdir}/libmpf.so", f"{libdir}/libshmem.so", f"{libdir}/libmpfrt.so",
+            "include/mpi.h", "include/mpf.h", "include/shmem.h", "include/shmem_generic.h",
+            f"{libdir}/pkgconfig/mpf-mpi.pc", f"{libdir}/pkgconfig/mpf-mpf.pc", f"{libdir}/pkgconfig/mpf-shmem.pc",
             "share/man/man1/mpfcc.1", "share/man/man3/mpf.3",
+            "share/man/man1/oshcc.1", "share/man/man1/oshcxx.1", "share/man/man1/oshrun.1", "share/man/man3/shmem.3",
             "share/man/man1/mpfrun.1", "share/man/man1/mpfinspect.1", "share/man/man1/mpftune.1", "share/man/man1/mpicc.1", "share/man/man3/mpi.3", "share/man/man7/mpf.7",
             "share/mpf/schemas/mpfrun-report.schema.json", "share/mpf/schemas/mpftune-bench.schema.json",
             "share/mpf/examples/hello.c", "share/mpf/examples/mpf_base.c",
@@ -40,6 +44,11 @@ def main():
         missing = [p for p in expected if not os.path.exists(os.path.join(prefix, p))]
         if missing:
             print(f"check_install: FAIL: missing from the prefix: {missing}")
+            return 1
+
+        oshrun = os.path.join(prefix, "bin/oshrun")
+        if not os.path.islink(oshrun) or os.readlink(oshrun) != "mpfrun":
+            print("check_install: FAIL: the installed oshrun is not a link to mpfrun beside it")
             return 1
 
         version = run([os.path.join(prefix, "bin/mpfrun"), "--version"]).stdout
@@ -81,6 +90,29 @@ def main():
                 print(f"check_install: FAIL: the installed toolkit's MPF example {exe} did not run:\n{out}")
                 return 1
 
+        # An OpenSHMEM program, with the installed oshcc and oshcxx and with
+        # pkg-config, run by the installed oshrun.
+        source = os.path.join(prefix, "hello_shmem.c")
+        with open(source, "w") as f:
+            f.write("#include <shmem.h>\n#include <stdio.h>\n"
+                    "int main(void) {\n  shmem_init();\n"
+                    "  printf(\"shmem PE %d of %d\\n\", shmem_my_pe(), shmem_n_pes());\n"
+                    "  shmem_finalize();\n  return 0;\n}\n")
+        flags = run(["pkg-config", "--cflags", "--libs", "mpf-shmem"], env=pc_env).stdout.split()
+        built = {
+            "oshcc": [os.path.join(prefix, "bin/oshcc"), "-std=c11", "-Wall", "-Wextra", "-Werror", source],
+            "oshcxx": [os.path.join(prefix, "bin/oshcxx"), "-x", "c++", "-Wall", "-Wextra", "-Werror", source],
+            "pkg-config": ["cc", "-std=c99", source, *flags],
+        }
+        for how, command in built.items():
+            exe = os.path.join(prefix, f"hello_shmem_{how}")
+            run([*command, "-o", exe])
+            out = run([oshrun, "--timeout", "60", "-n", "2", exe], env=env).stdout
+            if "shmem PE 1 of 2" not in out:
+                print(f"check_install: FAIL: the OpenSHMEM program built with the installed {how} did not run "
+                      f"under the installed oshrun:\n{out}")
+                return 1
+
         # The installed mpftune finds the installed mpfrun and kernels.
         out = run([os.path.join(prefix, "bin/mpftune"), "bench", "--quick", "--kernels", "pingpong"], env=env).stdout
         if "pingpong, 2 ranks" not in out:
@@ -90,6 +122,16 @@ def main():
         page = run(["man", "-l", "-P", "cat", os.path.join(prefix, "share/man/man1/mpfrun.1")]).stdout
         if "--timeout" not in page:
             print("check_install: FAIL: the installed mpfrun(1) does not render")
+            return 1
+        # oshrun.1 is a .so link to mpfrun.1, which man resolves from the top of the man tree.
+        mandir = os.path.join(prefix, "share/man")
+        page = run(["man", "-l", "-P", "cat", "man1/oshrun.1"], cwd=mandir).stdout
+        if "--timeout" not in page:
+            print("check_install: FAIL: the installed oshrun(1) does not lead to mpfrun(1)")
+            return 1
+        page = run(["man", "-l", "-P", "cat", os.path.join(mandir, "man3/shmem.3")]).stdout
+        if "SHMEM_SYMMETRIC_SIZE" not in page:
+            print("check_install: FAIL: the installed shmem(3) does not render")
             return 1
         print("check_install: ok")
         return 0
