@@ -57,8 +57,10 @@ int pshmem_team_create_ctx(shmem_team_t team, long options, shmem_ctx_t* ctx) {
 }
 MPF_SHMEM_WEAK(team_create_ctx)
 
+// On SHMEM_CTX_INVALID, destroy, fence and quiet do nothing (the standard).
 void pshmem_ctx_destroy(shmem_ctx_t ctx) {
   const char* call = "shmem_ctx_destroy";
+  if (ctx == SHMEM_CTX_INVALID) return;
   if (ctx == SHMEM_CTX_DEFAULT) fail(call, "SHMEM_CTX_DEFAULT cannot be destroyed");
   check_context(call, ctx);
   order();  // the standard: destroying a context quiets it
@@ -85,12 +87,14 @@ void pshmem_quiet(void) { order(); }
 MPF_SHMEM_WEAK(quiet)
 
 void pshmem_ctx_fence(shmem_ctx_t ctx) {
+  if (ctx == SHMEM_CTX_INVALID) return;
   if (ctx != SHMEM_CTX_DEFAULT) check_context("shmem_ctx_fence", ctx);
   order();
 }
 MPF_SHMEM_WEAK(ctx_fence)
 
 void pshmem_ctx_quiet(shmem_ctx_t ctx) {
+  if (ctx == SHMEM_CTX_INVALID) return;
   if (ctx != SHMEM_CTX_DEFAULT) check_context("shmem_ctx_quiet", ctx);
   order();
 }

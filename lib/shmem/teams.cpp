@@ -190,7 +190,10 @@ int pshmem_team_split_strided(shmem_team_t parent_team, int start, int stride, i
   const char* call = "shmem_team_split_strided";
   if (new_team == nullptr) fail(call, "new_team is NULL");
   *new_team = SHMEM_TEAM_INVALID;
-  mpf_shmem_team& parent = team_of(call, parent_team);
+  require_initialized(call);
+  // The standard: no team from an invalid parent, and nonzero.
+  if (parent_team == SHMEM_TEAM_INVALID || parent_team->magic != kTeamMagic) return -1;
+  mpf_shmem_team& parent = *parent_team;
   const std::int64_t n = parent.group.size();
   const std::int64_t last = static_cast<std::int64_t>(start) + static_cast<std::int64_t>(stride) * (size - 1);
   if (size < 1 || start < 0 || start >= n || last < 0 || last >= n || (stride == 0 && size > 1)) {
@@ -219,7 +222,9 @@ int pshmem_team_split_2d(shmem_team_t parent_team, int xrange, const shmem_team_
   if (xaxis_team == nullptr || yaxis_team == nullptr) fail(call, "xaxis_team or yaxis_team is NULL");
   *xaxis_team = SHMEM_TEAM_INVALID;
   *yaxis_team = SHMEM_TEAM_INVALID;
-  mpf_shmem_team& parent = team_of(call, parent_team);
+  require_initialized(call);
+  if (parent_team == SHMEM_TEAM_INVALID || parent_team->magic != kTeamMagic) return -1;
+  mpf_shmem_team& parent = *parent_team;
   const int n = parent.group.size();
   if (xrange < 1) {
     warn(call, "xrange " + std::to_string(xrange) + " must be at least 1: no team was made");
