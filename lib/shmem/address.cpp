@@ -21,6 +21,7 @@ std::uint64_t symmetric_ref_of(const void* address, std::uint64_t bytes) {
 }
 
 Place locate(const char* call, const void* address, std::uint64_t bytes, std::uint32_t pe, const char* what) {
+  require_initialized(call);  // after shmem_finalize nothing is symmetric
   const State& s = g_state;
   if (std::byte* copy = heap_copy(address, bytes, pe)) {
     return {copy, 0, symmetric_ref_of(address, bytes)};

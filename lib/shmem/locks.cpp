@@ -5,6 +5,7 @@
 // ticket in its published wait (symmetric::PeWait).
 #include <shmem.h>
 
+#include <set>
 #include <string>
 
 #include "shmem/amo.hpp"
@@ -29,7 +30,19 @@ std::uint64_t* lock_word(const char* call, long* lock) {
   return reinterpret_cast<std::uint64_t*>(lock);
 }
 
+// The locks this PE holds, all of them (the PE state shows the first
+// kHeldLocks to mpfinspect).
+std::set<std::uint64_t>& held_here() {
+  static std::set<std::uint64_t> held;
+  return held;
+}
+
 void note_held(std::uint64_t ref, bool held) {
+  if (held) {
+    held_here().insert(ref);
+  } else {
+    held_here().erase(ref);
+  }
   symmetric::PeState& me = g_state.layout.pe(g_state.me);
   for (std::atomic<std::uint64_t>& slot : me.held_locks) {
     if (held && slot.load(std::memory_order_relaxed) == 0) {
@@ -53,6 +66,9 @@ extern "C" {
 void pshmem_set_lock(long* lock) {
   const char* call = "shmem_set_lock";
   std::uint64_t* word = lock_word(call, lock);
+  if (held_here().contains(symmetric_ref_of(lock, sizeof(long)))) {
+    fail(call, "this PE holds the lock already: it would wait for itself forever");
+  }
   const std::uint64_t before = amo<Amo::add>(call, kLockPe, word, std::uint64_t{1});
   const std::uint32_t ticket = next_ticket(before);
   if (served(before) != ticket) {
@@ -83,14 +99,13 @@ void pshmem_clear_lock(long* lock) {
   const char* call = "shmem_clear_lock";
   std::uint64_t* word = lock_word(call, lock);
   const std::uint64_t ref = symmetric_ref_of(lock, sizeof(long));
-  std::atomic_thread_fence(std::memory_order_release);  // what was done under the lock, before it is passed on
-  const std::uint64_t before = amo<Amo::add>(call, kLockPe, word, kServedOne);
-  if (served(before) == next_ticket(before)) {
-    fail(call,
-         "the lock is not held: shmem_clear_lock must follow this PE's shmem_set_lock or successful "
-         "shmem_test_lock");
+  if (!held_here().contains(ref)) {
+    fail(call, "this PE does not hold the lock: shmem_clear_lock must follow its shmem_set_lock or successful "
+               "shmem_test_lock");
   }
   note_held(ref, false);
+  std::atomic_thread_fence(std::memory_order_release);  // what was done under the lock, before it is passed on
+  const std::uint64_t before = amo<Amo::add>(call, kLockPe, word, kServedOne);
   // Wake the PE whose ticket is served now, if it waits.
   const std::uint32_t ticket = served(before) + 1;
   for (std::uint32_t p = 0; p < g_state.npes; ++p) {

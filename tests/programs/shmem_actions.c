@@ -63,6 +63,11 @@ int main(int argc, char** argv) {
     shmem_ctx_long_p(ctx, &words[0], 1, 0);
   } else if (strcmp(action, "misaligned-atomic") == 0) {
     shmem_long_atomic_add((long*)((char*)&counters[1] + 4), 1, 0);
+  } else if (strcmp(action, "clear-not-held") == 0) {
+    shmem_clear_lock(&lock);
+  } else if (strcmp(action, "lock-twice") == 0) {
+    shmem_set_lock(&lock);
+    shmem_set_lock(&lock);
   } else if (strcmp(action, "free-not-a-block") == 0) {
     shmem_free(&words[1]);
   } else {

@@ -12,6 +12,8 @@ set(_shmem_errors
   "bad-comparison|1|shmem_long_wait_until \\(PE [01]\\): comparison 42 is not one of SHMEM_CMP_EQ"
   "destroyed-context|1|shmem_ctx_long_p \\(PE [01]\\): the context is not one shmem_ctx_create or shmem_team_create_ctx made, or it was destroyed"
   "misaligned-atomic|1|shmem_long_atomic_add \\(PE [01]\\): the object at 0x[0-9a-f]+ is not aligned to its size \\(8 bytes\\)"
+  "clear-not-held|1|shmem_clear_lock \\(PE [01]\\): this PE does not hold the lock"
+  "lock-twice|1|shmem_set_lock \\(PE [01]\\): this PE holds the lock already: it would wait for itself forever"
   "free-not-a-block|1|shmem_free \\(PE [01]\\): the pointer is not a block shmem_malloc \\(or its kin\\) returned, or it was freed"
   "before-init|1|shmem_my_pe \\(PE \\?\\): called before shmem_init \\(or start_pes\\)")
 foreach(case IN LISTS _shmem_errors)
