@@ -1,8 +1,8 @@
 // mpftune: measures this machine with the toolkit's benchmark kernels (SPEC
 // §8, §9). Today it has one subcommand:
 //   mpftune bench [--kernels LIST] [--np LIST] [--compare] [--quick] [--json FILE] [--out DIR] ...
-// which runs the kernels through mpfrun (and other MPIs' launchers with
-// --compare), interleaved, and prints and writes the results.
+// which runs the kernels through mpfrun (and other MPIs' and OpenSHMEMs'
+// launchers with --compare), interleaved, and prints and writes the results.
 #include <CLI/CLI.hpp>
 #include <cstdio>
 
@@ -20,12 +20,13 @@ int main(int argc, char** argv) {
   bench.command_line.assign(argv, argv + argc);
   CLI::App* sub = app.add_subcommand(
       "bench",
-      "Run the benchmark kernels through mpfrun (and, with --compare, with the other MPIs installed, "
-      "interleaved); print a table and write JSON, a Markdown report and plots");
+      "Run the benchmark kernels through mpfrun (and, with --compare, with the other MPIs and OpenSHMEMs "
+      "installed, interleaved); print a table and write JSON, a Markdown report and plots");
   mpf::tune::bench::add_bench_options(*sub, bench);
   sub->footer(
-      "Exit status: 0 when every run finished, 1 when a run failed or timed out (the reports say which and keep\n"
-      "what it measured), 2 for a bad command line, 130 when interrupted.");
+      "Exit status: 0 when every run finished (or failed only after printing all its results), 1 when a run\n"
+      "failed or timed out (the reports say which and keep what it measured), 2 for a bad command line, 130\n"
+      "when interrupted.");
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {

@@ -464,8 +464,8 @@ inline constexpr std::array<TunableSpec, kTunableCount> kTunableTable{{
         .name = "shmem_debug",
         .kind = TunableKind::boolean,
         .default_value = "0",
-        .doc = "OpenSHMEM checks more and says more: every PE asked for the same symmetric allocation, and "
-               "what each PE's heap and static data are at start-up",
+        .doc = "OpenSHMEM says more: each PE reports at start-up where its symmetric heap and static data lie, "
+               "and whether every PE runs the same program",
         .standard_env = "SHMEM_DEBUG",
     },
     {

@@ -59,7 +59,7 @@
  * with R = 11 by default). The first parallel solve is then a warm-up; R
  * timed ones follow, each checked as the first, and rank 0 times R
  * sequential solves. Rank 0 prints the times in ms in mpftune's format
- * (tune/kernels/kernel_util.h), before and after the "ok" line:
+ * (tune/kernels/kernel_core.h), before and after the "ok" line:
  *   mpfbench kernel=gauss_jordan op=solve np=P bytes=-1 unit=ms better=lower warmup=1 iters=1 reps=R median=...
  *   mpfbench kernel=gauss_jordan op=sequential np=P ...
  *   mpfbench-end kernel=gauss_jordan check=passed

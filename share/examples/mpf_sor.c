@@ -71,7 +71,7 @@
  * (built as kernel_sor, which is in benchmark mode with R = 11 by default).
  * The first parallel solve is then a warm-up; R timed ones follow, each
  * checked as the first, and rank 0 times R sequential solves. Rank 0 prints
- * the times in ms in mpftune's format (tune/kernels/kernel_util.h), before
+ * the times in ms in mpftune's format (tune/kernels/kernel_core.h), before
  * and after the "ok" line:
  *   mpfbench kernel=sor op=solve np=N bytes=-1 unit=ms better=lower warmup=1 iters=1 reps=R median=...
  *   mpfbench kernel=sor op=sequential np=N ...

@@ -155,6 +155,28 @@ TEST(Plan, PairKernelsRunWithTwoRanksOthersWithEachCount) {
   EXPECT_EQ(runs, (std::vector<std::string>{"pingpong:2", "token_ring:4", "startup:1", "startup:4"}));
 }
 
+TEST(Plan, ShmemKernelsRunAsTheirMpiCounterparts) {
+  const auto plan = plan_runs({"shmem_startup", "shmem_bw", "shmem_latency", "shmem_collectives"}, {1, 16});
+  std::vector<std::string> runs;
+  for (const PlannedRun& p : plan) runs.push_back(p.kernel + ":" + std::to_string(p.np));
+  // shmem_latency's fetch_add_all needs two PEs; shmem_bw runs with 2.
+  EXPECT_EQ(runs, (std::vector<std::string>{"shmem_latency:16", "shmem_bw:2", "shmem_collectives:1",
+                                            "shmem_collectives:16", "shmem_startup:1", "shmem_startup:16"}));
+}
+
+TEST(Catalogue, EachKernelHasItsInterface) {
+  EXPECT_EQ(find_kernel("pingpong")->api, Api::mpi);
+  EXPECT_EQ(find_kernel("conversations")->api, Api::mpf);
+  for (const char* k : {"shmem_latency", "shmem_bw", "shmem_collectives", "shmem_startup"}) {
+    EXPECT_EQ(find_kernel(k)->api, Api::shmem) << k;
+  }
+  EXPECT_TRUE(find_kernel("shmem_startup")->timed_by_bench);
+  // The MPIs list MPF kernels as ones they cannot build; OpenSHMEM stands alone.
+  EXPECT_EQ(compared_with(Api::mpf), Api::mpi);
+  EXPECT_EQ(compared_with(Api::shmem), Api::shmem);
+  EXPECT_NE(api_name(Api::shmem).find("shmem.h"), std::string_view::npos);
+}
+
 TEST(Catalogue, EveryKernelHasASummary) {
   for (const KernelInfo& k : catalogue()) {
     EXPECT_FALSE(k.summary.empty()) << k.name;
@@ -189,6 +211,31 @@ TEST(Peers, EachLauncherIsToldRanksAndBinding) {
   const auto cmd = impl.launch(usable_cpus() + 1, "core", 60, "k", {});
   EXPECT_NE(std::find(cmd.begin(), cmd.end(), "--oversubscribe"), cmd.end());
   EXPECT_NE(std::find(cmd.begin(), cmd.end(), "core:overload-allowed"), cmd.end());
+}
+
+TEST(Peers, OnlyImplementationsOfTheKernelsInterfacesAreLookedFor) {
+  // Whether or not they are installed: found, or named as missing.
+  const PeerSearch shmem = find_peers({Api::shmem});
+  for (const Implementation& p : shmem.found) {
+    EXPECT_EQ(p.api, Api::shmem) << p.id;
+    EXPECT_EQ(p.kind, LauncherKind::openmpi) << "oshrun is Open MPI's mpirun";
+  }
+  for (const std::string& m : shmem.missing) EXPECT_NE(m.find("OSHMEM"), std::string::npos) << m;
+  EXPECT_EQ(shmem.found.size() + shmem.missing.size(), 1u);
+  const PeerSearch mpi = find_peers({Api::mpi});
+  EXPECT_EQ(mpi.found.size() + mpi.missing.size(), 2u);
+  for (const Implementation& p : mpi.found) EXPECT_EQ(p.api, Api::mpi) << p.id;
+  const PeerSearch none = find_peers({});
+  EXPECT_TRUE(none.found.empty() && none.missing.empty());
+}
+
+TEST(Runs, AFailureAfterEveryResultKeepsTheRunComplete) {
+  RunRecord run;
+  for (const auto& [status, complete] : std::vector<std::pair<std::string, bool>>{
+           {kOk, true}, {kFailedAtExit, true}, {"failed", false}, {"timeout", false}}) {
+    run.status = status;
+    EXPECT_EQ(run.complete(), complete) << status;
+  }
 }
 
 TEST(Peers, ShortLibraryKeepsNameVersionAndDevice) {

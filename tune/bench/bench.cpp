@@ -65,8 +65,10 @@ std::string default_cache() {
 
 int run_bench(const Options& options) {
   if (options.list_kernels) {
+    int width = 0;
+    for (const KernelInfo& k : catalogue()) width = std::max(width, static_cast<int>(k.name.size()));
     for (const KernelInfo& k : catalogue()) {
-      std::printf("%-12s %s; %s\n", std::string(k.name).c_str(), std::string(k.summary).c_str(),
+      std::printf("%-*s %s; %s\n", width, std::string(k.name).c_str(), std::string(k.summary).c_str(),
                   k.ranks == Ranks::pair ? "2 ranks" : "each --np");
     }
     return 0;
@@ -112,28 +114,36 @@ int run_bench(const Options& options) {
   }
   report.implementations.push_back(toolkit(layout, kernels));
   if (options.compare) {
-    PeerSearch search = find_peers();
+    // The implementations compared are those of the chosen kernels'
+    // interfaces; each builds the kernels written to its own, and reports
+    // the others compared with it (MPF's) as kernels it does not have.
+    std::vector<Api> apis;
+    for (const std::string& k : kernels) {
+      const Api api = compared_with(find_kernel(k)->api);
+      if (std::find(apis.begin(), apis.end(), api) == apis.end()) apis.push_back(api);
+    }
+    PeerSearch search = find_peers(apis);
     for (const std::string& m : search.missing) report.notes.push_back(m);
     if (search.found.empty()) {
-      report.notes.push_back("--compare: no other MPI implementation is installed; measuring the toolkit alone");
+      report.notes.push_back("--compare: no other implementation of the kernels' interfaces is installed; "
+                             "measuring the toolkit alone");
     }
     const std::string cache = !options.cache_dir.empty() ? options.cache_dir
                               : !options.out_dir.empty() ? (fs::path(options.out_dir) / "build").string()
                                                          : default_cache();
-    // Kernels of the toolkit's own interfaces are not built for the others.
-    std::vector<std::string> portable;
-    for (const std::string& k : kernels) {
-      const KernelInfo* info = find_kernel(k);
-      if (info == nullptr || !info->toolkit_only) portable.push_back(k);
-    }
     for (Implementation& peer : search.found) {
-      std::vector<std::string> log;
-      build_peer_kernels(peer, layout.source_dir, cache, portable, log);
+      std::vector<std::string> own;
       for (const std::string& k : kernels) {
-        if (std::find(portable.begin(), portable.end(), k) == portable.end()) {
-          peer.unavailable[k] = "kernel " + k + " uses MPF conversations (mpf.h), which " + peer.name + " does not have";
+        const Api api = find_kernel(k)->api;
+        if (api == peer.api) {
+          own.push_back(k);
+        } else if (compared_with(api) == peer.api) {
+          peer.unavailable[k] =
+              "kernel " + k + " uses " + std::string(api_name(api)) + ", which " + peer.name + " does not have";
         }
       }
+      std::vector<std::string> log;
+      build_peer_kernels(peer, layout.source_dir, cache, own, log);
       if (options.progress) {
         for (const std::string& line : log) say(line);
       }
@@ -143,7 +153,7 @@ int run_bench(const Options& options) {
   for (const Implementation& i : report.implementations) {
     for (const auto& [kernel, why] : i.unavailable) {
       report.notes.push_back(why + (i.id == "mpf" && report.implementations.size() > 1
-                                        ? "; the other MPIs still run it"
+                                        ? "; the other implementations still run it"
                                         : ""));
     }
   }
@@ -174,8 +184,10 @@ int run_bench(const Options& options) {
     if (written) say("wrote " + md + (plots.empty() ? "" : " and " + std::to_string(plots.size()) + " plots"));
   }
   if (interrupted()) return kInterruptedStatus;
+  // A run that failed only after printing every result does not fail the
+  // benchmark: the reports say how it ended.
   bool all_ok = written;
-  for (const RunRecord& run : report.outcome.runs) all_ok = all_ok && run.status == "ok";
+  for (const RunRecord& run : report.outcome.runs) all_ok = all_ok && run.complete();
   return all_ok ? 0 : kFailedStatus;
 }
 

@@ -32,21 +32,46 @@ const std::vector<KernelInfo>& catalogue() {
       {"conversations",
        "MPF conversations: one memcpy, the paper's base loop, and the patterns as FCFS, BROADCAST and random "
        "conversations; bytes delivered (MB/s)",
-       Ranks::scaling, 1, false, true},
+       Ranks::scaling, 1, false, Api::mpf},
       {"gauss_jordan",
        "the MPF paper's Gauss-Jordan elimination with partial pivoting (share/examples/mpf_gauss_jordan.c), "
        "n=256 (128 with --quick): time of the parallel solve and of the sequential one on rank 0 (ms)",
-       Ranks::scaling, 1, false, true},
+       Ranks::scaling, 1, false, Api::mpf},
       {"sor",
        "the MPF paper's SOR: red-black over-relaxation of Poisson's equation on a 128x128 grid (64x64 with "
        "--quick) in strips (share/examples/mpf_sor.c): time of the parallel solve and of the sequential one on "
        "rank 0 (ms)",
-       Ranks::scaling, 1, false, true},
+       Ranks::scaling, 1, false, Api::mpf},
       {"startup", "job start-up: launch, MPI_Init, MPI_Finalize and exit of the whole job (ms)", Ranks::scaling, 1,
        true},
+      {"shmem_latency",
+       "OpenSHMEM latency: 8-byte put (half a round trip of shmem_long_p, quiet and wait_until), get over sizes, "
+       "fetch_add from PE 0 to PE 1 (2 PEs), and fetch_add of every PE on one word of PE 0 (us)",
+       Ranks::scaling, 2, false, Api::shmem},
+      {"shmem_bw", "OpenSHMEM bandwidth: windows of put_nbi (get_nbi) to PE 1, each ended by shmem_quiet (MB/s)",
+       Ranks::pair, 2, false, Api::shmem},
+      {"shmem_collectives",
+       "OpenSHMEM collectives: shmem_barrier_all, broadcast, sum reduction of longs over sizes (us)", Ranks::scaling,
+       1, false, Api::shmem},
+      {"shmem_startup", "OpenSHMEM job start-up: launch, shmem_init, shmem_finalize and exit of the whole job (ms)",
+       Ranks::scaling, 1, true, Api::shmem},
   };
   return kernels;
 }
+
+std::string_view api_name(Api api) {
+  switch (api) {
+    case Api::mpi:
+      return "MPI (mpi.h)";
+    case Api::mpf:
+      return "MPF conversations (mpf.h)";
+    case Api::shmem:
+      return "OpenSHMEM (shmem.h)";
+  }
+  return "?";
+}
+
+Api compared_with(Api api) { return api == Api::mpf ? Api::mpi : api; }
 
 const KernelInfo* find_kernel(std::string_view name) {
   for (const KernelInfo& k : catalogue()) {

@@ -56,15 +56,16 @@ void add_bench_options(CLI::App& app, Options& o) {
   app.add_option("--json", o.json_path, "Write the results as JSON (schema: mpftune-bench.schema.json)")
       ->type_name("FILE");
   app.add_option("--out", o.out_dir,
-                 "Write report.md, PNG plots (with gnuplot) and bench.json into DIR, and build other MPIs' "
-                 "kernels under DIR/build")
+                 "Write report.md, PNG plots (with gnuplot) and bench.json into DIR, and build the other "
+                 "implementations' kernels under DIR/build")
       ->type_name("DIR");
   app.add_option("--cache", o.cache_dir,
-                 "Build other MPIs' kernels in DIR (default DIR/build of --out, else ~/.cache/mpftune)")
+                 "Build the other implementations' kernels in DIR (default DIR/build of --out, else "
+                 "~/.cache/mpftune)")
       ->type_name("DIR");
   app.add_flag("--compare", o.compare,
-               "Also run every kernel with the other MPI implementations installed (Open MPI, MPICH), "
-               "interleaved, and report the toolkit's ratio to the faster one");
+               "Also run every kernel with the other implementations of its interface installed (MPI: Open MPI, "
+               "MPICH; OpenSHMEM: Open MPI's OSHMEM), interleaved, and report the toolkit's ratio to the faster one");
   app.add_flag("--quick", o.quick, "A short run (few sizes, few repetitions, small process counts), for CI");
   app.add_flag("--progress", o.progress, "Show progress on standard error even when it is not a terminal");
   app.add_flag("--list-kernels", o.list_kernels, "List the kernels and what they measure, then exit");

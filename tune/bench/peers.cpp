@@ -27,16 +27,36 @@ constexpr double kCompileTimeout = 120;
 struct PeerDescription {
   const char* id;
   const char* name;
+  Api api;
   LauncherKind kind;
   const char* compiler;
   const char* launcher;
   const char* package;  // Debian packages that provide it
+  // A wrapper and launcher whose names do not say whose they are (oshcc,
+  // oshrun: the toolkit has them too) must be the very programs these are.
+  const char* same_compiler_as = nullptr;
+  const char* same_launcher_as = nullptr;
 };
 
+// Open MPI's OSHMEM is started by oshrun, which is its mpirun: same kind.
 constexpr PeerDescription kPeers[] = {
-    {"openmpi", "Open MPI", LauncherKind::openmpi, "mpicc.openmpi", "mpirun.openmpi", "openmpi-bin libopenmpi-dev"},
-    {"mpich", "MPICH", LauncherKind::mpich, "mpicc.mpich", "mpiexec.mpich", "mpich libmpich-dev"},
+    {"openmpi", "Open MPI", Api::mpi, LauncherKind::openmpi, "mpicc.openmpi", "mpirun.openmpi",
+     "openmpi-bin libopenmpi-dev"},
+    {"mpich", "MPICH", Api::mpi, LauncherKind::mpich, "mpicc.mpich", "mpiexec.mpich", "mpich libmpich-dev"},
+    {"oshmem", "Open MPI OSHMEM", Api::shmem, LauncherKind::openmpi, "oshcc", "oshrun", "openmpi-bin libopenmpi-dev",
+     "mpicc.openmpi", "mpirun.openmpi"},
 };
+
+// Why `found` (the program `name` in PATH) is not the one `reference` names
+// in PATH; "" when it is.
+std::string not_the_same(const char* name, const std::string& found, const char* reference) {
+  if (reference == nullptr) return "";
+  const std::string ref = find_in_path(reference);
+  std::error_code ec;
+  if (!ref.empty() && fs::equivalent(found, ref, ec)) return "";
+  return std::string(name) + " in PATH (" + found + ") is not the program " + reference +
+         (ref.empty() ? " (not found)" : " (" + ref + ")") + " is";
+}
 
 std::string read_file(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
@@ -129,9 +149,10 @@ Implementation toolkit(const Layout& layout, const std::vector<std::string>& ker
   return mpf;
 }
 
-PeerSearch find_peers() {
+PeerSearch find_peers(const std::vector<Api>& apis) {
   PeerSearch search;
   for (const PeerDescription& p : kPeers) {
+    if (std::find(apis.begin(), apis.end(), p.api) == apis.end()) continue;
     const std::string compiler = find_in_path(p.compiler);
     const std::string launcher = find_in_path(p.launcher);
     if (compiler.empty() || launcher.empty()) {
@@ -142,10 +163,17 @@ PeerSearch find_peers() {
                                p.package + ")");
       continue;
     }
+    std::string other = not_the_same(p.compiler, compiler, p.same_compiler_as);
+    if (other.empty()) other = not_the_same(p.launcher, launcher, p.same_launcher_as);
+    if (!other.empty()) {
+      search.missing.push_back(std::string(p.name) + " is not compared: " + other + " (Debian: " + p.package + ")");
+      continue;
+    }
     Implementation peer;
     peer.id = p.id;
     peer.name = p.name;
     peer.kind = p.kind;
+    peer.api = p.api;
     peer.compiler = compiler;
     peer.launcher = launcher;
     peer.flags = kPeerFlags;

@@ -1,14 +1,16 @@
-// The MPI implementations a benchmark runs: the toolkit (its kernels built
-// by CMake, launched by mpfrun) and, for --compare, the others installed on
-// this machine (Open MPI and MPICH under their Debian names), whose kernels
-// mpftune builds from the same sources with their compiler wrappers. Each
-// knows how its launcher is told the number of ranks and the binding.
+// The implementations a benchmark runs: the toolkit (its kernels built by
+// CMake, launched by mpfrun) and, for --compare, the others installed on
+// this machine (Open MPI and MPICH under their Debian names; Open MPI's
+// OpenSHMEM, OSHMEM), whose kernels mpftune builds from the same sources
+// with their compiler wrappers. Each knows how its launcher is told the
+// number of ranks and the binding.
 #pragma once
 
 #include <map>
 #include <string>
 #include <vector>
 
+#include "tune/bench/catalogue.hpp"
 #include "tune/bench/layout.hpp"
 
 namespace mpf::tune::bench {
@@ -16,13 +18,15 @@ namespace mpf::tune::bench {
 enum class LauncherKind { mpfrun, openmpi, mpich };
 
 struct Implementation {
-  std::string id;        // mpf, openmpi, mpich: in JSON, file names and plots
-  std::string name;      // MPF Toolkit, Open MPI, MPICH: in tables
+  std::string id;        // mpf, openmpi, mpich, oshmem: in JSON, file names and plots
+  std::string name;      // MPF Toolkit, Open MPI, MPICH, Open MPI OSHMEM: in tables
   LauncherKind kind = LauncherKind::mpfrun;
-  std::string launcher;  // path of mpfrun, mpirun.openmpi, mpiexec.mpich
+  Api api = Api::mpi;    // a peer's interface: it runs the kernels compared_with() it; the toolkit runs all
+  std::string launcher;  // path of mpfrun, mpirun.openmpi, mpiexec.mpich, oshrun
   std::string compiler;  // path of the wrapper that built its kernels (the toolkit's: CMake)
   std::string flags;     // compiler flags of its kernels
-  std::string library;   // MPI_Get_library_version (lines joined by "; "), from its first run
+  std::string library;   // the kernels' "# library:" line (MPI_Get_library_version, lines joined
+                         // by "; ", or OpenSHMEM's name and version), from its first run
 
   // The library's name and version, and its device where it names one:
   // "MPICH Version: 4.0.2; MPICH Device: ch4:ucx"; the name when unknown.
@@ -40,13 +44,14 @@ struct Implementation {
 // The toolkit: mpfrun and the kernels of this build or install tree.
 Implementation toolkit(const Layout& layout, const std::vector<std::string>& kernels);
 
-// The other MPIs whose compiler wrapper and launcher are both in PATH; and,
-// for each one that is not, a sentence saying what is missing.
+// The other implementations of `apis` whose compiler wrapper and launcher
+// are both in PATH; and, for each one that is not, a sentence saying what is
+// missing.
 struct PeerSearch {
   std::vector<Implementation> found;
   std::vector<std::string> missing;
 };
-PeerSearch find_peers();
+PeerSearch find_peers(const std::vector<Api>& apis);
 
 // Builds `kernels` from `source_dir` with the peer's compiler wrapper into
 // cache_dir/<id>/, reusing a build whose sources and command are unchanged.

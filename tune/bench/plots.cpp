@@ -1,9 +1,10 @@
 // PNG plots of a benchmark with gnuplot (Debian package gnuplot-nox): the
 // latency and bandwidth curves over sizes, the message rate and the flood,
 // each collective's time against the process count, start-up and the token
-// ring against the process count. One line per MPI, with the interquartile
-// range as error bars. The data files and the gnuplot script stay in
-// DIR/plot-data, so a plot can be redrawn or restyled by hand.
+// ring against the process count, and the OpenSHMEM kernels' figures in one
+// plot. One line per implementation, with the interquartile range as error
+// bars. The data files and the gnuplot script stay in DIR/plot-data, so a
+// plot can be redrawn or restyled by hand.
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -155,6 +156,36 @@ std::vector<Figure> figures(const BenchReport& r) {
   };
   single("startup.png", np_panel("Job start-up (launch to exit of the empty program)", "startup", "ms"));
   single("token_ring.png", np_panel("Token ring", "token_ring", "us per hop"));
+
+  // OpenSHMEM: one figure, a panel per measure; the collectives at their
+  // smallest size (8 bytes).
+  Figure shmem{.file = "shmem.png"};
+  auto shmem_sizes = [&](const std::string& title, const std::string& ylabel, const std::string& kernel,
+                         const std::vector<std::pair<std::string, bool>>& ops) {
+    Panel p{.title = title, .xlabel = "message size (bytes)", .ylabel = ylabel, .x_bytes = true};
+    for (std::size_t i = 0; i < n; ++i) {
+      for (const auto& [op, dashed] : ops) {
+        Curve c = curve_over_sizes(r, i, kernel, op, r.implementations[i].name + (ops.size() > 1 ? " " + op : ""));
+        c.dashed = dashed;
+        add(p, std::move(c));
+      }
+    }
+    if (!p.curves.empty()) shmem.panels.push_back(std::move(p));
+  };
+  auto shmem_np = [&](const std::string& title, const std::string& kernel, const std::string& op,
+                      std::optional<long> bytes, const std::string& ylabel) {
+    Panel p{.title = title, .xlabel = "PEs", .ylabel = ylabel};
+    for (std::size_t i = 0; i < n; ++i) add(p, curve_over_np(r, i, kernel, op, bytes, r.implementations[i].name));
+    if (!p.curves.empty()) shmem.panels.push_back(std::move(p));
+  };
+  shmem_sizes("shmem_getmem latency", "us", "shmem_latency", {{"get", false}});
+  shmem_sizes("Bandwidth: put_nbi (solid), get_nbi (dashed)", "MB/s", "shmem_bw", {{"put", false}, {"get", true}});
+  shmem_np("fetch_add of every PE on one word", "shmem_latency", "fetch_add_all", std::nullopt, "us");
+  shmem_np("shmem_barrier_all", "shmem_collectives", "barrier_all", std::nullopt, "us");
+  shmem_np("Broadcast of 8 bytes", "shmem_collectives", "broadcast", 8, "us");
+  shmem_np("Sum reduction of one long", "shmem_collectives", "sum_reduce", 8, "us");
+  shmem_np("Start-up of the empty OpenSHMEM program", "shmem_startup", "-", std::nullopt, "ms");
+  if (!shmem.panels.empty()) out.push_back(std::move(shmem));
   return out;
 }
 
@@ -181,8 +212,10 @@ std::vector<std::string> write_plots(const BenchReport& r, const std::string& di
     const std::size_t panels = f.panels.size();
     const int cols = panels > 1 ? 3 : 1;
     const int rows = static_cast<int>((panels + static_cast<std::size_t>(cols) - 1) / static_cast<std::size_t>(cols));
-    script << "reset\nset terminal pngcairo size " << (cols > 1 ? 1200 : 720) << "," << (rows > 1 ? 760 : 450)
-           << " font 'DejaVu Sans,9'\nset output " << quoted((fs::path(dir) / f.file).string()) << "\n";
+    // noenhanced: an underscore in a title (shmem_barrier_all) is a character, not a subscript.
+    script << "reset\nset terminal pngcairo noenhanced size " << (cols > 1 ? 1200 : 720) << ","
+           << (rows > 1 ? 760 : 450) << " font 'DejaVu Sans,9'\nset output "
+           << quoted((fs::path(dir) / f.file).string()) << "\n";
     if (panels > 1) script << "set multiplot layout " << rows << "," << cols << "\n";
     for (const Panel& p : f.panels) {
       script << "set title " << quoted(p.title) << "\nset xlabel " << quoted(p.xlabel) << "\nset ylabel "

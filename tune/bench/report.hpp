@@ -36,6 +36,10 @@ struct Table {
 };
 std::vector<Table> tables(const Results& results);
 
+// The implementations a table has a column for: the toolkit, and each peer
+// the table's kernel concerns (one that ran it, or says why it cannot).
+std::vector<const Implementation*> table_columns(const BenchReport& report, const Table& table);
+
 // Per kernel (and operation), the geometric mean of the toolkit's time
 // ratios to the faster peer, and the lowest and highest with their point.
 struct RatioSummary {

@@ -29,22 +29,23 @@ std::string markdown_report(const BenchReport& r, const std::vector<std::string>
                             const std::vector<std::string>& plot_problems) {
   std::ostringstream md;
   const bool compare = r.implementations.size() > 1;
-  md << "# mpftune bench: " << (compare ? "the MPF Toolkit against other MPIs" : "the MPF Toolkit") << "\n\n";
+  md << "# mpftune bench: " << (compare ? "the MPF Toolkit against other implementations" : "the MPF Toolkit")
+     << "\n\n";
   md << "Measured " << r.started << " on `" << r.machine.value("hostname", "") << "`: " << machine_line(r.machine)
      << ". The run took " << format_duration(r.seconds) << ".\n\n";
   md << "Reproduce: `" << shell_words(r.options->command_line) << "`\n\n";
-  md << "| id | MPI | kernels built with |\n|---|---|---|\n";
+  md << "| id | library | kernels built with |\n|---|---|---|\n";
   for (const Implementation& i : r.implementations) {
     md << "| " << i.id << " | " << i.short_library() << " | " << i.compiler
        << (i.flags.empty() ? "" : " " + i.flags) << " |\n";
   }
   md << "\nEvery figure is the median of all timed batches of all runs (" << r.options->repetitions()
-     << " per MPI, interleaved); noise (±) is half the interquartile range relative to the median. Ranks are "
+     << " per implementation, interleaved); noise (±) is half the interquartile range relative to the median. Ranks are "
      << (r.options->bind_to == "auto"   ? "bound to cores when there are no more ranks than CPUs or more that divide "
                                           "evenly among them, and not bound otherwise"
          : r.options->bind_to == "core" ? "bound to cores"
                                         : "not bound")
-     << " (`--bind-to " << r.options->bind_to << "`), the same for every MPI.";
+     << " (`--bind-to " << r.options->bind_to << "`), the same for every implementation.";
   if (compare) {
     md << " The **ratio** is the toolkit's time over the faster peer's (for MB/s and Mmsg/s, the faster peer's "
           "figure over the toolkit's): below 1 the toolkit is faster. *(noise)* marks a ratio whose two "
@@ -69,10 +70,11 @@ std::string markdown_report(const BenchReport& r, const std::vector<std::string>
   for (const Table& t : tables(r.results)) {
     md << "\n### " << t.title << " (" << t.unit << ", " << (t.higher_is_better ? "higher" : "lower")
        << " is better)\n\n| " << (t.rows_are_np ? "ranks" : "bytes");
+    const std::vector<const Implementation*> columns = table_columns(r, t);
     if (compare) {
-      for (const Implementation& i : r.implementations) md << " | " << i.name;
+      for (const Implementation* i : columns) md << " | " << i->name;
       md << " | ratio | faster peer |\n|---:";
-      for (std::size_t i = 0; i < r.implementations.size(); ++i) md << "|---:";
+      for (std::size_t i = 0; i < columns.size(); ++i) md << "|---:";
       md << "|---:|---|\n";
     } else {
       md << " | median | q1..q3 | min..max |\n|---:|---:|---:|---:|\n";
@@ -80,8 +82,8 @@ std::string markdown_report(const BenchReport& r, const std::vector<std::string>
     for (const PointKey& key : t.rows) {
       md << "| " << (t.rows_are_np ? std::to_string(key.np) : format_bytes(*key.bytes));
       if (compare) {
-        for (const Implementation& i : r.implementations) {
-          const Series* s = r.results.find(i.id, key);
+        for (const Implementation* i : columns) {
+          const Series* s = r.results.find(i->id, key);
           md << " | " << (s ? format_value(s->summary.median) + " " + noise(s->summary) : "–");
         }
         const Comparison* c = r.results.comparison(key);
@@ -102,13 +104,18 @@ std::string markdown_report(const BenchReport& r, const std::vector<std::string>
       }
     }
   }
-  bool header = false;
-  for (const RunRecord& run : r.outcome.runs) {
-    if (run.status == "ok") continue;
-    if (!header) md << "\n## Runs that did not finish\n\nTheir finished sizes are counted.\n\n";
-    header = true;
-    md << "- " << run.kernel << " np=" << run.np << " with " << implementation_name(r, run.implementation)
-       << ", repetition " << run.repetition + 1 << ": " << one_line(run.message) << "\n";
+  for (const bool complete : {false, true}) {
+    bool header = false;
+    for (const RunRecord& run : r.outcome.runs) {
+      if (run.status == kOk || run.complete() != complete) continue;
+      if (!header) {
+        md << (complete ? "\n## Runs that failed after printing all their results\n\nTheir results are counted.\n\n"
+                        : "\n## Runs that did not finish\n\nTheir finished sizes are counted.\n\n");
+      }
+      header = true;
+      md << "- " << run.kernel << " np=" << run.np << " with " << implementation_name(r, run.implementation)
+         << ", repetition " << run.repetition + 1 << ": " << one_line(run.message) << "\n";
+    }
   }
   if (!r.notes.empty()) {
     md << "\n## Notes\n\n";

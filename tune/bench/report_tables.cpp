@@ -58,6 +58,15 @@ std::vector<Table> tables(const Results& results) {
   return out;
 }
 
+std::vector<const Implementation*> table_columns(const BenchReport& report, const Table& table) {
+  std::vector<const Implementation*> out;
+  const std::string kernel = table.rows.empty() ? "" : table.rows.front().kernel;
+  for (const Implementation& i : report.implementations) {
+    if (out.empty() || i.kernels.count(kernel) > 0 || i.unavailable.count(kernel) > 0) out.push_back(&i);
+  }
+  return out;
+}
+
 std::vector<RatioSummary> ratio_summaries(const Results& results) {
   std::vector<RatioSummary> out;
   std::map<std::string, std::size_t> index;

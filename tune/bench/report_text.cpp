@@ -56,8 +56,9 @@ std::string text_report(const BenchReport& r) {
     out << "\n" << t.title << " (" << t.unit << ", " << (t.higher_is_better ? "higher" : "lower") << " is better)\n";
     std::vector<std::vector<std::string>> rows;
     std::vector<std::string> header = {t.rows_are_np ? "ranks" : "bytes"};
+    const std::vector<const Implementation*> columns = table_columns(r, t);
     if (compare) {
-      for (const Implementation& i : r.implementations) header.push_back(i.name);
+      for (const Implementation* i : columns) header.push_back(i->name);
       header.insert(header.end(), {"ratio", "faster peer"});
     } else {
       header.insert(header.end(), {"median", "q1..q3", "min..max", "iters"});
@@ -66,8 +67,8 @@ std::string text_report(const BenchReport& r) {
     for (const PointKey& key : t.rows) {
       std::vector<std::string> row = {t.rows_are_np ? std::to_string(key.np) : format_bytes(*key.bytes)};
       if (compare) {
-        for (const Implementation& i : r.implementations) {
-          const Series* s = r.results.find(i.id, key);
+        for (const Implementation* i : columns) {
+          const Series* s = r.results.find(i->id, key);
           row.push_back(s ? format_value(s->summary.median) + " " + noise(s->summary) : "-");
         }
         const Comparison* c = r.results.comparison(key);
@@ -96,13 +97,18 @@ std::string text_report(const BenchReport& r) {
     }
     out << layout(rows, 1);
   }
-  bool header = false;
-  for (const RunRecord& run : r.outcome.runs) {
-    if (run.status == "ok") continue;
-    if (!header) out << "\nRuns that did not finish (their finished sizes are counted):\n";
-    header = true;
-    out << "  " << run.kernel << " np=" << run.np << " " << implementation_name(r, run.implementation) << ", repetition "
-        << run.repetition + 1 << ": " << run.message << "\n";
+  for (const bool complete : {false, true}) {
+    bool header = false;
+    for (const RunRecord& run : r.outcome.runs) {
+      if (run.status == kOk || run.complete() != complete) continue;
+      if (!header) {
+        out << (complete ? "\nRuns that failed after printing all their results (which are counted):\n"
+                         : "\nRuns that did not finish (their finished sizes are counted):\n");
+      }
+      header = true;
+      out << "  " << run.kernel << " np=" << run.np << " " << implementation_name(r, run.implementation)
+          << ", repetition " << run.repetition + 1 << ": " << run.message << "\n";
+    }
   }
   if (!r.notes.empty()) {
     out << "\n";

@@ -14,11 +14,12 @@ namespace {
 // stops mpfrun.
 constexpr double kMpfrunTimeoutMargin = 15;
 
+// The last lines with words (not Open MPI's rules of dashes around its messages).
 std::string last_lines(const std::string& text, std::size_t count) {
   std::vector<std::string> lines;
   std::istringstream in(text);
   for (std::string line; std::getline(in, line);) {
-    if (!line.empty()) lines.push_back(line);
+    if (line.find_first_not_of("- \t") != std::string::npos) lines.push_back(line);
   }
   std::string out;
   for (std::size_t i = lines.size() > count ? lines.size() - count : 0; i < lines.size(); ++i) {
@@ -38,12 +39,41 @@ std::vector<std::string> kernel_args(const Options& o) {
 // mpfrun's exit status when its --timeout expired.
 constexpr int kMpfrunTimedOut = 124;
 
+// The kernel printed its end line (and nothing malformed before it).
+bool printed_end(const std::string& out) {
+  try {
+    return parse_output(out).ended;
+  } catch (const MeasurementError&) {
+    return false;
+  }
+}
+
+bool timed_out(const ProcessResult& r, LauncherKind kind) {
+  return r.timed_out || (kind == LauncherKind::mpfrun && r.exit_code == kMpfrunTimedOut);
+}
+
 void fail(RunRecord& run, const ProcessResult& r, double timeout, LauncherKind kind) {
-  const bool mpfrun_timed_out = kind == LauncherKind::mpfrun && r.exit_code == kMpfrunTimedOut;
-  run.status = r.timed_out || mpfrun_timed_out ? "timeout" : "failed";
+  run.status = timed_out(r, kind) ? "timeout" : "failed";
   run.message = r.how_it_ended(timeout);
   const std::string errors = last_lines(r.err, 4);
   if (!errors.empty()) run.message += ": " + errors;
+}
+
+// A job that did not end cleanly. When its kernel had printed its end line
+// (every result) first, as Open MPI 4.1's OSHMEM jobs end on some machines
+// with a crash in shmem_finalize, the run failed at exit: its results count
+// and the run says how it ended; returns true. Otherwise it failed or timed
+// out; returns false.
+bool ended_badly(RunRecord& run, const ProcessResult& r, bool all_printed, double timeout, LauncherKind kind) {
+  if (!all_printed || timed_out(r, kind)) {
+    fail(run, r, timeout, kind);
+    return false;
+  }
+  run.status = kFailedAtExit;
+  run.message = r.how_it_ended(timeout) + " after printing all its results, which are counted";
+  const std::string errors = last_lines(r.err, 1);
+  if (!errors.empty()) run.message += ": " + errors;
+  return true;
 }
 
 // A kernel that prints its measurements: one job.
@@ -52,7 +82,7 @@ void run_kernel(const Options& o, Implementation& impl, RunRecord& run, std::vec
   const double limit = o.timeout + (impl.kind == LauncherKind::mpfrun ? kMpfrunTimeoutMargin : 0);
   const ProcessResult r = run_process(run.command, limit);
   run.seconds = r.seconds;
-  run.status = "ok";
+  run.status = kOk;
   KernelOutput parsed;
   try {
     parsed = parse_output(r.out);
@@ -64,34 +94,36 @@ void run_kernel(const Options& o, Implementation& impl, RunRecord& run, std::vec
   if (impl.library.empty()) impl.library = parsed.library;
   for (Measurement& m : parsed.measurements) out.push_back({impl.id, run.repetition, std::move(m)});
   if (!r.ok()) {
-    fail(run, r, o.timeout, impl.kind);
+    ended_badly(run, r, parsed.ended, o.timeout, impl.kind);
   } else if (!parsed.ended) {
     run.status = "failed";
     run.message = "the kernel's output ended before its last line";
   }
 }
 
-// The startup kernel: whole jobs of the empty program, timed from the
-// launcher's start to its exit; one untimed launch first.
+// The startup kernels: whole jobs of the empty program, timed from the
+// launcher's start to its exit; one untimed launch first. A launch that
+// printed the kernel's end line and then failed in finalize or at exit
+// counts, with the time it took (the crash included: the user waits for
+// it too); a later launch that fails outright makes the run failed.
 void run_startup(const Options& o, Implementation& impl, RunRecord& run, std::vector<TaggedMeasurement>& out) {
   run.command = impl.launch(run.np, run.binding, o.timeout, impl.kernels.at(run.kernel), {});
   const double limit = o.timeout + (impl.kind == LauncherKind::mpfrun ? kMpfrunTimeoutMargin : 0);
-  Measurement m{.kernel = "startup", .op = "-", .np = run.np, .bytes = std::nullopt, .unit = "ms",
+  Measurement m{.kernel = run.kernel, .op = "-", .np = run.np, .bytes = std::nullopt, .unit = "ms",
                 .higher_is_better = false, .warmup = 1, .iters = 1, .samples = {}};
-  run.status = "ok";
+  run.status = kOk;
   for (int launch = 0; launch <= o.launches(); ++launch) {
     const ProcessResult r = run_process(run.command, limit);
     run.seconds += r.seconds;
-    if (!r.ok()) {
-      fail(run, r, o.timeout, impl.kind);
-      break;
-    }
+    if (!r.ok() && !ended_badly(run, r, printed_end(r.out), o.timeout, impl.kind)) break;
     if (launch > 0) m.samples.push_back(r.seconds * 1e3);
   }
   if (!m.samples.empty()) out.push_back({impl.id, run.repetition, std::move(m)});
 }
 
 }  // namespace
+
+bool RunRecord::complete() const { return status == kOk || status == kFailedAtExit; }
 
 std::vector<PlannedRun> plan_runs(const std::vector<std::string>& kernels, const std::vector<int>& np) {
   std::vector<PlannedRun> plan;
@@ -145,7 +177,7 @@ Outcome run_interleaved(const Options& o, std::vector<Implementation>& impls, co
       run_kernel(o, impl, run, outcome.measurements);
     }
     progress.finish_run(run.seconds);
-    if (run.status != "ok" && !interrupted()) {
+    if (run.status != kOk && !interrupted()) {
       progress.note("mpftune: " + run.kernel + " np=" + std::to_string(run.np) + " with " + impl.name + ": " +
                     run.message + "\nmpftune: command: " + shell_words(run.command));
     }

@@ -14,6 +14,12 @@
 
 namespace mpf::tune::bench {
 
+// A run's status: it ended cleanly; its kernel printed every result and
+// the job then failed (the results count); or "failed" or "timeout", with
+// what it finished before.
+inline constexpr const char* kOk = "ok";
+inline constexpr const char* kFailedAtExit = "failed_at_exit";
+
 // One (kernel, process count) that every implementation runs.
 struct PlannedRun {
   std::string kernel;
@@ -26,8 +32,11 @@ struct RunRecord {
   int np = 0;
   int repetition = 0;
   std::string binding;
-  std::string status;   // ok, failed, timeout
-  std::string message;  // for a run that is not ok: how it ended and its first lines of errors
+  std::string status;   // kOk, kFailedAtExit, failed, timeout
+  std::string message;  // for a run that is not ok: how it ended and its last lines of errors
+  // Its results are all there: it finished, or failed only after its
+  // kernel printed every result (in finalize or at exit).
+  bool complete() const;
   double seconds = 0;
   std::vector<std::string> command;
 };

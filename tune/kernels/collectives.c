@@ -45,18 +45,7 @@ static int coll_option(void *ctx, const char *arg, const char *value) {
     return -1;
   }
   if (strcmp(arg, "--ops") != 0) return 0;
-  if (value == NULL || *value == '\0') return -1;
-  for (int o = 0; o < OP_COUNT; ++o) c->selected[o] = 0;
-  for (const char *p = value;;) {
-    const size_t len = strcspn(p, ",");
-    int found = 0;
-    for (int o = 0; o < OP_COUNT; ++o) {
-      if (strlen(op_names[o]) == len && strncmp(p, op_names[o], len) == 0) found = c->selected[o] = 1;
-    }
-    if (!found) return -1;
-    if (p[len] == '\0') return 2;
-    p += len + 1;
-  }
+  return ku_select_ops(value, op_names, OP_COUNT, c->selected);
 }
 
 /* Element i of rank r's reduction input for call `seq`. */

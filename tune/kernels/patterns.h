@@ -43,18 +43,7 @@ struct patterns {
 static int pat_option(void *ctx, const char *arg, const char *value) {
   struct patterns *p = ctx;
   if (strcmp(arg, "--ops") != 0) return 0;
-  if (value == NULL || *value == '\0') return -1;
-  for (int o = 0; o < p->count; ++o) p->selected[o] = 0;
-  for (const char *s = value;;) {
-    const size_t len = strcspn(s, ",");
-    int found = 0;
-    for (int o = 0; o < p->count; ++o) {
-      if (strlen(p->names[o]) == len && strncmp(s, p->names[o], len) == 0) found = p->selected[o] = 1;
-    }
-    if (!found) return -1;
-    if (s[len] == '\0') return 2;
-    s += len + 1;
-  }
+  return ku_select_ops(value, p->names, p->count, p->selected);
 }
 
 /* The next destination of `sender`'s random messages: any rank but itself. */
