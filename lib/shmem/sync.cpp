@@ -67,11 +67,13 @@ struct VectorValues {
 
 bool included(const int* status, std::size_t i) { return status == nullptr || status[i] == 0; }
 
-template <class T, class Values>
-std::size_t active_count(std::size_t n, const int* status) {
-  std::size_t active = 0;
-  for (std::size_t i = 0; i < n; ++i) active += included(status, i) ? 1 : 0;
-  return active;
+// Whether any element is left in (the _any and _some forms return at
+// once when none is).
+bool any_included(std::size_t n, const int* status) {
+  for (std::size_t i = 0; i < n; ++i) {
+    if (included(status, i)) return true;
+  }
+  return false;
 }
 
 template <class T, class Values>
@@ -129,7 +131,7 @@ std::size_t wait_until_any(const char* call, T* ivars, std::size_t n, const int*
                            const Values& values) {
   check_cmp(call, cmp);
   check_words(call, ivars, n);
-  if (active_count<T, Values>(n, status) == 0) return SIZE_MAX;
+  if (!any_included(n, status)) return SIZE_MAX;
   std::size_t found = first_satisfied(ivars, n, status, cmp, values);
   if (found != SIZE_MAX) return found;
   wait_for(call, record(call, ivars, n, cmp, values), [&] {
@@ -144,7 +146,7 @@ std::size_t wait_until_some(const char* call, T* ivars, std::size_t n, std::size
                             const Values& values) {
   check_cmp(call, cmp);
   check_words(call, ivars, n);
-  if (active_count<T, Values>(n, status) == 0) return 0;
+  if (!any_included(n, status)) return 0;
   std::size_t found = satisfied_indices(ivars, n, indices, status, cmp, values);
   if (found > 0) return found;
   wait_for(call, record(call, ivars, n, cmp, values), [&] {
