@@ -239,7 +239,7 @@ void alltoallv(Group& c, const void* send, const std::vector<std::uint64_t>& sen
 // after those of ranks below it; this rank's from `send`, distinct from
 // recv).
 void allgather_in_order(Group& c, const void* send, void* recv, const std::vector<std::uint64_t>& bytes,
-                      const char* call);
+                        const char* call);
 // Equal blocks of `bytes`, rank i's at i * bytes (send and recv distinct).
 void alltoall(Group& c, const void* send, void* recv, std::uint64_t bytes, const char* call);
 

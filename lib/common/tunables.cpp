@@ -240,8 +240,10 @@ std::string standard_value(const TunableSpec& row, std::string_view text) {
   if (suffix == "M" || suffix == "m") shift = 20;
   if (suffix == "G" || suffix == "g") shift = 30;
   if (suffix == "T" || suffix == "t") shift = 40;
-  if (point == 0 || end == point + 1 || (shift == 0 && !suffix.empty())) return std::string(text);  // malformed: said by the parser
-  const double bytes = std::strtod(std::string(text.substr(0, end)).c_str(), nullptr) * static_cast<double>(std::uint64_t{1} << shift);
+  // Malformed: left as it is, for the parser to say so.
+  if (point == 0 || end == point + 1 || (shift == 0 && !suffix.empty())) return std::string(text);
+  const double bytes = std::strtod(std::string(text.substr(0, end)).c_str(), nullptr) *
+                       static_cast<double>(std::uint64_t{1} << shift);
   if (!(bytes < 9.0e18)) return std::string(text);
   return std::to_string(static_cast<std::uint64_t>(bytes));
 }
@@ -419,7 +421,8 @@ std::string allowed_values(const TunableSpec& row) {
 }
 
 std::string format_size(std::int64_t bytes) {
-  constexpr std::array<std::pair<int, std::string_view>, 4> kSuffixes{{{40, "TiB"}, {30, "GiB"}, {20, "MiB"}, {10, "KiB"}}};
+  constexpr std::array<std::pair<int, std::string_view>, 4> kSuffixes{
+      {{40, "TiB"}, {30, "GiB"}, {20, "MiB"}, {10, "KiB"}}};
   if (bytes > 0) {
     for (const auto& [shift, suffix] : kSuffixes) {
       std::int64_t unit = std::int64_t{1} << shift;

@@ -20,9 +20,9 @@ inline constexpr std::uint32_t kContextIds = 4096;
 // The ids of the groups every process has from the start, whichever API
 // starts first: never handed out by the agreement, so that an API that
 // starts late still finds its own.
-inline constexpr std::uint32_t kMpiWorldContext = 0;   // MPI_COMM_WORLD
-inline constexpr std::uint32_t kMpiSelfContext = 1;    // MPI_COMM_SELF
-inline constexpr std::uint32_t kShmemWorldContext = 2;  // SHMEM_TEAM_WORLD
+inline constexpr std::uint32_t kMpiWorldContext = 0;     // MPI_COMM_WORLD
+inline constexpr std::uint32_t kMpiSelfContext = 1;      // MPI_COMM_SELF
+inline constexpr std::uint32_t kShmemWorldContext = 2;   // SHMEM_TEAM_WORLD
 inline constexpr std::uint32_t kShmemSharedContext = 3;  // SHMEM_TEAM_SHARED
 inline constexpr std::uint32_t kReservedContexts = 4;
 

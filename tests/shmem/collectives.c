@@ -173,8 +173,8 @@ static void data_mem(shmem_team_t team, const char *team_name) {
 /* ---- Reductions ------------------------------------------------------------ */
 
 /* Member k's element i for each operation: the results stay small. */
-static int v_and(int k, int i) { return 0x7f & ~(1 << ((k + i) % 7)); }
-static int v_or(int k, int i) { return 1 << ((k + i) % 7); }
+static int v_and(int k, int i) { return 0x7f & ~(1 << (((k + i) % 7 + 7) % 7)); }
+static int v_or(int k, int i) { return 1 << (((k + i) % 7 + 7) % 7); }
 static int v_xor(int k, int i) { return (k * 37 + i * 11) & 0x7f; }
 static int v_minmax(int k, int i) { return (k * 7 + i * 5) % 50 + 1; }
 static int v_sum(int k, int i) { return k < 16 ? (k + i) % 4 + 1 : 0; }

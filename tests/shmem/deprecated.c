@@ -198,8 +198,8 @@ static void data_collectives(const struct active_set *s) {
 
 /* ---- *_to_all reductions ---------------------------------------------------- */
 
-static int v_and(int k, int i) { return 0x7f & ~(1 << ((k + i) % 7)); }
-static int v_or(int k, int i) { return 1 << ((k + i) % 7); }
+static int v_and(int k, int i) { return 0x7f & ~(1 << (((k + i) % 7 + 7) % 7)); }
+static int v_or(int k, int i) { return 1 << (((k + i) % 7 + 7) % 7); }
 static int v_xor(int k, int i) { return (k * 37 + i * 11) & 0x7f; }
 static int v_minmax(int k, int i) { return (k * 7 + i * 5) % 50 + 1; }
 static int v_sum(int k, int i) { return k < 16 ? (k + i) % 4 + 1 : 0; }

@@ -290,7 +290,7 @@ void alltoallv(Group& c, const void* send, const std::vector<std::uint64_t>& sen
 }
 
 void allgather_in_order(Group& c, const void* send, void* recv, const std::vector<std::uint64_t>& bytes,
-                      const char* call) {
+                        const char* call) {
   std::vector<std::uint64_t> displs(bytes.size());
   std::uint64_t at = 0;
   for (std::size_t i = 0; i < bytes.size(); ++i) {
