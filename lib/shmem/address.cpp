@@ -24,17 +24,16 @@ Place locate(const char* call, const void* address, std::uint64_t bytes, std::ui
   require_initialized(call);  // after shmem_finalize nothing is symmetric
   const State& s = g_state;
   if (std::byte* copy = heap_copy(address, bytes, pe)) {
-    return {copy, 0, symmetric_ref_of(address, bytes)};
+    return {copy, 0};
   }
   if (!s.statics.holds(address, bytes)) fail_not_symmetric(call, address, bytes, what);
   const std::uint64_t offset = reinterpret_cast<std::uintptr_t>(address) - s.statics.base;
-  const std::uint64_t ref = symmetric::symmetric_ref(symmetric::Area::statics, offset);
-  if (pe == s.me) return {const_cast<std::byte*>(static_cast<const std::byte*>(address)), 0, ref};
+  if (pe == s.me) return {const_cast<std::byte*>(static_cast<const std::byte*>(address)), 0};
   if (!s.statics_symmetric) {
     fail(call, std::string(what) + " is a global or static variable, and PE " + std::to_string(pe) +
                    " runs a program whose static data differs from this PE's: every PE must run the same program");
   }
-  return {nullptr, s.layout.pe(pe).static_base + offset, ref};
+  return {nullptr, s.layout.pe(pe).static_base + offset};
 }
 
 void check_context(const char* call, shmem_ctx_t ctx) {

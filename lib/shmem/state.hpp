@@ -112,7 +112,6 @@ inline std::byte* heap_copy(const void* address, std::uint64_t bytes, std::uint3
 struct Place {
   std::byte* direct = nullptr;  // null: reach `remote` by Cross Memory Attach
   std::uint64_t remote = 0;
-  std::uint64_t ref = 0;  // symmetric::symmetric_ref
 };
 // Checks that [address, address + bytes) is symmetric (fails naming
 // `call` and `what`, "the destination"), and finds PE `pe`'s copy.
