@@ -8,7 +8,7 @@ const std::vector<KernelInfo>& catalogue() {
       {"bw", "streaming bandwidth: windows of nonblocking sends, each acknowledged (MB/s)", Ranks::pair, 2, false},
       {"bibw", "bidirectional bandwidth: windows of nonblocking sends both ways at once (MB/s)", Ranks::pair, 2, false},
       {"msgrate", "message rate: windows of small nonblocking messages (millions per second)", Ranks::pair, 2, false},
-      {"flood", "unexpected-message flood: a burst sent before its receives, time per message (us)", Ranks::pair, 2,
+      {"flood", "unexpected-message flood: a burst sent before its receives, time per message (us); with more ranks (as mpftune runs it) every other rank floods rank 0", Ranks::pair, 2,
        false},
       {"collectives", "Barrier, Bcast, Reduce, Allreduce, Alltoall, Allgather over sizes (us)", Ranks::scaling, 1,
        false},

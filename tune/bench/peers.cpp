@@ -111,6 +111,7 @@ std::vector<std::string> Implementation::launch(int np, const std::string& bindi
   const std::string n = std::to_string(np);
   switch (kind) {
     case LauncherKind::mpfrun:
+      cmd.insert(cmd.end(), launcher_options.begin(), launcher_options.end());
       cmd.insert(cmd.end(), {"--timeout", std::to_string(static_cast<long>(timeout)), "--bind-to", binding, "-n", n});
       break;
     case LauncherKind::openmpi:

@@ -23,6 +23,9 @@ struct Implementation {
   LauncherKind kind = LauncherKind::mpfrun;
   Api api = Api::mpi;    // a peer's interface: it runs the kernels compared_with() it; the toolkit runs all
   std::string launcher;  // path of mpfrun, mpirun.openmpi, mpiexec.mpich, oshrun
+  // mpfrun only: options put before the others, as the tunable search's
+  // `--set NAME=VALUE` pairs.
+  std::vector<std::string> launcher_options;
   std::string compiler;  // path of the wrapper that built its kernels (the toolkit's: CMake)
   std::string flags;     // compiler flags of its kernels
   std::string library;   // the kernels' "# library:" line (MPI_Get_library_version, lines joined

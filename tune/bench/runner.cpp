@@ -77,8 +77,11 @@ bool ended_badly(RunRecord& run, const ProcessResult& r, bool all_printed, doubl
 }
 
 // A kernel that prints its measurements: one job.
-void run_kernel(const Options& o, Implementation& impl, RunRecord& run, std::vector<TaggedMeasurement>& out) {
-  run.command = impl.launch(run.np, run.binding, o.timeout, impl.kernels.at(run.kernel), kernel_args(o));
+void run_kernel(const Options& o, Implementation& impl, RunRecord& run, const std::vector<std::string>& extra_args,
+                std::vector<TaggedMeasurement>& out) {
+  std::vector<std::string> args = kernel_args(o);
+  args.insert(args.end(), extra_args.begin(), extra_args.end());
+  run.command = impl.launch(run.np, run.binding, o.timeout, impl.kernels.at(run.kernel), args);
   const double limit = o.timeout + (impl.kind == LauncherKind::mpfrun ? kMpfrunTimeoutMargin : 0);
   const ProcessResult r = run_process(run.command, limit);
   run.seconds = r.seconds;
@@ -106,8 +109,9 @@ void run_kernel(const Options& o, Implementation& impl, RunRecord& run, std::vec
 // printed the kernel's end line and then failed in finalize or at exit
 // counts, with the time it took (the crash included: the user waits for
 // it too); a later launch that fails outright makes the run failed.
-void run_startup(const Options& o, Implementation& impl, RunRecord& run, std::vector<TaggedMeasurement>& out) {
-  run.command = impl.launch(run.np, run.binding, o.timeout, impl.kernels.at(run.kernel), {});
+void run_startup(const Options& o, Implementation& impl, RunRecord& run, const std::vector<std::string>& extra_args,
+                 std::vector<TaggedMeasurement>& out) {
+  run.command = impl.launch(run.np, run.binding, o.timeout, impl.kernels.at(run.kernel), extra_args);
   const double limit = o.timeout + (impl.kind == LauncherKind::mpfrun ? kMpfrunTimeoutMargin : 0);
   Measurement m{.kernel = run.kernel, .op = "-", .np = run.np, .bytes = std::nullopt, .unit = "ms",
                 .higher_is_better = false, .warmup = 1, .iters = 1, .samples = {}};
@@ -122,6 +126,16 @@ void run_startup(const Options& o, Implementation& impl, RunRecord& run, std::ve
 }
 
 }  // namespace
+
+void run_one(const Options& o, Implementation& impl, RunRecord& run, const std::vector<std::string>& extra_args,
+             std::vector<TaggedMeasurement>& out) {
+  const KernelInfo* info = find_kernel(run.kernel);
+  if (info != nullptr && info->timed_by_bench) {
+    run_startup(o, impl, run, extra_args, out);
+  } else {
+    run_kernel(o, impl, run, extra_args, out);
+  }
+}
 
 bool RunRecord::complete() const { return status == kOk || status == kFailedAtExit; }
 
@@ -170,12 +184,7 @@ Outcome run_interleaved(const Options& o, std::vector<Implementation>& impls, co
     what << run.kernel << " np=" << run.np << " " << impl.name;
     if (o.repetitions() > 1) what << ", repetition " << s.repetition + 1 << "/" << o.repetitions();
     progress.start(what.str(), impl.id + " " + run.kernel + " " + std::to_string(run.np));
-    const KernelInfo* info = find_kernel(run.kernel);
-    if (info != nullptr && info->timed_by_bench) {
-      run_startup(o, impl, run, outcome.measurements);
-    } else {
-      run_kernel(o, impl, run, outcome.measurements);
-    }
+    run_one(o, impl, run, {}, outcome.measurements);
     progress.finish_run(run.seconds);
     if (run.status != kOk && !interrupted()) {
       progress.note("mpftune: " + run.kernel + " np=" + std::to_string(run.np) + " with " + impl.name + ": " +

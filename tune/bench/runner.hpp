@@ -55,6 +55,14 @@ struct Outcome {
 // What runs: each kernel of `kernels` at its process counts.
 std::vector<PlannedRun> plan_runs(const std::vector<std::string>& kernels, const std::vector<int>& np);
 
+// One run of `run.kernel` on `run.np` ranks (bound by `run.binding`) with
+// `impl`, the kernel getting `extra_args` after those of the options
+// (--quick, --reps, --rep-ms): fills in the run's command, status, message
+// and seconds, and appends what it measured to `out`. A startup kernel is
+// timed as whole jobs (Options::launches() of them after an untimed one).
+void run_one(const Options& options, Implementation& impl, RunRecord& run, const std::vector<std::string>& extra_args,
+             std::vector<TaggedMeasurement>& out);
+
 // Runs the plan with every implementation that has the kernel, with the
 // progress display; a failed run is recorded (its finished sizes count) and
 // the rest goes on.

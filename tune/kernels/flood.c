@@ -1,15 +1,19 @@
 /*
- * Unexpected-message flood kernel: rank 0 sends rank 1 a burst of N
- * nonblocking messages before rank 1 has posted any receive for them, then
- * an empty "all sent" message with another tag. Rank 1 first receives that
- * one, so the burst (which MPI keeps in order ahead of it) waits in its
- * unexpected queue; then it receives the N messages, which all match
- * unexpected ones, and acknowledges. The figure is the time per message of
- * the whole burst, in us (lower is better): what buffering, throttling and
- * searching unexpected messages cost. See kernel_util.h. Plain MPI.
+ * Unexpected-message flood kernel: every rank but rank 0 sends rank 0 a
+ * burst of N nonblocking messages before rank 0 has posted any receive for
+ * them, then an empty "all sent" message with another tag. Rank 0 first
+ * receives every sender's "all sent", so the bursts (which MPI keeps in
+ * order ahead of it) wait in its unexpected queue; then it receives the
+ * messages, sender by sender, which all match unexpected ones, and
+ * acknowledges each sender. With 2 ranks that is one sender and one
+ * receiver; with more, the many-to-one pattern of a task farm's master,
+ * where the receiver's unexpected buffers are shared by all its senders.
+ * The figure is the time per message of the whole burst, in us (lower is
+ * better): what buffering, throttling and searching unexpected messages
+ * cost. See kernel_util.h. Plain MPI.
  *   kernel_flood [--check] [--quick] [--reps N] [--rep-ms MS] [--sizes LIST] [--messages N]
- * Runs with exactly 2 ranks; N is 256 by default (64 with --quick); the
- * burst holds at most 256 MiB.
+ * Runs with 2 ranks or more; N is 256 by default (64 with --quick); the
+ * bursts together hold at most 256 MiB.
  */
 #include "kernel_util.h"
 
@@ -36,25 +40,30 @@ static double flood_step(void *ctx, long bytes, int iters) {
   struct flood *f = ctx;
   struct ku_kernel *k = f->k;
   const int n = f->messages;
+  const int senders = k->size - 1;
   const double t0 = MPI_Wtime();
   for (int i = 0; i < iters; ++i, ++f->seq) {
-    if (k->rank == 0) {
+    if (k->rank != 0) {
       for (int m = 0; m < n; ++m) {
         unsigned char *buf = f->pool + (long)m * bytes;
-        if (k->check) ku_fill(buf, bytes, f->seq * n + m, 0);
-        MPI_Isend(buf, (int)bytes, MPI_BYTE, 1, FLOOD_TAG, MPI_COMM_WORLD, &f->requests[m]);
+        if (k->check) ku_fill(buf, bytes, f->seq * n + m, k->rank);
+        MPI_Isend(buf, (int)bytes, MPI_BYTE, 0, FLOOD_TAG, MPI_COMM_WORLD, &f->requests[m]);
       }
-      MPI_Send(NULL, 0, MPI_BYTE, 1, FLOOD_SENT_TAG, MPI_COMM_WORLD);
+      MPI_Send(NULL, 0, MPI_BYTE, 0, FLOOD_SENT_TAG, MPI_COMM_WORLD);
       MPI_Waitall(n, f->requests, f->statuses);
-      MPI_Recv(NULL, 0, MPI_BYTE, 1, FLOOD_ACK_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      MPI_Recv(NULL, 0, MPI_BYTE, 0, FLOOD_ACK_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     } else {
-      MPI_Recv(NULL, 0, MPI_BYTE, 0, FLOOD_SENT_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-      for (int m = 0; m < n; ++m) {
-        unsigned char *buf = f->pool + (long)m * bytes;
-        MPI_Recv(buf, (int)bytes, MPI_BYTE, 0, FLOOD_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-        if (k->check) ku_verify(k, "flooded message", buf, bytes, f->seq * n + m, 0);
+      for (int s = 1; s <= senders; ++s) {
+        MPI_Recv(NULL, 0, MPI_BYTE, s, FLOOD_SENT_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
       }
-      MPI_Send(NULL, 0, MPI_BYTE, 0, FLOOD_ACK_TAG, MPI_COMM_WORLD);
+      for (int s = 1; s <= senders; ++s) {
+        for (int m = 0; m < n; ++m) {
+          unsigned char *buf = f->pool + ((long)(s - 1) * n + m) * bytes;
+          MPI_Recv(buf, (int)bytes, MPI_BYTE, s, FLOOD_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+          if (k->check) ku_verify(k, "flooded message", buf, bytes, f->seq * n + m, s);
+        }
+      }
+      for (int s = 1; s <= senders; ++s) MPI_Send(NULL, 0, MPI_BYTE, s, FLOOD_ACK_TAG, MPI_COMM_WORLD);
     }
   }
   return MPI_Wtime() - t0;
@@ -62,7 +71,8 @@ static double flood_step(void *ctx, long bytes, int iters) {
 
 static double flood_us_per_message(void *ctx, long bytes, int iters, double seconds) {
   (void)bytes;
-  return seconds / iters / ((struct flood *)ctx)->messages * 1e6;
+  const struct flood *f = ctx;
+  return seconds / iters / ((double)f->messages * (f->k->size - 1)) * 1e6;
 }
 
 int main(int argc, char **argv) {
@@ -72,18 +82,20 @@ int main(int argc, char **argv) {
                         .better = KU_LOWER,
                         .full_sizes = "0,8,64,512,4K,32K,256K",
                         .quick_sizes = "8,4K",
-                        .exact_ranks = 2,
+                        .min_ranks = 2,
                         .extra = flood_option,
                         .extra_ctx = &f,
                         .extra_usage = "--messages N"};
   ku_init(&argc, &argv, &k);
   f.k = &k;
   if (f.messages == 0) f.messages = k.quick ? 64 : 256;
-  const long pool = (long)f.messages * ku_max_bytes(&k);
-  if (pool > FLOOD_MAX_BYTES) {
+  /* Rank 0 holds every sender's burst at once; a sender its own. */
+  const long pool = (long)f.messages * ku_max_bytes(&k) * (k.rank == 0 ? k.size - 1 : 1);
+  const long largest = (long)f.messages * ku_max_bytes(&k) * (k.size - 1);
+  if (largest > FLOOD_MAX_BYTES) {
     char what[64];
-    snprintf(what, sizeof what, "%ld", pool);
-    ku_usage_exit(&k, "--messages times the largest size exceeds 256 MiB:", what);
+    snprintf(what, sizeof what, "%ld", largest);
+    ku_usage_exit(&k, "--messages times the largest size times the senders exceeds 256 MiB:", what);
   }
   f.pool = ku_alloc(&k, pool);
   f.requests = (MPI_Request *)(void *)ku_alloc(&k, (long)f.messages * (long)sizeof(MPI_Request));

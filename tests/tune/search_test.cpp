@@ -1,0 +1,298 @@
+// The tunable search as a unit, on a cost model with known crossovers and
+// injected noise instead of jobs: where it puts thresholds, what it refuses,
+// what the verification reverts, and how a stopped search resumes.
+#include "tune/search/search.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <functional>
+#include <random>
+
+#include "tune/search/journal.hpp"
+#include "tune/search/space.hpp"
+
+namespace mpf::tune::search {
+namespace {
+
+// A job's time per operation under a config, at a point.
+using CostModel = std::function<double(const Config&, const std::string& kernel, long bytes)>;
+
+class ModelMeasurer : public Measurer {
+ public:
+  ModelMeasurer(CostModel model, double noise, std::uint32_t seed = 7)
+      : model_(std::move(model)), noise_(noise), random_(seed) {}
+  Figures run(const Config& config, const Probe& probe) override {
+    if (interrupt_after_ >= 0 && jobs_ == interrupt_after_) throw Interrupted{};
+    ++jobs_;
+    spent_ += kJobSeconds;
+    Figures out;
+    std::vector<long> sizes = probe.sizes;
+    if (sizes.empty()) sizes = {8};
+    for (const long bytes : sizes) {
+      Figure& f = out[PointKey{probe.kernel, "-", probe.np, bytes}];
+      f.unit = "us";
+      for (int i = 0; i < 5; ++i) {
+        f.samples.push_back(model_(config, probe.kernel, bytes) * (1 + noise_ * normal_(random_)));
+      }
+    }
+    return out;
+  }
+  double spent() const override { return spent_; }
+  int jobs() const { return jobs_; }
+  void interrupt_after(int jobs) { interrupt_after_ = jobs; }
+
+  static constexpr double kJobSeconds = 0.5;
+
+ private:
+  CostModel model_;
+  double noise_;
+  std::mt19937 random_;
+  std::normal_distribution<double> normal_{0, 1};
+  int jobs_ = 0, interrupt_after_ = -1;
+  double spent_ = 0;
+};
+
+std::int64_t value(const Config& c, const std::string& tunable) {
+  return numeric_value(tunable, current_text(c, tunable));
+}
+
+// Eager costs 1 us + 1 ns per byte; rendezvous 10 us + 0.25 ns per byte: the
+// curves cross at 12 KB, so the best power-of-two limit is 8 KiB.
+double eager_model(const Config& c, const std::string&, long bytes) {
+  const double b = static_cast<double>(bytes);
+  return bytes <= value(c, "eager_limit") ? 1 + b / 1000 : 10 + b / 4000;
+}
+
+Dimension eager_dimension() {
+  return Dimension{.tunable = "eager_limit",
+                   .group = "point-to-point",
+                   .method = Method::crossover,
+                   .question = "eager against rendezvous",
+                   .candidates = {"1KiB", "2KiB", "4KiB", "8KiB", "16KiB", "32KiB", "64KiB", "128KiB", "256KiB"},
+                   .all_below = "256KiB",
+                   .all_above = "64",
+                   .prefer_low = true,
+                   .probes = [](const Config&) { return std::vector<Probe>{{.kernel = "pingpong", .np = 2}}; }};
+}
+
+SessionSettings quiet(double budget = 1e9) { return SessionSettings{.budget_seconds = budget}; }
+
+TEST(SearchCrossover, FindsWhereTheProtocolCurvesCrossWithinOneGridStep) {
+  for (const std::uint32_t seed : {1u, 2u, 3u, 4u, 5u}) {
+    ModelMeasurer m(eager_model, 0.02, seed);
+    Session s(m, quiet());
+    const Dimension d = eager_dimension();
+    Config current;
+    const Choice c = search_dimension(s, d, current);
+    const std::int64_t chosen = numeric_value("eager_limit", c.chosen);
+    // 8 KiB is the best on the grid; one step either way is allowed.
+    EXPECT_GE(chosen, 4096) << "seed " << seed << ": " << c.why;
+    EXPECT_LE(chosen, 16384) << "seed " << seed << ": " << c.why;
+    EXPECT_EQ(current_text(current, "eager_limit"), c.chosen);
+    EXPECT_FALSE(c.curves.empty());
+    // Both protocols were measured only coarsely away from the crossing:
+    // fewer sizes than the grid on each curve.
+    EXPECT_LT(c.curves.front().points.size(), d.candidates.size());
+  }
+}
+
+TEST(SearchCrossover, MovesTheThresholdUpWhenTheLowerProtocolWinsFurther) {
+  // Rendezvous costs 40 us: eager (1 ns per byte) wins up to 32 KiB.
+  auto model = [](const Config& c, const std::string&, long bytes) {
+    return bytes <= value(c, "eager_limit") ? 1 + static_cast<double>(bytes) / 1000 : 40.0;
+  };
+  ModelMeasurer m(model, 0.01);
+  Session s(m, quiet());
+  const Dimension d = eager_dimension();
+  Config current;
+  const Choice c = search_dimension(s, d, current);
+  EXPECT_EQ(c.chosen, "32KiB") << c.why;
+  ASSERT_TRUE(c.confirmation.has_value());
+  EXPECT_TRUE(c.confirmation->accepted());
+}
+
+Dimension mode_dimension() {
+  return Dimension{.tunable = "rndv_mode",
+                   .group = "point-to-point",
+                   .method = Method::choice,
+                   .question = "rendezvous copy",
+                   .candidates = {"split", "get", "put", "copy"},
+                   .probes = [](const Config&) {
+                     return std::vector<Probe>{{.kernel = "bw", .np = 2, .sizes = {65536, 1 << 20}}};
+                   }};
+}
+
+TEST(SearchChoice, RejectsAGainInsideTheNoise) {
+  // "get" is 3 % faster, but every job varies by 10 %.
+  auto model = [](const Config& c, const std::string&, long) {
+    return current_text(c, "rndv_mode") == "get" ? 97.0 : 100.0;
+  };
+  ModelMeasurer m(model, 0.10);
+  Session s(m, quiet());
+  const Dimension d = mode_dimension();
+  Config current;
+  const Choice c = search_dimension(s, d, current);
+  EXPECT_EQ(c.chosen, "split") << c.why;
+  EXPECT_FALSE(c.changed());
+  EXPECT_TRUE(current.empty());
+}
+
+TEST(SearchChoice, RejectsAGainBelowTheSmallestEffectHoweverTight) {
+  // 1 % faster with almost no noise: not worth a tuning file.
+  auto model = [](const Config& c, const std::string&, long) {
+    return current_text(c, "rndv_mode") == "put" ? 99.0 : 100.0;
+  };
+  ModelMeasurer m(model, 0.0005);
+  Session s(m, quiet());
+  const Dimension d = mode_dimension();
+  Config current;
+  EXPECT_EQ(search_dimension(s, d, current).chosen, "split");
+}
+
+TEST(SearchChoice, TakesAClearGain) {
+  auto model = [](const Config& c, const std::string&, long) {
+    return current_text(c, "rndv_mode") == "get" ? 80.0 : 100.0;
+  };
+  ModelMeasurer m(model, 0.02);
+  Session s(m, quiet());
+  const Dimension d = mode_dimension();
+  Config current;
+  const Choice c = search_dimension(s, d, current);
+  EXPECT_EQ(c.chosen, "get") << c.why;
+  EXPECT_EQ(current.at("rndv_mode"), "get");
+}
+
+TEST(SearchSmallest, FindsTheSmallestBufferWithinNoiseOfTheLargest) {
+  // Below 1 MiB the senders wait: the smaller the pool, the slower.
+  auto model = [](const Config& c, const std::string&, long) {
+    const double pool = static_cast<double>(value(c, "unexpected_pool"));
+    return pool >= (1 << 20) ? 10.0 : 10.0 * (1 + 0.3 * (1 << 20) / pool);
+  };
+  ModelMeasurer m(model, 0.01);
+  Session s(m, quiet());
+  Dimension d{.tunable = "unexpected_pool",
+              .group = "buffers",
+              .method = Method::smallest,
+              .question = "pool",
+              .candidates = {"64KiB", "256KiB", "1MiB", "2MiB", "4MiB", "16MiB", "64MiB"},
+              .probes = [](const Config&) { return std::vector<Probe>{{.kernel = "flood", .np = 8}}; },
+              .memory = [](const std::string& v, const Config&) -> std::optional<std::int64_t> {
+                return numeric_value("unexpected_pool", v);
+              }};
+  Config current;
+  const Choice c = search_dimension(s, d, current);
+  EXPECT_EQ(c.chosen, "1MiB") << c.why;
+  ASSERT_TRUE(c.memory_before && c.memory_chosen);
+  EXPECT_EQ(*c.memory_before - *c.memory_chosen, 3 << 20);  // saved per rank against the 4 MiB default
+}
+
+TEST(SearchVerification, RevertsAPlantedRegression) {
+  // ring_slots=8 makes msgrate 20 % slower, which its own step did not see;
+  // eager_limit=8KiB makes pingpong faster and nothing slower.
+  auto model = [](const Config& c, const std::string& kernel, long bytes) {
+    if (kernel == "msgrate") return value(c, "ring_slots") < 32 ? 12.0 : 10.0;
+    return eager_model(c, kernel, bytes);
+  };
+  ModelMeasurer m(model, 0.01);
+  Session s(m, quiet());
+  Dimension eager = eager_dimension();
+  Dimension slots{.tunable = "ring_slots",
+                  .group = "buffers",
+                  .method = Method::smallest,
+                  .question = "slots",
+                  .candidates = {"8", "32"},
+                  .probes = [](const Config&) { return std::vector<Probe>{}; }};
+  std::vector<Choice> choices(2);
+  choices[0].dimension = &eager;
+  choices[0].before = "16KiB";
+  choices[0].chosen = "8KiB";
+  choices[1].dimension = &slots;
+  choices[1].before = "32";
+  choices[1].chosen = "8";
+  Config chosen = {{"eager_limit", "8KiB"}, {"ring_slots", "8"}};
+  const std::vector<Probe> probes = {{.kernel = "pingpong", .np = 2, .sizes = {4096, 16384}},
+                                     {.kernel = "msgrate", .np = 2, .sizes = {8}}};
+  const Verification v = verify(s, probes, chosen, choices);
+  EXPECT_TRUE(v.ran);
+  EXPECT_EQ(v.reverted, std::vector<std::string>{"ring_slots"});
+  EXPECT_EQ(chosen, (Config{{"eager_limit", "8KiB"}}));
+  EXPECT_TRUE(choices[1].reverted);
+  EXPECT_NE(choices[1].revert_reason.find("msgrate 8 np 2"), std::string::npos) << choices[1].revert_reason;
+  EXPECT_FALSE(choices[0].reverted);
+  EXPECT_EQ(v.table.worse, 0);
+}
+
+TEST(SearchVerification, NothingChangedNothingToVerify) {
+  ModelMeasurer m(eager_model, 0.01);
+  Session s(m, quiet());
+  Config chosen;
+  std::vector<Choice> choices;
+  const Verification v = verify(s, {{.kernel = "pingpong", .np = 2}}, chosen, choices);
+  EXPECT_FALSE(v.ran);
+  EXPECT_EQ(m.jobs(), 0);
+}
+
+TEST(Search, StopsSearchingWhenItsShareOfTheBudgetIsSpent) {
+  ModelMeasurer m(eager_model, 0.01);
+  // Room for a few jobs only: the first dimension runs, the second waits.
+  Session s(m, quiet(10 * ModelMeasurer::kJobSeconds));
+  const std::vector<Dimension> space = {eager_dimension(), mode_dimension()};
+  const SearchOutcome out = run_search(s, space, {{.kernel = "pingpong", .np = 2, .sizes = {4096}}});
+  ASSERT_EQ(out.choices.size(), 2u);
+  EXPECT_FALSE(out.choices[0].skipped);
+  EXPECT_TRUE(out.choices[1].skipped);
+  EXPECT_NE(out.choices[1].why.find("budget"), std::string::npos);
+}
+
+TEST(SearchJournal, AnInterruptedSearchResumesWhereItStopped) {
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("mpftune-journal-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string path = (dir / "journal.jsonl").string();
+  const nlohmann::json header = {{"mpftune_journal", 1}, {"quick", false}};
+  const std::vector<Dimension> space = {eager_dimension(), mode_dimension()};
+  const std::vector<Probe> verification = {{.kernel = "pingpong", .np = 2, .sizes = {4096, 16384}}};
+  auto model = [](const Config& c, const std::string& kernel, long bytes) {
+    return eager_model(c, kernel, bytes) * (current_text(c, "rndv_mode") == "get" ? 0.8 : 1.0);
+  };
+
+  // Without a stop: the reference.
+  ModelMeasurer whole(model, 0);
+  JournalMeasurer whole_journal(whole, path, header, false);
+  Session whole_session(whole_journal, quiet());
+  const SearchOutcome reference = run_search(whole_session, space, verification);
+  ASSERT_FALSE(reference.interrupted);
+
+  // Stopped after 7 jobs, then resumed.
+  ModelMeasurer first(model, 0);
+  first.interrupt_after(7);
+  {
+    JournalMeasurer journal(first, path, header, false);
+    Session session(journal, quiet());
+    EXPECT_TRUE(run_search(session, space, verification).interrupted);
+  }
+  ModelMeasurer second(model, 0);
+  JournalMeasurer resumed(second, path, header, true);
+  Session session(resumed, quiet());
+  const SearchOutcome out = run_search(session, space, verification);
+  EXPECT_FALSE(out.interrupted);
+  EXPECT_EQ(out.chosen, reference.chosen);
+  EXPECT_EQ(resumed.replayed(), 7);
+  EXPECT_EQ(second.jobs(), whole.jobs() - 7);
+  EXPECT_DOUBLE_EQ(out.seconds, reference.seconds);
+
+  // Another search's journal is refused, naming what differs.
+  ModelMeasurer third(model, 0);
+  try {
+    JournalMeasurer other(third, path, {{"mpftune_journal", 1}, {"quick", true}}, true);
+    FAIL() << "a journal of another search was resumed";
+  } catch (const JournalError& e) {
+    EXPECT_NE(std::string(e.what()).find("quick: true now, false in the journal"), std::string::npos) << e.what();
+  }
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace mpf::tune::search
