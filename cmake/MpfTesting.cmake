@@ -25,6 +25,11 @@
 #   variant is "label:tunable=value,tunable=value" and becomes the test
 #   <name>.<label>, run with `--set tunable=value` for each pair; "label:"
 #   runs with the defaults.
+#
+# mpf_test_environment()
+#   Gives every test of the current directory MPF_TEST_ENVIRONMENT (below).
+#   Directories that register tests through mpf_add_job_test get it at their
+#   end without asking; others call it after their add_test calls.
 include_guard(GLOBAL)
 
 find_package(GTest CONFIG QUIET)
@@ -48,6 +53,34 @@ if(NOT _mpf_jsonschema EQUAL 0)
   mpf_missing("the Python module jsonschema for ${MPF_PYTHON} (JSON schema checks)" "python3-jsonschema")
 endif()
 
+# The suite tests the toolkit's defaults, whatever this machine's tuning file
+# says: once mpftune has written <prefix>/share/mpf/tuning.json (the default of
+# the tuning_file tunable), every job would read it. So no test reads a tuning
+# file unless it names one itself (MPF_TUNING_FILE in its ENVIRONMENT, or
+# mpfrun --tuning). The scripts that build a job's environment afresh
+# (tests/launcher/mpfrun_testing.py, tests/install/check_install.py) do the same.
+set(MPF_TEST_ENVIRONMENT "MPF_TUNING_FILE=")
+
+function(mpf_test_environment)
+  get_property(tests DIRECTORY PROPERTY TESTS)
+  foreach(test IN LISTS tests)
+    get_test_property(${test} ENVIRONMENT environment)
+    if(NOT environment MATCHES "(^|;)MPF_TUNING_FILE=")
+      set_property(TEST ${test} APPEND PROPERTY ENVIRONMENT ${MPF_TEST_ENVIRONMENT})
+    endif()
+  endforeach()
+endfunction()
+
+# Schedules mpf_test_environment() once, at the end of the current directory,
+# after every test of it exists.
+function(_mpf_test_environment_at_end)
+  get_property(scheduled DIRECTORY PROPERTY _MPF_TEST_ENVIRONMENT_SCHEDULED)
+  if(NOT scheduled)
+    set_property(DIRECTORY PROPERTY _MPF_TEST_ENVIRONMENT_SCHEDULED TRUE)
+    cmake_language(DEFER CALL mpf_test_environment)
+  endif()
+endfunction()
+
 set(MPF_RUN_JOB "${PROJECT_SOURCE_DIR}/tests/harness/run_job.py")
 set(MPF_DEFAULT_JOB_TIMEOUT 60 CACHE STRING "Default timeout in seconds for a job started by a test")
 
@@ -56,9 +89,10 @@ function(mpf_add_unit_test)
   add_executable(${T_NAME} ${T_SOURCES})
   target_link_libraries(${T_NAME} PRIVATE GTest::gtest GTest::gmock GTest::gtest_main ${T_LIBS})
   target_include_directories(${T_NAME} PRIVATE ${PROJECT_SOURCE_DIR}/tests/unit)
+  # Discovered when CTest runs, so mpf_test_environment() does not see them.
   gtest_discover_tests(${T_NAME}
     TEST_PREFIX "${T_NAME}."
-    PROPERTIES LABELS unit TIMEOUT 120
+    PROPERTIES LABELS unit TIMEOUT 120 ENVIRONMENT "${MPF_TEST_ENVIRONMENT}"
     DISCOVERY_TIMEOUT 60)
 endfunction()
 
@@ -107,6 +141,7 @@ function(mpf_add_job_test)
   # job always reaches the log.
   math(EXPR ctest_timeout "${T_TIMEOUT} + 30")
   set_tests_properties(${T_NAME} PROPERTIES LABELS "${T_LABELS}" TIMEOUT ${ctest_timeout})
+  _mpf_test_environment_at_end()
 endfunction()
 
 function(mpf_add_job_test_list)

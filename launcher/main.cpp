@@ -59,6 +59,10 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "mpfrun: %s\n", e.what());
     return kUsageStatus;
   }
+  // Printed here, once for the job: the ranks' copies of the table carry no warnings.
+  for (const std::string& warning : tunables.warnings()) {
+    std::fprintf(stderr, "mpfrun: warning: %s\n", warning.c_str());
+  }
 
   if (options.list_params) {
     std::fputs(tunables.table_text().c_str(), stdout);

@@ -232,10 +232,7 @@ Rule parse_rule(const nlohmann::json& json, std::string_view where, std::size_t 
 std::string source_of_rules(const common::Tunables& tunables) {
   const common::Tunable t = common::Tunable::coll_rules;
   switch (tunables.source(t)) {
-    case common::TunableSource::tuning_file: {
-      const std::string& origin = tunables.origin(t);  // "file PATH"
-      return "tuning file " + origin.substr(origin.find(' ') + 1);
-    }
+    case common::TunableSource::tuning_file: return tunables.origin(t);  // "tuning file PATH"
     case common::TunableSource::environment: return common::env_name(common::spec(t));
     case common::TunableSource::command_line: return "--set coll_rules";
     case common::TunableSource::default_value: break;

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <climits>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
@@ -21,9 +22,18 @@ namespace {
 using detail::ParseStatus;
 
 constexpr std::string_view kEnvPrefix = "MPF_";
-constexpr int kTuningFileVersion = 1;
 // The tuning file's array of collective rules: the coll_rules tunable.
 constexpr std::string_view kRulesKey = "collective_rules";
+// The tuning file's object naming the machine it was measured on, and its fields:
+// the fingerprint (required), then the provenance (optional strings).
+constexpr std::string_view kMachineKey = "machine";
+constexpr std::string_view kCpuModelField = "cpu_model";
+constexpr std::string_view kCpusField = "cpus";
+constexpr std::string_view kMemoryField = "memory_bytes";
+constexpr std::string_view kKernelField = "kernel";
+constexpr std::string_view kToolkitVersionField = "toolkit_version";
+constexpr std::string_view kDateField = "date";
+constexpr std::array kProvenanceFields{kKernelField, kToolkitVersionField, kDateField};
 
 std::string lower_case(std::string_view text) {
   std::string out(text);
@@ -135,7 +145,7 @@ std::string tuning_file_named_by(TunableSource source) {
   switch (source) {
     case TunableSource::default_value: return "the default";
     case TunableSource::environment: return "named by " + env_name(spec(Tunable::tuning_file));
-    case TunableSource::tuning_file:  // a tuning file cannot name one: tuning_file_settings() refuses it
+    case TunableSource::tuning_file:  // a tuning file cannot name one: read_tuning_file() refuses it
     case TunableSource::command_line:
       break;
   }
@@ -164,6 +174,48 @@ std::string file_rules_as_tunable(std::string_view path) {
 std::string file_rules_shape_error(std::string_view path, const nlohmann::json& rules) {
   return file_error(path, std::string(kRulesKey) + " is a JSON " + rules.type_name() +
                               "; expected an array of rules (man 7 mpf, Collective rules)");
+}
+
+std::string file_unknown_key(std::string_view path, std::string_view key) {
+  return file_error(path, "unknown key " + in_quotes(key) +
+                              " (expected mpf_tuning_version and tunables, and optionally " + std::string(kRulesKey) +
+                              " and " + std::string(kMachineKey) + ")");
+}
+
+std::string machine_fields() {
+  std::string out = std::string(kCpuModelField) + ", " + std::string(kCpusField) + " and " +
+                    std::string(kMemoryField) + ", and optionally ";
+  for (std::size_t i = 0; i < kProvenanceFields.size(); ++i) {
+    if (i > 0) out += i + 1 == kProvenanceFields.size() ? " and " : ", ";
+    out += kProvenanceFields[i];
+  }
+  return out;
+}
+
+std::string file_machine_shape_error(std::string_view path, const nlohmann::json& machine) {
+  return file_error(path, std::string(kMachineKey) + " is a JSON " + machine.type_name() +
+                              "; expected an object with " + machine_fields() + " (man 7 mpf, The tuning file)");
+}
+
+std::string file_machine_missing_field(std::string_view path, std::string_view field) {
+  return file_error(path, std::string(kMachineKey) + " has no field " + in_quotes(field) + "; it names " +
+                              machine_fields() + " (man 7 mpf, The tuning file)");
+}
+
+std::string file_machine_unknown_field(std::string_view path, std::string_view field) {
+  return file_error(path, std::string(kMachineKey) + " has an unknown field " + in_quotes(field) + " (expected " +
+                              machine_fields() + ")");
+}
+
+std::string file_machine_bad_field(std::string_view path, std::string_view field, const nlohmann::json& value,
+                                   std::string_view expected) {
+  return file_error(path, std::string(kMachineKey) + " field " + in_quotes(field) + " is a JSON " + value.type_name() +
+                              " (" + value.dump() + "); expected " + std::string(expected));
+}
+
+std::string other_machine_warning(std::string_view path, std::string_view difference) {
+  return "tuning file " + std::string(path) + " was measured on another machine (" + std::string(difference) +
+         "); its values still apply; run mpftune on this machine to tune it";
 }
 
 std::string expected_json_types(const TunableSpec& row) {
@@ -209,7 +261,7 @@ struct Setting {
   Tunable tunable;
   std::string text;
   std::string where;   // for error messages: "MPF_X", "--set", "tuning file /p"
-  std::string origin;  // recorded: "env MPF_X", "--set", "file /p"
+  std::string origin;  // recorded: "env MPF_X", "--set", "tuning file /p"
 };
 
 // The tunable whose standard variable (TunableSpec::standard_env) is
@@ -309,7 +361,48 @@ std::optional<std::string> read_whole_file(const std::string& path, bool missing
   return contents;
 }
 
-std::vector<Setting> tuning_file_settings(const std::string& path, const std::string& contents) {
+// The integer of a field of the tuning file's machine object, in [min, max].
+std::int64_t machine_integer(const std::string& path, const nlohmann::json& machine, std::string_view field,
+                             std::int64_t min, std::int64_t max, std::string_view expected) {
+  const nlohmann::json& value = machine.at(std::string(field));
+  const bool fits = value.is_number_integer() &&
+                    !(value.is_number_unsigned() && value.get<std::uint64_t>() > static_cast<std::uint64_t>(max));
+  if (!fits || value.get<std::int64_t>() < min || value.get<std::int64_t>() > max) {
+    throw TunableError(file_machine_bad_field(path, field, value, expected));
+  }
+  return value.get<std::int64_t>();
+}
+
+// The fingerprint in the tuning file's machine object; its provenance is checked only.
+MachineFingerprint machine_of_file(const std::string& path, const nlohmann::json& machine) {
+  if (!machine.is_object()) throw TunableError(file_machine_shape_error(path, machine));
+  for (const auto& [field, value] : machine.items()) {
+    const bool provenance =
+        std::find(kProvenanceFields.begin(), kProvenanceFields.end(), field) != kProvenanceFields.end();
+    if (field != kCpuModelField && field != kCpusField && field != kMemoryField && !provenance) {
+      throw TunableError(file_machine_unknown_field(path, field));
+    }
+    if (provenance && !value.is_string()) throw TunableError(file_machine_bad_field(path, field, value, "a string"));
+  }
+  for (std::string_view field : {kCpuModelField, kCpusField, kMemoryField}) {
+    if (!machine.contains(field)) throw TunableError(file_machine_missing_field(path, field));
+  }
+  MachineFingerprint out;
+  const nlohmann::json& model = machine.at(std::string(kCpuModelField));
+  if (!model.is_string()) throw TunableError(file_machine_bad_field(path, kCpuModelField, model, "a string"));
+  out.cpu_model = model.get<std::string>();
+  out.cpus = static_cast<int>(machine_integer(path, machine, kCpusField, 1, INT_MAX, "an integer of at least 1"));
+  out.memory_bytes = machine_integer(path, machine, kMemoryField, 0, INT64_MAX, "an integer of at least 0");
+  return out;
+}
+
+// What a tuning file holds: its settings, and the machine it was measured on if it says.
+struct TuningFile {
+  std::vector<Setting> settings;
+  std::optional<MachineFingerprint> machine;
+};
+
+TuningFile read_tuning_file(const std::string& path, const std::string& contents) {
   nlohmann::json document;
   try {
     document = nlohmann::json::parse(contents);
@@ -318,10 +411,8 @@ std::vector<Setting> tuning_file_settings(const std::string& path, const std::st
   }
   if (!document.is_object()) throw TunableError(file_shape_error(path));
   for (const auto& [key, value] : document.items()) {
-    if (key != "mpf_tuning_version" && key != "tunables" && key != kRulesKey) {
-      throw TunableError(file_error(path, "unknown key " + in_quotes(key) +
-                                              " (expected mpf_tuning_version, tunables and optionally " +
-                                              std::string(kRulesKey) + ")"));
+    if (key != "mpf_tuning_version" && key != "tunables" && key != kRulesKey && key != kMachineKey) {
+      throw TunableError(file_unknown_key(path, key));
     }
   }
   if (!document.contains("mpf_tuning_version") || !document.contains("tunables")) {
@@ -335,23 +426,25 @@ std::vector<Setting> tuning_file_settings(const std::string& path, const std::st
   const nlohmann::json& tunables = document["tunables"];
   if (!tunables.is_object()) throw TunableError(file_shape_error(path));
 
-  std::vector<Setting> out;
+  TuningFile out;
+  const std::string where = "tuning file " + path;
   for (const auto& [name, value] : tunables.items()) {
     std::optional<Tunable> tunable = find_tunable(name);
     if (!tunable) throw TunableError(file_unknown_tunable(path, name));
     if (*tunable == Tunable::tuning_file) throw TunableError(file_self_reference(path));
     if (*tunable == Tunable::coll_rules) throw TunableError(file_rules_as_tunable(path));
     std::optional<std::string> text = json_value_text(spec(*tunable), value);
-    if (!text) throw TunableError(wrong_json_type("tuning file " + path, spec(*tunable), value));
-    out.push_back({*tunable, std::move(*text), "tuning file " + path, "file " + path});
+    if (!text) throw TunableError(wrong_json_type(where, spec(*tunable), value));
+    out.settings.push_back({*tunable, std::move(*text), where, where});
   }
   // The rules are checked where they are read (coll::rules_from): this
   // layer knows no collective algorithms.
   if (document.contains(kRulesKey)) {
     const nlohmann::json& rules = document[kRulesKey];
     if (!rules.is_array()) throw TunableError(file_rules_shape_error(path, rules));
-    out.push_back({Tunable::coll_rules, rules.dump(), "tuning file " + path, "file " + path});
+    out.settings.push_back({Tunable::coll_rules, rules.dump(), where, where});
   }
+  if (document.contains(kMachineKey)) out.machine = machine_of_file(path, document[kMachineKey]);
   return out;
 }
 
@@ -455,6 +548,16 @@ Tunables Tunables::defaults() {
 }
 
 Tunables Tunables::resolve(const char* const* envp, std::span<const std::string> sets) {
+  return resolve_on(envp, sets, nullptr);
+}
+
+Tunables Tunables::resolve(const char* const* envp, std::span<const std::string> sets,
+                           const MachineFingerprint& here) {
+  return resolve_on(envp, sets, &here);
+}
+
+Tunables Tunables::resolve_on(const char* const* envp, std::span<const std::string> sets,
+                              const MachineFingerprint* here) {
   // Names first: a typo in the environment or on the command line is reported as such,
   // before any file is read.
   std::vector<Setting> environment = environment_settings(envp);
@@ -481,7 +584,12 @@ Tunables Tunables::resolve(const char* const* envp, std::span<const std::string>
     bool is_default = file_slot.source == TunableSource::default_value;
     std::optional<std::string> contents = read_whole_file(path, is_default, tuning_file_named_by(file_slot.source));
     if (contents) {
-      for (const Setting& s : tuning_file_settings(path, *contents)) apply(s, TunableSource::tuning_file);
+      const TuningFile file = read_tuning_file(path, *contents);
+      for (const Setting& s : file.settings) apply(s, TunableSource::tuning_file);
+      if (file.machine) {
+        const std::string difference = machine_difference(*file.machine, here ? *here : MachineFingerprint::current());
+        if (!difference.empty()) out.warnings_.push_back(other_machine_warning(path, difference));
+      }
     } else {
       file_slot.origin = "default (not found, skipped)";
     }
@@ -634,6 +742,17 @@ std::string Tunables::table_text() const {
     out += padded(line.name, name_width) + padded(line.value, value_width) + padded(line.source, source_width) +
            line.doc + "\n";
   }
+  return out;
+}
+
+nlohmann::json tuning_file_machine(const MachineFingerprint& machine, std::string_view date) {
+  nlohmann::json out = nlohmann::json::object();
+  out[std::string(kCpuModelField)] = machine.cpu_model;
+  out[std::string(kCpusField)] = machine.cpus;
+  out[std::string(kMemoryField)] = machine.memory_bytes;
+  out[std::string(kKernelField)] = kernel_description();
+  out[std::string(kToolkitVersionField)] = std::string(kVersion);
+  out[std::string(kDateField)] = std::string(date);
   return out;
 }
 

@@ -5,7 +5,11 @@
 //   default      the table's default_value
 //   tuning file  JSON: {"mpf_tuning_version": 1, "tunables": {"stop_grace_ms": 3000, ...}};
 //                a value is a JSON number (integer, size in bytes), a boolean (boolean)
-//                or a string (any kind, read by the text parser)
+//                or a string (any kind, read by the text parser). Optionally beside
+//                them: "collective_rules" (the coll_rules tunable, an array) and
+//                "machine", the machine the values were measured on (see
+//                tuning_file_machine below); on another machine the values still apply,
+//                and Tunables::warnings() says so.
 //   environment  MPF_<NAME> (upper case), e.g. MPF_STOP_GRACE_MS=3000
 //   --set        "name=value" strings, from `mpfrun --set`
 // The tuning file is the one the `tuning_file` tunable names, itself resolved first
@@ -14,8 +18,10 @@
 // Lifetime: mpfrun resolves the table once (Tunables::resolve), prints it for
 // --list-params, and hands it to the ranks as JSON (to_json / from_json), so every
 // rank of a job runs with the same values (a program started without mpfrun resolves
-// its own). Values are read at setup time; the hot
-// path copies what it needs out of a Tunables, it never looks one up per message.
+// its own). Whoever resolves prints the warnings, once per job: mpfrun, or the
+// program started without it; the ranks' copies carry none. Values are read at setup
+// time; the hot path copies what it needs out of a Tunables, it never looks one up
+// per message.
 //
 // Every mistake a person can make (a typo in a name, a value out of range, a bad
 // tuning file) is a TunableError whose message names the tunable, the value, where it
@@ -30,14 +36,19 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "common/machine.hpp"
 #include "common/tunables_table.hpp"
 
 namespace mpf::common {
 
 enum class TunableSource { default_value, tuning_file, environment, command_line };
+
+// The "mpf_tuning_version" this toolkit reads and writes.
+inline constexpr int kTuningFileVersion = 1;
 
 // "integer", "size", "boolean", "choice", "text".
 std::string_view to_string(TunableKind kind);
@@ -85,8 +96,13 @@ class Tunables {
   // If a name appears twice in envp the first wins, as with getenv; in `sets` the last
   // wins. A missing tuning file is an error when it was named explicitly (environment or
   // --set), and skipped silently when it is the default one; an empty tuning_file means
-  // no file. Throws TunableError.
+  // no file. A tuning file measured on another machine (its "machine" object against
+  // MachineFingerprint::current()) is no error: its values apply and warnings() says
+  // so. Throws TunableError.
   static Tunables resolve(const char* const* envp, std::span<const std::string> sets);
+  // The same, with `here` standing for this machine (for tests).
+  static Tunables resolve(const char* const* envp, std::span<const std::string> sets,
+                          const MachineFingerprint& here);
 
   std::int64_t integer(Tunable tunable) const;     // integer and size
   bool boolean(Tunable tunable) const;             // boolean
@@ -94,10 +110,16 @@ class Tunables {
   // The canonical text of any value: "2000", "64KiB", "true", the text itself.
   std::string value_text(Tunable tunable) const;
   TunableSource source(Tunable tunable) const;
-  // Where the value came from, for people: "default", "file /path/t.json",
+  // Where the value came from, for people: "default", "tuning file /path/t.json",
   // "env MPF_STOP_GRACE_MS", "--set". The default tuning file, when missing, is
   // "default (not found, skipped)".
   const std::string& origin(Tunable tunable) const;
+
+  // What resolve() found worth telling, one line each, without a prefix: today at most
+  // "tuning file PATH was measured on another machine (...); its values still apply;
+  // run mpftune on this machine to tune it". Empty after defaults() and from_json():
+  // to_json() does not carry them, so that they are printed once per job.
+  const std::vector<std::string>& warnings() const { return warnings_; }
 
   // Array of {"name", "kind", "value" (JSON number, boolean or string), "source"
   // (to_string(TunableSource)), "origin", "doc"}, in table order.
@@ -119,10 +141,25 @@ class Tunables {
   };
 
   Tunables() = default;
+  // `here`: this machine, or nullptr to read MachineFingerprint::current() when a
+  // tuning file names its machine.
+  static Tunables resolve_on(const char* const* envp, std::span<const std::string> sets,
+                             const MachineFingerprint* here);
   const Slot& slot(Tunable tunable, TunableKind a, TunableKind b, std::string_view wanted) const;
 
   std::array<Slot, kTunableCount> slots_;
+  std::vector<std::string> warnings_;
 };
+
+// The "machine" object of a tuning file, as mpftune writes it beside "tunables":
+//   {"cpu_model": "...", "cpus": 2, "memory_bytes": 25000000000,         the fingerprint
+//    "kernel": "Linux 6.1.0 x86_64", "toolkit_version": "0.1.0",         provenance
+//    "date": "2026-11-26T17:00:00Z"}
+// `machine` is the fingerprint of the machine measured; the kernel is
+// kernel_description(), the toolkit's version kVersion, and `date` the time of the
+// measurement (ISO 8601, UTC). resolve() requires the fingerprint's three fields; the
+// provenance's are optional strings; any other field is an error.
+nlohmann::json tuning_file_machine(const MachineFingerprint& machine, std::string_view date);
 
 // The run directory: the run_dir tunable, or when it is empty $TMPDIR/mpf-<uid>
 // ($TMPDIR from this process's environment; /tmp when unset or empty).

@@ -134,8 +134,8 @@ inline constexpr std::array<TunableSpec, kTunableCount> kTunableTable{{
         .name = "tuning_file",
         .kind = TunableKind::text,
         .default_value = kDefaultTuningFile,
-        .doc = "JSON tuning file read at start-up (the default one is skipped when missing; "
-               "empty: none)",
+        .doc = "JSON tuning file read at start-up; mpftune writes the default one, which is skipped "
+               "when missing (empty: none)",
     },
     {
         .id = Tunable::run_dir,

@@ -124,6 +124,10 @@ void Runtime::create_own_segment() {
   } catch (const common::TunableError& e) {
     throw RuntimeError(e.what());
   }
+  // What mpfrun would have printed for a job it started (MPI_T's early resolve prints nothing).
+  for (const std::string& warning : tunables_->warnings()) {
+    std::fprintf(stderr, "mpf: warning: %s\n", warning.c_str());
+  }
   try {
     const auto ncpus = std::max(1u, std::thread::hardware_concurrency());
     segment_.emplace(create_job_segment(1, ncpus, "singleton-" + std::to_string(::getpid()), *tunables_));

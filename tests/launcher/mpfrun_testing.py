@@ -36,6 +36,9 @@ class JobTestCase(unittest.TestCase):
         for name in list(self.env):
             if name.startswith("MPF_"):
                 del self.env[name]  # tunables of the caller must not leak into the test
+        # Nor the machine's tuning file, once mpftune has written one: the tests
+        # check the defaults (cmake/MpfTesting.cmake, MPF_TEST_ENVIRONMENT).
+        self.env["MPF_TUNING_FILE"] = ""
         self.shm_before = set(os.listdir("/dev/shm"))
 
     def tearDown(self):

@@ -93,6 +93,27 @@ class Inspect(JobTestCase):
         self.finish(proc)
         self.assert_clean()
 
+    def test_rank_view_says_which_tuning_file_a_value_came_from(self):
+        tuning = os.path.join(self.tmpdir, "tuned.json")
+        with open(tuning, "w") as f:
+            json.dump({"mpf_tuning_version": 1, "tunables": {"stop_grace_ms": 1500},
+                       "machine": {"cpu_model": "Another CPU", "cpus": 4096, "memory_bytes": 1 << 50}}, f)
+        proc = self.start("--timeout", "60", "--tuning", tuning, "-n", "3", ACTIONS, "stuck-recv")
+        self.wait_for_stuck_job(proc)
+        # mpfinspect reads the same file and says nothing of its machine: mpfrun did.
+        env = dict(self.env, MPF_TUNING_FILE=tuning)
+        result = subprocess.run([MPFINSPECT, str(proc.pid), "--rank", "1"], capture_output=True, text=True, env=env,
+                                timeout=60)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertIn(f"  stop_grace_ms = 1500 (tuning file {tuning})\n", result.stdout)
+        self.assertEqual(result.stderr, "")
+        proc.terminate()
+        _, _, err = self.finish(proc)
+        self.assertEqual(err.count("warning"), 1, err)
+        self.assertIn(f"mpfrun: warning: tuning file {tuning} was measured on another machine", err)
+        os.unlink(tuning)
+        self.assert_clean()
+
     def test_deadlock_of_a_stuck_job_is_not_declared_while_a_rank_computes(self):
         proc = self.start("--timeout", "60", "-n", "3", ACTIONS, "stuck-recv")
         self.wait_for_stuck_job(proc)

@@ -2,6 +2,7 @@
 import json
 import os
 import re
+import subprocess
 import unittest
 
 import jsonschema
@@ -195,12 +196,64 @@ class Tunables(JobTestCase):
             json.dump({"mpf_tuning_version": 1, "tunables": {"stop_grace_ms": 1500}}, f)
         status, out, _ = self.mpfrun("--list-params", "--tuning", tuning)
         self.assertEqual(status, 0)
-        self.assertRegex(out, rf"stop_grace_ms\s+1500\s+file {re.escape(tuning)}")
+        self.assertRegex(out, rf"stop_grace_ms\s+1500\s+tuning file {re.escape(tuning)}\s")
         env = dict(self.env, MPF_STOP_GRACE_MS="1700")
         status, out, _ = self.mpfrun("--list-params", "--tuning", tuning, env=env)
         self.assertRegex(out, r"stop_grace_ms\s+1700\s+env MPF_STOP_GRACE_MS")
         status, out, _ = self.mpfrun("--list-params", "--tuning", tuning, "--set", "stop_grace_ms=1900", env=env)
         self.assertRegex(out, r"stop_grace_ms\s+1900\s+--set")
+
+    def write_tuning(self, machine):
+        tuning = os.path.join(self.tmpdir, "tuned.json")
+        with open(tuning, "w") as f:
+            json.dump({"mpf_tuning_version": 1, "tunables": {"stop_grace_ms": 1500}, "machine": machine}, f)
+        return tuning
+
+    def test_tuning_file_of_another_machine_warns_once_and_applies(self):
+        tuning = self.write_tuning({"cpu_model": "Another CPU @ 9.9GHz", "cpus": 4096,
+                                    "memory_bytes": 1 << 50, "date": "2026-11-26T17:00:00Z"})
+        status, out, err = self.mpfrun("--tuning", tuning, "-n", "2", program("print_tunables"), "stop_grace_ms")
+        self.assertEqual(status, 0, err)
+        self.assertEqual(out.count("stop_grace_ms=1500 (file)"), 2)
+        warnings = [line for line in err.splitlines() if "warning" in line]
+        self.assertEqual(len(warnings), 1, err)
+        self.assertRegex(warnings[0], rf"^mpfrun: warning: tuning file {re.escape(tuning)} was measured on another "
+                                      r"machine \(Another CPU @ 9\.9GHz, 4096 CPUs, 1048576 GiB of memory; this one: "
+                                      r".+\); its values still apply; run mpftune on this machine to tune it$")
+        # A program started without mpfrun says it too, once.
+        env = dict(self.env, MPF_TUNING_FILE=tuning)
+        result = subprocess.run([program("print_tunables"), "stop_grace_ms"], capture_output=True, text=True,
+                                env=env, timeout=60)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertEqual(result.stdout, "rank 0 stop_grace_ms=1500 (file)\n")
+        warnings = [line for line in result.stderr.splitlines() if "warning" in line]
+        self.assertEqual(len(warnings), 1, result.stderr)
+        self.assertRegex(warnings[0], rf"^mpf: warning: tuning file {re.escape(tuning)} was measured on another "
+                                      r"machine \(.*\); its values still apply; run mpftune on this machine to "
+                                      r"tune it$")
+
+    def test_tuning_file_of_this_machine_says_nothing(self):
+        model = "unknown"
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                name, _, value = line.partition(":")
+                if name.strip() == "model name":
+                    model = value.strip()
+                    break
+        tuning = self.write_tuning({"cpu_model": model, "cpus": os.sysconf("SC_NPROCESSORS_ONLN"),
+                                    "memory_bytes": os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")})
+        status, out, err = self.mpfrun("--tuning", tuning, "-n", "2", program("print_tunables"), "stop_grace_ms")
+        self.assertEqual(status, 0, err)
+        self.assertEqual(out.count("stop_grace_ms=1500 (file)"), 2)
+        self.assertNotIn("warning", err)
+
+    def test_malformed_machine_is_named(self):
+        tuning = self.write_tuning({"cpu_model": "X", "cpus": "2", "memory_bytes": 1 << 30})
+        status, out, err = self.mpfrun("--tuning", tuning, "-n", "2", "echo", "ran")
+        self.assertEqual(status, 2)
+        self.assertEqual(out, "")
+        self.assertEqual(err, f"mpfrun: tuning file {tuning}: machine field 'cpus' is a JSON string (\"2\"); "
+                              "expected an integer of at least 1\n")
 
     def test_every_rank_gets_the_launchers_values(self):
         env = dict(self.env, MPF_STOP_GRACE_MS="1234")

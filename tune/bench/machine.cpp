@@ -1,29 +1,16 @@
 #include "tune/bench/machine.hpp"
 
-#include <sys/utsname.h>
 #include <unistd.h>
 
 #include <ctime>
 #include <fstream>
 #include <sstream>
 
+#include "common/machine.hpp"
 #include "tune/bench/peers.hpp"
 
 namespace mpf::tune::bench {
 namespace {
-
-// The value of the first "key : value" line of /proc/cpuinfo with this key.
-std::string cpuinfo(const std::string& key) {
-  std::ifstream in("/proc/cpuinfo");
-  for (std::string line; std::getline(in, line);) {
-    const auto colon = line.find(':');
-    if (colon == std::string::npos) continue;
-    std::string name = line.substr(0, colon);
-    while (!name.empty() && (name.back() == ' ' || name.back() == '\t')) name.pop_back();
-    if (name == key) return line.substr(std::min(line.size(), colon + 2));
-  }
-  return {};
-}
 
 std::string os_name() {
   std::ifstream in("/etc/os-release");
@@ -53,19 +40,18 @@ nlohmann::json describe_machine() {
   char host[256] = {};
   ::gethostname(host, sizeof host - 1);
   m["hostname"] = host;
-  const std::string model = cpuinfo("model name");
-  m["cpu_model"] = model.empty() ? "unknown" : model;
-  m["logical_cpus"] = static_cast<int>(::sysconf(_SC_NPROCESSORS_ONLN));
+  // The fingerprint a tuning file records (common/machine.hpp), under this report's names.
+  const common::MachineFingerprint fingerprint = common::MachineFingerprint::current();
+  m["cpu_model"] = fingerprint.cpu_model;
+  m["logical_cpus"] = fingerprint.cpus;
   m["usable_cpus"] = usable_cpus();
   // The CPU flag a hypervisor sets for its guests.
-  std::istringstream flags(cpuinfo("flags"));
+  std::istringstream flags(common::cpuinfo_field("flags"));
   bool hypervisor = false;
   for (std::string f; flags >> f;) hypervisor = hypervisor || f == "hypervisor";
   m["hypervisor"] = hypervisor;
-  m["memory_bytes"] = static_cast<std::int64_t>(::sysconf(_SC_PHYS_PAGES)) * ::sysconf(_SC_PAGESIZE);
-  utsname u{};
-  ::uname(&u);
-  m["kernel"] = std::string(u.sysname) + " " + u.release + " " + u.machine;
+  m["memory_bytes"] = fingerprint.memory_bytes;
+  m["kernel"] = common::kernel_description();
   m["os"] = os_name();
   double load[3] = {0, 0, 0};
   if (::getloadavg(load, 3) == 3) m["load_average"] = {load[0], load[1], load[2]};

@@ -282,7 +282,7 @@ TEST_F(TunablesFiles, PrecedenceIsDefaultFileEnvironmentSet) {
   Tunables t = Tunables::resolve(Environment{"MPF_TUNING_FILE=" + file}.envp(), no_sets);
   EXPECT_EQ(t.integer(Tunable::stop_grace_ms), 3000);
   EXPECT_EQ(t.source(Tunable::stop_grace_ms), TunableSource::tuning_file);
-  EXPECT_EQ(t.origin(Tunable::stop_grace_ms), "file " + file);
+  EXPECT_EQ(t.origin(Tunable::stop_grace_ms), "tuning file " + file);
   EXPECT_EQ(t.text(Tunable::run_dir), "/from/file");
   EXPECT_EQ(t.text(Tunable::tuning_file), file);
   EXPECT_EQ(t.source(Tunable::tuning_file), TunableSource::environment);
@@ -316,7 +316,7 @@ TEST_F(TunablesFiles, SetSelectsTheTuningFileOverTheEnvironment) {
   const std::vector<std::string> sets{"tuning_file=" + set_file};
   Tunables t = Tunables::resolve(Environment{"MPF_TUNING_FILE=" + env_file}.envp(), sets);
   EXPECT_EQ(t.integer(Tunable::stop_grace_ms), 20);
-  EXPECT_EQ(t.origin(Tunable::stop_grace_ms), "file " + set_file);
+  EXPECT_EQ(t.origin(Tunable::stop_grace_ms), "tuning file " + set_file);
   EXPECT_EQ(t.text(Tunable::tuning_file), set_file);
   EXPECT_EQ(t.source(Tunable::tuning_file), TunableSource::command_line);
 
@@ -375,7 +375,9 @@ TEST_F(TunablesFiles, BadTuningFiles) {
             "tuning file " + path + ": mpf_tuning_version is 2; this MPF Toolkit reads version 1");
   EXPECT_THAT(error_of(R"({"mpf_tuning_version": "1", "tunables": {}})"), HasSubstr("mpf_tuning_version is \"1\""));
   EXPECT_EQ(error_of(R"({"mpf_tuning_version": 1, "tunables": {}, "extra": 0})"),
-            "tuning file " + path + ": unknown key 'extra' (expected mpf_tuning_version, tunables and optionally collective_rules)");
+            "tuning file " + path +
+                ": unknown key 'extra' (expected mpf_tuning_version and tunables, and optionally collective_rules and "
+                "machine)");
   EXPECT_EQ(error_of(R"({"mpf_tuning_version": 1, "tunables": {"foo": 1}})"),
             "tuning file " + path + ": unknown tunable 'foo' (mpfrun --list-params lists them)");
   EXPECT_EQ(error_of(R"({"mpf_tuning_version": 1, "tunables": {"stop_grace": 1}})"),
@@ -409,7 +411,7 @@ TEST_F(TunablesFiles, CollectiveRulesAreTheCollRulesTunable) {
   EXPECT_EQ(nlohmann::json::parse(t.text(Tunable::coll_rules)),
             nlohmann::json::parse(R"([{"operation": "bcast", "algorithm": "slots"}])"));
   EXPECT_EQ(t.source(Tunable::coll_rules), TunableSource::tuning_file);
-  EXPECT_EQ(t.origin(Tunable::coll_rules), "file " + path);
+  EXPECT_EQ(t.origin(Tunable::coll_rules), "tuning file " + path);
   // The environment and --set override the file's rules as a whole.
   t = Tunables::resolve(Environment{"MPF_TUNING_FILE=" + path, "MPF_COLL_RULES=[]"}.envp(), {});
   EXPECT_EQ(t.text(Tunable::coll_rules), "[]");
@@ -429,6 +431,123 @@ TEST_F(TunablesFiles, CollectiveRulesMustBeAnArrayBesideTheTunables) {
             "tuning file " + path +
                 ": tunable 'coll_rules' is written as the tuning file's collective_rules array, beside tunables, "
                 "not inside it (man 7 mpf, Collective rules)");
+}
+
+// ---- The machine a tuning file was measured on -------------------------------------
+
+constexpr std::int64_t kGiB = std::int64_t{1} << 30;
+
+const MachineFingerprint kMeasured{.cpu_model = "Intel Xeon X @ 2.8GHz", .cpus = 8, .memory_bytes = 32 * kGiB};
+
+// A tuning file setting stop_grace_ms, measured on `machine` (a JSON object's text).
+std::string tuning_with_machine(const std::string& machine) {
+  return R"({"mpf_tuning_version": 1, "tunables": {"stop_grace_ms": 3000}, "machine": )" + machine + "}";
+}
+
+TEST_F(TunablesFiles, TheSameMachineGivesNoWarning) {
+  const std::string path = write("t.json", tuning_with_machine(R"({"cpu_model": "Intel Xeon X @ 2.8GHz", "cpus": 8,
+      "memory_bytes": 34359738368, "kernel": "Linux 6.1.0 x86_64", "toolkit_version": "0.1.0",
+      "date": "2026-11-26T17:00:00Z"})"));
+  Tunables t = Tunables::resolve(Environment{"MPF_TUNING_FILE=" + path}.envp(), {}, kMeasured);
+  EXPECT_EQ(t.integer(Tunable::stop_grace_ms), 3000);
+  EXPECT_EQ(t.warnings(), std::vector<std::string>{});
+  // MemTotal wobbles: a few MiB less is the same machine.
+  MachineFingerprint wobbled = kMeasured;
+  wobbled.memory_bytes -= 40 << 20;
+  EXPECT_EQ(Tunables::resolve(Environment{"MPF_TUNING_FILE=" + path}.envp(), {}, wobbled).warnings().size(), 0u);
+  // The provenance is optional.
+  const std::string bare = write("bare.json", tuning_with_machine(R"({"cpu_model": "Intel Xeon X @ 2.8GHz",
+      "cpus": 8, "memory_bytes": 34359738368})"));
+  EXPECT_EQ(Tunables::resolve(Environment{"MPF_TUNING_FILE=" + bare}.envp(), {}, kMeasured).warnings().size(), 0u);
+}
+
+TEST_F(TunablesFiles, AnotherMachineGivesOneWarningAndTheValuesStillApply) {
+  const std::string path = write("t.json", tuning_with_machine(R"({"cpu_model": "Intel Xeon X @ 2.8GHz", "cpus": 8,
+      "memory_bytes": 34359738368})"));
+  const MachineFingerprint here{.cpu_model = "Intel Xeon Y", .cpus = 2, .memory_bytes = 24 * kGiB};
+  Tunables t = Tunables::resolve(Environment{"MPF_TUNING_FILE=" + path}.envp(), {}, here);
+  EXPECT_EQ(t.integer(Tunable::stop_grace_ms), 3000);
+  EXPECT_EQ(t.origin(Tunable::stop_grace_ms), "tuning file " + path);
+  ASSERT_EQ(t.warnings().size(), 1u);
+  EXPECT_EQ(t.warnings()[0], "tuning file " + path +
+                                 " was measured on another machine (Intel Xeon X @ 2.8GHz, 8 CPUs, 32 GiB of memory; "
+                                 "this one: Intel Xeon Y, 2 CPUs, 24 GiB of memory); its values still apply; run "
+                                 "mpftune on this machine to tune it");
+  EXPECT_EQ(t.warnings()[0].find('\n'), std::string::npos);
+
+  // Only what differs.
+  MachineFingerprint fewer = kMeasured;
+  fewer.cpus = 2;
+  t = Tunables::resolve(Environment{"MPF_TUNING_FILE=" + path}.envp(), {}, fewer);
+  ASSERT_EQ(t.warnings().size(), 1u);
+  EXPECT_THAT(t.warnings()[0], HasSubstr("was measured on another machine (8 CPUs; this one: 2 CPUs); "));
+
+  // The ranks' copies carry no warning: mpfrun prints it once for the job.
+  EXPECT_EQ(Tunables::from_json(t.to_json()).warnings().size(), 0u);
+  EXPECT_EQ(Tunables::defaults().warnings().size(), 0u);
+  // No file, no machine, no warning.
+  EXPECT_EQ(Tunables::resolve(Environment{"MPF_TUNING_FILE="}.envp(), {}, fewer).warnings().size(), 0u);
+  const std::string plain = write("plain.json", R"({"mpf_tuning_version": 1, "tunables": {}})");
+  EXPECT_EQ(Tunables::resolve(Environment{"MPF_TUNING_FILE=" + plain}.envp(), {}, fewer).warnings().size(), 0u);
+}
+
+TEST_F(TunablesFiles, WhatMpftuneWritesReadsAsThisMachine) {
+  const MachineFingerprint here = MachineFingerprint::current();
+  const nlohmann::json machine = tuning_file_machine(here, "2026-11-26T17:00:00Z");
+  EXPECT_EQ(machine["cpu_model"], here.cpu_model);
+  EXPECT_EQ(machine["cpus"], here.cpus);
+  EXPECT_EQ(machine["memory_bytes"], here.memory_bytes);
+  EXPECT_EQ(machine["kernel"], kernel_description());
+  EXPECT_EQ(machine["toolkit_version"], std::string(kVersion));
+  EXPECT_EQ(machine["date"], "2026-11-26T17:00:00Z");
+  EXPECT_EQ(machine.size(), 6u);
+  nlohmann::json document = {{"mpf_tuning_version", kTuningFileVersion},
+                             {"tunables", {{"stop_grace_ms", 2500}}},
+                             {"machine", machine}};
+  const std::string path = write("tuned.json", document.dump(2));
+  // This machine, as resolve() reads it itself.
+  Tunables t = Tunables::resolve(Environment{"MPF_TUNING_FILE=" + path}.envp(), {});
+  EXPECT_EQ(t.integer(Tunable::stop_grace_ms), 2500);
+  EXPECT_EQ(t.warnings().size(), 0u);
+}
+
+TEST_F(TunablesFiles, AMalformedMachineIsAnErrorNamingTheField) {
+  auto error_of = [this](const std::string& machine) {
+    const std::string path = write("bad.json", tuning_with_machine(machine));
+    return resolve_error(Environment{"MPF_TUNING_FILE=" + path}, {});
+  };
+  const std::string head = "tuning file " + (dir_ / "bad.json").string() + ": ";
+  const std::string fields =
+      "cpu_model, cpus and memory_bytes, and optionally kernel, toolkit_version and date (man 7 mpf, The tuning file)";
+  EXPECT_EQ(error_of(R"({"cpu_model": "X", "memory_bytes": 1})"),
+            head + "machine has no field 'cpus'; it names " + fields);
+  EXPECT_EQ(error_of(R"({"cpu_model": "X", "cpus": "2", "memory_bytes": 1})"),
+            head + "machine field 'cpus' is a JSON string (\"2\"); expected an integer of at least 1");
+  EXPECT_EQ(error_of(R"([{"cpu_model": "X", "cpus": 2, "memory_bytes": 1}])"),
+            head + "machine is a JSON array; expected an object with " + fields);
+  EXPECT_EQ(error_of(R"({"cpu_model": "X", "cpus": 0, "memory_bytes": 1})"),
+            head + "machine field 'cpus' is a JSON number (0); expected an integer of at least 1");
+  EXPECT_EQ(error_of(R"({"cpu_model": "X", "cpus": 2.5, "memory_bytes": 1})"),
+            head + "machine field 'cpus' is a JSON number (2.5); expected an integer of at least 1");
+  EXPECT_EQ(error_of(R"({"cpu_model": "X", "cpus": 2, "memory_bytes": -1})"),
+            head + "machine field 'memory_bytes' is a JSON number (-1); expected an integer of at least 0");
+  EXPECT_EQ(error_of(R"({"cpu_model": "X", "cpus": 2, "memory_bytes": 18446744073709551615})"),
+            head +
+                "machine field 'memory_bytes' is a JSON number (18446744073709551615); expected an integer of at "
+                "least 0");
+  EXPECT_EQ(error_of(R"({"cpu_model": 7, "cpus": 2, "memory_bytes": 1})"),
+            head + "machine field 'cpu_model' is a JSON number (7); expected a string");
+  EXPECT_EQ(error_of(R"({"cpu_model": "X", "cpus": 2, "memory_bytes": 1, "date": 2026})"),
+            head + "machine field 'date' is a JSON number (2026); expected a string");
+  EXPECT_EQ(error_of(R"({"cpu_model": "X", "cpus": 2, "memory_bytes": 1, "hostname": "n1"})"),
+            head +
+                "machine has an unknown field 'hostname' (expected cpu_model, cpus and memory_bytes, and optionally "
+                "kernel, toolkit_version and date)");
+  for (const char* machine : {R"({"cpus": 2})", R"("2 CPUs")", "null"}) {
+    const std::string message = error_of(machine);
+    EXPECT_EQ(message.rfind(head + "machine ", 0), 0u) << message;
+    EXPECT_EQ(message.find('\n'), std::string::npos) << message;
+  }
 }
 
 TEST_F(TunablesFiles, StringsInTheFileGoThroughTheTextParser) {
