@@ -134,7 +134,8 @@ bool confirm(Session& s, const Dimension& d, const Config& cur, const std::vecto
              ", worse at none.";
   } else {
     c.why += " Against " + c.before + ", measured again: " + ratio_text(dec.geomean_ratio) +
-             (dec.worse > 0 ? ", worse at " + std::to_string(dec.worse) + " points" : ", better at none beyond noise") +
+             (dec.worse > 0 ? ", worse at " + std::to_string(dec.worse) + (dec.worse == 1 ? " point" : " points")
+                            : ", better at none beyond noise") +
              "; kept " + c.before + ".";
     c.chosen = c.before;
   }

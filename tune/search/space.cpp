@@ -308,6 +308,25 @@ std::vector<Dimension> search_space(const ProcessCounts& np, bool quick, const s
                 },
                 .memory_note = "collective slot per rank"});
 
+  space.push_back(Dimension{
+      .tunable = "coll_board_stage",
+      .group = "collectives",
+      .method = Method::smallest,
+      .question = "how large the board's stage must be for large Bcasts, Allgathers and Allreduces when ranks "
+                  "outnumber CPUs",
+      .candidates = thin({"256KiB", "512KiB", "1MiB", "2MiB", "4MiB"}, quick),
+      .probes =
+          [over](const Config&) {
+            return search::over(over, [](int n) {
+              return collectives(n, {"bcast", "allgather", "allreduce"}, {65536, 262144, 1 << 20});
+            });
+          },
+      // One stage, and two sums of its size, per node.
+      .memory = [](const std::string& v, const Config&) -> std::optional<std::int64_t> {
+        return 3 * numeric_value("coll_board_stage", v);
+      },
+      .memory_note = "of shared memory per node (the stage and the board's two sums)"});
+
   // ---- one-sided and MPF ----
   space.push_back(Dimension{.tunable = "rma_stream_copy",
                             .group = "one-sided",

@@ -8,8 +8,8 @@
 //           kMinEffect;
 //   worse   the same the other way round;
 //   same    otherwise: the difference is inside the measured noise.
-// A change is taken when it is better at one point at least and worse at
-// none (Decision::accepted).
+// A change is taken when it is better at one point at least, worse at none,
+// and faster over all points together (Decision::accepted).
 #pragma once
 
 #include <string>
@@ -46,7 +46,8 @@ struct Decision {
   int better = 0, worse = 0;
   double geomean_ratio = 1;  // over all points: below 1, the candidate is faster overall
 
-  bool accepted() const { return better > 0 && worse == 0; }
+  // Better somewhere, worse nowhere, and faster overall.
+  bool accepted() const { return better > 0 && worse == 0 && geomean_ratio < 1; }
   // The points where it is worse, as "pingpong 32K: 1.12x slower".
   std::vector<std::string> losses() const;
 };
