@@ -219,9 +219,42 @@ TEST(SearchVerification, RevertsAPlantedRegression) {
   EXPECT_EQ(v.reverted, std::vector<std::string>{"ring_slots"});
   EXPECT_EQ(chosen, (Config{{"eager_limit", "8KiB"}}));
   EXPECT_TRUE(choices[1].reverted);
-  EXPECT_NE(choices[1].revert_reason.find("msgrate 8 np 2"), std::string::npos) << choices[1].revert_reason;
+  EXPECT_NE(choices[1].revert_reason.find("msgrate 8 np 2: 1.2"), std::string::npos)
+      << choices[1].revert_reason;
   EXPECT_FALSE(choices[0].reverted);
   EXPECT_EQ(v.table.worse, 0);
+}
+
+TEST(SearchVerification, RevertsEveryChangeWhenOnlyTheirCombinationLoses) {
+  // msgrate is 20 % slower only with both values at once.
+  auto model = [](const Config& c, const std::string& kernel, long bytes) {
+    if (kernel == "msgrate") return value(c, "ring_slots") < 32 && value(c, "eager_limit") < 16384 ? 12.0 : 10.0;
+    return eager_model(c, kernel, bytes);
+  };
+  ModelMeasurer m(model, 0.01);
+  Session s(m, quiet());
+  Config chosen = {{"eager_limit", "8KiB"}, {"ring_slots", "8"}};
+  std::vector<Choice> choices;
+  const Verification v = verify(s, {{.kernel = "msgrate", .np = 2, .sizes = {8}}}, chosen, choices);
+  EXPECT_TRUE(chosen.empty());
+  EXPECT_EQ(v.reverted.size(), 2u);
+  EXPECT_EQ(v.note, "every value went back to its default");
+}
+
+TEST(SearchVerification, ALossThatDoesNotComeBackRevertsNothing) {
+  // The first job of the candidate is slow (a noisy neighbour), none after.
+  int calls = 0;
+  auto model = [&calls](const Config& c, const std::string&, long) {
+    return !c.empty() && ++calls <= 5 ? 13.0 : 10.0;  // five samples of its first job
+  };
+  ModelMeasurer m(model, 0.01);
+  Session s(m, quiet());
+  Config chosen = {{"ring_slots", "64"}};
+  std::vector<Choice> choices;
+  const Verification v = verify(s, {{.kernel = "msgrate", .np = 2, .sizes = {8}}}, chosen, choices);
+  EXPECT_EQ(chosen, (Config{{"ring_slots", "64"}}));
+  EXPECT_TRUE(v.reverted.empty());
+  EXPECT_EQ(v.not_reproduced, std::vector<std::string>{"msgrate 8 np 2"});
 }
 
 TEST(SearchVerification, NothingChangedNothingToVerify) {

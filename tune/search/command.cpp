@@ -185,7 +185,7 @@ int run_search_command(const Options& options) {
                                               .show_progress = options.progress});
     std::vector<int> counts = {np.per_cpu};
     for (const int n : np.oversubscribed()) counts.push_back(n);
-    report.outcome = run_search(session, space, verification_probes(kernels, counts));
+    report.outcome = run_search(session, space, verification_probes(kernels, counts, np.over32));
   }
   report.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   report.finished = bench::utc_now();

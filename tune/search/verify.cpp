@@ -1,6 +1,7 @@
 #include "tune/search/verify.hpp"
 
 #include <algorithm>
+#include <map>
 #include <set>
 
 #include "tune/bench/catalogue.hpp"
@@ -8,38 +9,48 @@
 namespace mpf::tune::search {
 namespace {
 
-// The probes of the points where `d` found the candidate worse, with only
-// those points' sizes.
-std::vector<Probe> probes_of_losses(const Decision& d, const std::vector<Probe>& probes) {
+using Keys = std::set<PointKey>;
+
+Keys worse_keys(const Decision& d) {
+  Keys out;
+  for (const PointVerdict& v : d.points) {
+    if (v.verdict == Verdict::worse) out.insert(v.key);
+  }
+  return out;
+}
+
+// The probes that measure `keys` again: each probe of a kernel and process
+// count with a point there, with only those points' sizes.
+std::vector<Probe> probes_of(const Keys& keys, const std::vector<Probe>& probes) {
   std::vector<Probe> out;
   for (const Probe& p : probes) {
     std::set<long> sizes;
     bool sizeless = false;
-    for (const PointVerdict& v : d.points) {
-      if (v.verdict != Verdict::worse || v.key.kernel != p.kernel || v.key.np != p.np) continue;
-      if (v.key.bytes) {
-        sizes.insert(*v.key.bytes);
+    for (const PointKey& k : keys) {
+      if (k.kernel != p.kernel || k.np != p.np) continue;
+      if (k.bytes) {
+        sizes.insert(*k.bytes);
       } else {
         sizeless = true;
       }
     }
     if (sizes.empty() && !sizeless) continue;
     Probe q = p;
-    if (!sizes.empty()) q.sizes.assign(sizes.begin(), sizes.end());
+    if (!sizes.empty() && !sizeless) q.sizes.assign(sizes.begin(), sizes.end());
     out.push_back(q);
   }
   return out;
 }
 
-// A full or partial pass: `chosen` against the defaults.
-Decision pass(Session& s, const Config& chosen, const std::vector<Probe>& probes, int rounds) {
-  const Trial t = s.interleave({Config{}, chosen}, probes, rounds);
+// `candidate` against the defaults on `probes`. A job that fails with the
+// candidate is the worst loss of all: it counts as a loss at every point.
+Decision pass(Session& s, const Config& candidate, const std::vector<Probe>& probes, int rounds) {
+  const Trial t = s.interleave({Config{}, candidate}, probes, rounds);
   if (t.failed(1)) {
-    // A job that fails with the values chosen is the worst loss of all.
     Decision d;
     d.worse = 1;
     PointVerdict v;
-    v.key = PointKey{"(job failed: " + t.failures[1] + ")", "-", 0, std::nullopt};
+    v.key = PointKey{"(a job failed: " + t.failures[1] + ")", "-", 0, std::nullopt};
     v.verdict = Verdict::worse;
     v.ratio = 1e9;
     d.points.push_back(v);
@@ -48,43 +59,59 @@ Decision pass(Session& s, const Config& chosen, const std::vector<Probe>& probes
   return judge(t.figures[0], t.figures[1]);
 }
 
-Choice* choice_of(std::vector<Choice>& choices, const std::string& tunable) {
-  for (Choice& c : choices) {
-    if (c.dimension->tunable == tunable) return &c;
+// Of `suspects` (points worse in one pass), those worse again when measured
+// afresh: with hundreds of points, a few are beyond the noise in any one
+// pass by chance, and only a loss that comes back is one.
+Keys confirmed(Session& s, const Config& chosen, const Keys& suspects, const std::vector<Probe>& probes) {
+  if (suspects.empty()) return {};
+  const Decision again = pass(s, chosen, probes_of(suspects, probes), s.settings().confirm_rounds);
+  Keys out;
+  for (const PointKey& k : worse_keys(again)) {
+    if (suspects.count(k) > 0 || k.np == 0) out.insert(k);  // np 0: a failed job
   }
-  return nullptr;
+  return out;
+}
+
+std::string names(const Keys& keys, const Decision* detail = nullptr) {
+  std::string out;
+  int shown = 0;
+  for (const PointKey& k : keys) {
+    if (shown++ == 3) return out + ", ...";
+    std::string ratio;
+    if (detail != nullptr) {
+      for (const PointVerdict& v : detail->points) {
+        if (v.key == k) ratio = ": " + ratio_text(v.ratio);
+      }
+    }
+    out += (out.empty() ? "" : ", ") + point_name(k) + ratio;
+  }
+  return out;
 }
 
 void revert(Verification& v, std::vector<Choice>& choices, Config& chosen, const std::string& tunable,
             const std::string& reason) {
   chosen.erase(tunable);
   v.reverted.push_back(tunable);
-  if (Choice* c = choice_of(choices, tunable)) {
-    c->reverted = true;
-    c->revert_reason = reason;
-  }
-}
-
-std::string losses_text(const Decision& d) {
-  std::string out;
-  int shown = 0;
-  for (const std::string& l : d.losses()) {
-    if (shown++ == 3) {
-      out += ", ...";
-      break;
+  for (Choice& c : choices) {
+    if (c.dimension != nullptr && c.dimension->tunable == tunable) {
+      c.reverted = true;
+      c.revert_reason = reason;
     }
-    out += (out.empty() ? "" : ", ") + l;
   }
-  return out;
 }
 
 }  // namespace
 
-std::vector<Probe> verification_probes(const std::vector<std::string>& kernels, const std::vector<int>& counts) {
+std::vector<Probe> verification_probes(const std::vector<std::string>& kernels, const std::vector<int>& counts,
+                                       int short_from) {
   std::vector<Probe> out;
   for (const bench::KernelInfo& k : bench::catalogue()) {
     if (std::find(kernels.begin(), kernels.end(), std::string(k.name)) == kernels.end()) continue;
-    for (const int n : bench::process_counts(k, counts)) out.push_back(Probe{.kernel = std::string(k.name), .np = n});
+    for (const int n : bench::process_counts(k, counts)) {
+      Probe p{.kernel = std::string(k.name), .np = n};
+      if (n >= short_from && !k.timed_by_bench) p.args = {"--quick"};
+      out.push_back(std::move(p));
+    }
   }
   return out;
 }
@@ -96,50 +123,68 @@ Verification verify(Session& s, const std::vector<Probe>& probes, Config& chosen
     return v;
   }
   v.ran = true;
-  const int rounds = s.settings().rounds;
-  v.table = pass(s, chosen, probes, rounds);
+  const double start = s.spent();
+  v.table = pass(s, chosen, probes, s.settings().rounds);
   v.passes = 1;
-  bool clean = v.table.worse == 0;
-  // Up to two rounds of reverts, each followed by a full pass.
-  for (int attempt = 0; attempt < 2 && !clean && !chosen.empty(); ++attempt) {
-    // A loss seen once may be a job that ran at a bad moment: measured
-    // again, only the losses that remain count.
-    const std::vector<Probe> suspects = probes_of_losses(v.table, probes);
-    Decision again = pass(s, chosen, suspects, s.settings().confirm_rounds);
-    if (again.worse == 0) {
-      v.not_reproduced = v.table.losses();
-      clean = true;
-      break;
-    }
-    const std::vector<Probe> losing = probes_of_losses(again, suspects);
-    const std::string losses = losses_text(again);
-    // The change whose removal alone clears the losses goes.
-    bool cleared = false;
-    for (auto it = chosen.rbegin(); it != chosen.rend() && !cleared; ++it) {
-      Config without = chosen;
-      without.erase(it->first);
-      if (pass(s, without, losing, s.settings().confirm_rounds).worse == 0) {
-        revert(v, choices, chosen, it->first, "with it, the verification measured " + losses);
-        cleared = true;
+  const double full_pass = s.spent() - start;
+  const Keys suspects = worse_keys(v.table);
+  Keys losses = confirmed(s, chosen, suspects, probes);
+  for (const PointKey& k : suspects) {
+    if (losses.count(k) == 0) v.not_reproduced.push_back(point_name(k));
+  }
+  const Decision first = v.table;
+  for (int attempt = 0; attempt < 2 && !losses.empty() && !chosen.empty(); ++attempt) {
+    const std::vector<Probe> losing = probes_of(losses, probes);
+    // Each change alone, against the defaults, at the lost points: the
+    // ones that lose there go.
+    const Config all = chosen;
+    bool any = false;
+    for (const auto& [name, value] : all) {
+      const Keys alone = worse_keys(pass(s, Config{{name, value}}, losing, s.settings().confirm_rounds));
+      Keys explained;
+      for (const PointKey& k : alone) {
+        if (losses.count(k) > 0) explained.insert(k);
+      }
+      if (!explained.empty()) {
+        revert(v, choices, chosen, name, "alone, it made " + names(explained, &first) + " slower in the verification");
+        any = true;
       }
     }
-    if (!cleared) {
-      // No single change explains the losses: put every one back.
-      const Config all = chosen;
+    if (!any) {
+      // No change alone explains the losses (they come from several
+      // together): every change goes.
       for (const auto& [name, value] : all) {
         revert(v, choices, chosen, name,
-               "the verification measured " + losses + " with the values chosen, and no single value explained it");
+               "the values chosen together made " + names(losses, &first) +
+                   " slower in the verification, and no value alone did");
       }
     }
     if (chosen.empty()) break;
-    v.table = pass(s, chosen, probes, rounds);
-    ++v.passes;
-    clean = v.table.worse == 0;
+    // What remains, at the points that were lost.
+    Decision again = pass(s, chosen, losing, s.settings().confirm_rounds);
+    Keys still;
+    for (const PointKey& k : worse_keys(again)) {
+      if (losses.count(k) > 0 || k.np == 0) still.insert(k);
+    }
+    losses = std::move(still);
   }
-  if (!clean && !chosen.empty()) {
+  if (!losses.empty() && !chosen.empty()) {
     const Config all = chosen;
     for (const auto& [name, value] : all) {
-      revert(v, choices, chosen, name, "losses remained after the reverts: " + losses_text(v.table));
+      revert(v, choices, chosen, name, "losses remained after the reverts: " + names(losses, &first));
+    }
+  }
+  // The table is the full pass; after reverts, a second one when the
+  // budget has room for it (else the lost points were measured again).
+  if (!v.reverted.empty() && !chosen.empty() && s.budget_left() >= full_pass) {
+    v.table = pass(s, chosen, probes, s.settings().rounds);
+    ++v.passes;
+    const Keys late = confirmed(s, chosen, worse_keys(v.table), probes);
+    if (!late.empty()) {
+      const Config all = chosen;
+      for (const auto& [name, value] : all) {
+        revert(v, choices, chosen, name, "after the first reverts, " + names(late, &v.table) + " still lost");
+      }
     }
   }
   v.note = chosen.empty()       ? "every value went back to its default"

@@ -25,8 +25,10 @@ struct Verification {
 
 // Kernels and process counts the verification runs: every kernel of
 // `kernels` (those built), a pair kernel at 2 ranks, the others at each of
-// `counts`.
-std::vector<Probe> verification_probes(const std::vector<std::string>& kernels, const std::vector<int>& counts);
+// `counts`; at `short_from` ranks and more, with the kernel's short list of
+// sizes (--quick), which keeps a pass over 64-rank jobs within minutes.
+std::vector<Probe> verification_probes(const std::vector<std::string>& kernels, const std::vector<int>& counts,
+                                       int short_from);
 
 // Verifies `chosen` (updated: reverted tunables leave it), marking the
 // reverted choices in `choices`.
