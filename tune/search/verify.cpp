@@ -127,13 +127,26 @@ Verification verify(Session& s, const std::vector<Probe>& probes, Config& chosen
   v.table = pass(s, chosen, probes, s.settings().rounds);
   v.passes = 1;
   const double full_pass = s.spent() - start;
-  const Keys suspects = worse_keys(v.table);
-  Keys losses = confirmed(s, chosen, suspects, probes);
-  for (const PointKey& k : suspects) {
-    if (losses.count(k) == 0) v.not_reproduced.push_back(point_name(k));
-  }
-  const Decision first = v.table;
-  for (int attempt = 0; attempt < 2 && !losses.empty() && !chosen.empty(); ++attempt) {
+  auto confirm_table = [&]() {
+    const Keys suspects = worse_keys(v.table);
+    Keys kept = confirmed(s, chosen, suspects, probes);
+    for (const PointKey& k : suspects) {
+      if (kept.count(k) == 0) v.not_reproduced.push_back(point_name(k));
+    }
+    return kept;
+  };
+  Keys losses = confirm_table();
+  for (int round = 0; round < 4 && !chosen.empty(); ++round) {
+    if (losses.empty()) {
+      // Clean. After reverts, the values left get a full pass of their
+      // own when the budget has room for one.
+      if (v.reverted.empty() || v.passes > 1 || s.budget_left() < full_pass) break;
+      v.table = pass(s, chosen, probes, s.settings().rounds);
+      ++v.passes;
+      losses = confirm_table();
+      continue;
+    }
+    const Decision& seen = v.table;
     const std::vector<Probe> losing = probes_of(losses, probes);
     // Each change alone, against the defaults, at the lost points: the
     // ones that lose there go.
@@ -146,7 +159,7 @@ Verification verify(Session& s, const std::vector<Probe>& probes, Config& chosen
         if (losses.count(k) > 0) explained.insert(k);
       }
       if (!explained.empty()) {
-        revert(v, choices, chosen, name, "alone, it made " + names(explained, &first) + " slower in the verification");
+        revert(v, choices, chosen, name, "alone, it lost at " + names(explained, &seen) + " in the verification");
         any = true;
       }
     }
@@ -155,13 +168,13 @@ Verification verify(Session& s, const std::vector<Probe>& probes, Config& chosen
       // together): every change goes.
       for (const auto& [name, value] : all) {
         revert(v, choices, chosen, name,
-               "the values chosen together made " + names(losses, &first) +
-                   " slower in the verification, and no value alone did");
+               "the values chosen together lost at " + names(losses, &seen) +
+                   " in the verification, and no value alone did");
       }
     }
     if (chosen.empty()) break;
     // What remains, at the points that were lost.
-    Decision again = pass(s, chosen, losing, s.settings().confirm_rounds);
+    const Decision again = pass(s, chosen, losing, s.settings().confirm_rounds);
     Keys still;
     for (const PointKey& k : worse_keys(again)) {
       if (losses.count(k) > 0 || k.np == 0) still.insert(k);
@@ -171,20 +184,7 @@ Verification verify(Session& s, const std::vector<Probe>& probes, Config& chosen
   if (!losses.empty() && !chosen.empty()) {
     const Config all = chosen;
     for (const auto& [name, value] : all) {
-      revert(v, choices, chosen, name, "losses remained after the reverts: " + names(losses, &first));
-    }
-  }
-  // The table is the full pass; after reverts, a second one when the
-  // budget has room for it (else the lost points were measured again).
-  if (!v.reverted.empty() && !chosen.empty() && s.budget_left() >= full_pass) {
-    v.table = pass(s, chosen, probes, s.settings().rounds);
-    ++v.passes;
-    const Keys late = confirmed(s, chosen, worse_keys(v.table), probes);
-    if (!late.empty()) {
-      const Config all = chosen;
-      for (const auto& [name, value] : all) {
-        revert(v, choices, chosen, name, "after the first reverts, " + names(late, &v.table) + " still lost");
-      }
+      revert(v, choices, chosen, name, "losses remained after the reverts: " + names(losses, &v.table));
     }
   }
   v.note = chosen.empty()       ? "every value went back to its default"
