@@ -113,6 +113,22 @@ TEST(SearchCrossover, MovesTheThresholdUpWhenTheLowerProtocolWinsFurther) {
   EXPECT_TRUE(c.confirmation->accepted());
 }
 
+TEST(SearchCrossover, RefinesWhereTheLowerProtocolStopsWinningEvenWhenTheCurvesTieBeyond) {
+  // Eager wins clearly up to 128 KiB; from 256 KiB both cost the same: the
+  // threshold is 128 KiB, which the coarse pass (powers of 4) never measures.
+  auto model = [](const Config& c, const std::string&, long bytes) {
+    const double b = static_cast<double>(bytes);
+    if (bytes >= 262144) return b / 10000;
+    return bytes <= value(c, "eager_limit") ? b / 10000 : 10 + b / 10000;
+  };
+  ModelMeasurer m(model, 0.01);
+  Session s(m, quiet());
+  const Dimension d = eager_dimension();
+  Config current;
+  const Choice c = search_dimension(s, d, current);
+  EXPECT_EQ(c.chosen, "128KiB") << c.why;
+}
+
 Dimension mode_dimension() {
   return Dimension{.tunable = "rndv_mode",
                    .group = "point-to-point",
@@ -219,8 +235,7 @@ TEST(SearchVerification, RevertsAPlantedRegression) {
   EXPECT_EQ(v.reverted, std::vector<std::string>{"ring_slots"});
   EXPECT_EQ(chosen, (Config{{"eager_limit", "8KiB"}}));
   EXPECT_TRUE(choices[1].reverted);
-  EXPECT_NE(choices[1].revert_reason.find("msgrate 8 np 2: 1.2"), std::string::npos)
-      << choices[1].revert_reason;
+  EXPECT_NE(choices[1].revert_reason.find("msgrate 8 np 2: 1.2"), std::string::npos) << choices[1].revert_reason;
   EXPECT_FALSE(choices[0].reverted);
   EXPECT_EQ(v.table.worse, 0);
 }

@@ -163,8 +163,16 @@ Choice crossover(Session& s, const Dimension& d, Config& cur, Choice c) {
     return end;
   };
   std::optional<std::size_t> end = prefix_end(coarse);
-  // Fine: the grid between the last coarse size the lower protocol holds
-  // and the first it loses, where the curves cross.
+  // Fine: the grid between the last coarse size the lower protocol keeps
+  // (holds; or, preferring low, wins) and the next one, where the curves
+  // cross.
+  if (end && d.prefer_low) {
+    std::optional<std::size_t> win;
+    for (std::size_t i = 0; i <= *end; ++i) {
+      if (side(coarse[i]) == Side::below) win = i;
+    }
+    end = win;
+  }
   const long lo = end ? coarse[*end] : -1;
   const long hi = end ? (*end + 1 < coarse.size() ? coarse[*end + 1] : grid.back() + 1) : coarse.front();
   const std::vector<long> fine = between(grid, lo, hi);
