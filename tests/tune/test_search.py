@@ -3,6 +3,7 @@
 CTest passes the paths through the environment:
   MPFTUNE       the mpftune binary under test
   MPFRUN        the mpfrun binary of the same build
+  HELLO_PROGRAM     the hello example (share/examples/hello.c), the application of --app
   MPF_SCHEMAS   directory of the JSON schemas (share/schemas)
 
 Nothing here asserts on a measured figure or on which values the search
@@ -24,6 +25,7 @@ import jsonschema
 
 MPFTUNE = os.environ["MPFTUNE"]
 MPFRUN = os.environ["MPFRUN"]
+HELLO = os.environ["HELLO_PROGRAM"]
 SCHEMAS = os.environ["MPF_SCHEMAS"]
 TIMEOUT = 400
 
@@ -131,6 +133,40 @@ class TestSearch(SearchTestCase):
         self.assertEqual(code, 2)
         self.assertIn("belongs to another search", err)
         self.assertIn("tunables", err)
+
+
+class TestApplication(SearchTestCase):
+    def test_app_search_writes_an_application_tuning_file(self):
+        code, out, err = self.mpftune("--app", HELLO, "-n", "2", "--tunables", "short_limit,rndv_mode",
+                                      "--output", self.tuning, "--out", self.out)
+        self.assertEqual(code, 0, err)
+        with open(self.tuning) as f:
+            tuning = json.load(f)
+        self.assertLessEqual(set(tuning["tunables"]), {"short_limit", "rndv_mode"})
+        with open(os.path.join(self.out, "report.json")) as f:
+            report = json.load(f)
+        with open(os.path.join(SCHEMAS, "mpftune-search.schema.json")) as f:
+            jsonschema.validate(report, json.load(f))
+        self.assertEqual(report["application"], {"command": HELLO, "np": 2})
+        for t in report["tunables"]:
+            self.assertEqual(t["method"], "choice")
+            points = [p for c in t["curves"] for p in c["points"]]
+            self.assertGreaterEqual(len(points), 2, t)
+        job = subprocess.run([MPFRUN, "--tuning", self.tuning, "-n", "2", "--timeout", "60", HELLO],
+                             capture_output=True, text=True, env=self.env, timeout=90)
+        self.assertEqual(job.returncode, 0, job.stderr)
+
+    def test_app_needs_its_rank_count(self):
+        code, _, err = self.mpftune("--app", HELLO, "--out", self.out)
+        self.assertEqual(code, 2)
+        self.assertIn("--np", err)
+
+    def test_an_app_that_fails_with_the_defaults_stops_the_search(self):
+        code, out, err = self.mpftune("--app", "exit 3", "-n", "2", "--output", self.tuning, "--out", self.out)
+        self.assertEqual(code, 1)
+        self.assertIn("the application fails with the defaults", err)
+        self.assertIn("exit status 3", err)
+        self.assertFalse(os.path.exists(self.tuning))
 
 
 class TestBadInput(SearchTestCase):

@@ -13,6 +13,7 @@
 #include "tune/bench/machine.hpp"
 #include "tune/bench/peers.hpp"
 #include "tune/bench/process.hpp"
+#include "tune/search/app.hpp"
 #include "tune/search/journal.hpp"
 #include "tune/search/mpfrun_measurer.hpp"
 #include "tune/search/report.hpp"
@@ -119,6 +120,7 @@ int run_search_command(const Options& options) {
     }
     space = std::move(chosen);
   }
+  if (!options.app.empty()) space = app_space(space, options.app_np);
   if (options.list) {
     print_space(space, np);
     return 0;
@@ -159,17 +161,34 @@ int run_search_command(const Options& options) {
                                  {"budget_seconds", options.budget_seconds()},
                                  {"bind_to", options.bind_to},
                                  {"build_type", layout.build_type},
-                                 {"tunables", options.tunables}};
+                                 {"tunables", options.tunables},
+                                 {"app", options.app},
+                                 {"app_np", options.app_np}};
   const std::string journal_path = (fs::path(options.out_dir) / "journal.jsonl").string();
-  MpfrunMeasurer mpfrun(toolkit, kernel_options);
+  MpfrunMeasurer kernels_measurer(toolkit, kernel_options);
+  AppMeasurer app_measurer(layout.mpfrun, options.app, options.timeout);
+  Measurer& jobs = options.app.empty() ? static_cast<Measurer&>(kernels_measurer) : app_measurer;
   std::optional<JournalMeasurer> journal;
   try {
-    journal.emplace(mpfrun, journal_path, header, options.resume);
+    journal.emplace(jobs, journal_path, header, options.resume);
   } catch (const JournalError& e) {
     say(e.what());
     return kUsageStatus;
   }
   if (options.resume) say("resuming: " + std::to_string(journal->recorded()) + " jobs in " + journal_path);
+  if (!options.app.empty()) {
+    // An application that fails with the defaults cannot be tuned: say so
+    // now, not after every value has failed.
+    bench::catch_interrupts();
+    try {
+      journal->run(Config{}, Probe{.kernel = kAppKernel, .np = options.app_np});
+    } catch (const MeasureError& e) {
+      say("the application fails with the defaults (" + std::string(e.what()) + "): " + options.app);
+      return kFailedStatus;
+    } catch (const Interrupted&) {
+      return kInterruptedStatus;
+    }
+  }
 
   SearchReport report;
   report.options = &options;
@@ -179,13 +198,20 @@ int run_search_command(const Options& options) {
   bench::catch_interrupts();
   const auto t0 = std::chrono::steady_clock::now();
   {
+    // An application's job gives one sample: three jobs per value make its
+    // interquartile range.
+    const bool app = !options.app.empty();
     Session session(*journal, SessionSettings{.budget_seconds = options.budget_seconds(),
-                                              .rounds = 2,
-                                              .confirm_rounds = options.quick ? 2 : 3,
+                                              .rounds = app ? 3 : 2,
+                                              .confirm_rounds = app             ? 4
+                                                                : options.quick ? 2
+                                                                                : 3,
                                               .show_progress = options.progress});
     std::vector<int> counts = {np.per_cpu};
     for (const int n : np.oversubscribed()) counts.push_back(n);
-    report.outcome = run_search(session, space, verification_probes(kernels, counts, np.over32));
+    const std::vector<Probe> verification = app ? std::vector<Probe>{{.kernel = kAppKernel, .np = options.app_np}}
+                                                : verification_probes(kernels, counts, np.over32);
+    report.outcome = run_search(session, space, verification);
   }
   report.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   report.finished = bench::utc_now();

@@ -4,7 +4,10 @@
 
 namespace mpf::tune::search {
 
-std::string Options::tuning_file() const { return !output.empty() ? output : std::string(common::kDefaultTuningFile); }
+std::string Options::tuning_file() const {
+  if (!output.empty()) return output;
+  return app.empty() ? std::string(common::kDefaultTuningFile) : std::string(kDefaultAppTuningFile);
+}
 
 void add_search_options(CLI::App& app, Options& o) {
   app.add_option("--budget", o.budget_minutes,
@@ -36,6 +39,16 @@ void add_search_options(CLI::App& app, Options& o) {
                  "their defaults, and the verification still runs every kernel")
       ->delimiter(',')
       ->type_name("LIST");
+  CLI::Option* command = app.add_option("--app", o.app,
+                                        "Tune for this application's run time instead of the kernels: COMMAND runs "
+                                        "with /bin/sh -c on every rank under mpfrun, and the tuning file (default ./" +
+                                            std::string(kDefaultAppTuningFile) + ") is for mpfrun --tuning FILE on it")
+                             ->type_name("COMMAND");
+  app.add_option("-n,--np", o.app_np, "Ranks of the --app jobs")
+      ->check(CLI::Range(1, 4096))
+      ->type_name("N")
+      ->needs(command);
+  command->needs("--np");
   app.add_option("--timeout", o.timeout,
                  "Stop a job after SECONDS; the value it ran with counts as failed (default " +
                      std::to_string(static_cast<int>(kDefaultJobTimeout)) + ")")

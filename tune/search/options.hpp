@@ -14,6 +14,8 @@ inline constexpr double kDefaultBudgetMinutes = 10;
 inline constexpr double kQuickBudgetMinutes = 2;
 inline constexpr double kDefaultJobTimeout = 120;
 inline constexpr const char* kDefaultReportDir = "mpftune-search";
+// Where --app writes its tuning file unless --output says.
+inline constexpr const char* kDefaultAppTuningFile = "mpftune-app-tuning.json";
 // Timed batches per size, and their length, in the search's jobs (the
 // kernels' own defaults are for benchmarks: 11 batches of 20 ms).
 inline constexpr int kSearchReps = 5;
@@ -28,6 +30,8 @@ struct Options {
   bool progress = false;
   bool list = false;                  // print the search space, measure nothing
   std::vector<std::string> tunables;  // search only these; empty: all
+  std::string app;                    // --app: tune for this command's run time instead of the kernels
+  int app_np = 0;                     // -n: its ranks
   double timeout = kDefaultJobTimeout;
   std::string bind_to = "auto";
   std::vector<std::string> command_line;

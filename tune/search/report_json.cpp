@@ -98,7 +98,9 @@ nlohmann::json json_report(const SearchReport& r) {
       {"chosen", chosen},
       {"verification", verification},
       {"tuning_file", r.tuning_file.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.tuning_file)},
-      {"tuning_note", r.tuning_note}};
+      {"tuning_note", r.tuning_note},
+      {"application", r.options->app.empty() ? nlohmann::json(nullptr)
+                                             : nlohmann::json{{"command", r.options->app}, {"np", r.options->app_np}}}};
 }
 
 }  // namespace mpf::tune::search

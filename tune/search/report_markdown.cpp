@@ -77,9 +77,14 @@ std::string markdown_report(const SearchReport& r, const std::vector<std::string
      << " in all, " << bench::format_duration(o.seconds) << " of jobs (budget "
      << bench::format_duration(r.options->budget_seconds()) << ")"
      << (r.replayed_jobs > 0 ? ", " + std::to_string(r.replayed_jobs) + " jobs replayed from the journal" : "") << "\n";
-  md << "- Process counts: a pair, " << r.np.per_cpu << " (one per CPU)";
-  for (const int n : r.np.oversubscribed()) md << ", " << n;
-  md << (r.options->quick ? " (--quick: a rough search)" : "") << "\n";
+  if (!r.options->app.empty()) {
+    md << "- Tuned for the application `" << r.options->app << "` on " << r.options->app_np
+       << " ranks: its run time, from mpfrun's start to its exit\n";
+  } else {
+    md << "- Process counts: a pair, " << r.np.per_cpu << " (one per CPU)";
+    for (const int n : r.np.oversubscribed()) md << ", " << n;
+    md << (r.options->quick ? " (--quick: a rough search)" : "") << "\n";
+  }
   md << "- "
      << (o.interrupted ? "**Interrupted**: resume with `mpftune --resume --out " + r.options->out_dir + "`"
                        : std::string("Finished"))

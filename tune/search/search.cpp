@@ -34,7 +34,7 @@ SearchOutcome run_search(Session& s, const std::vector<Dimension>& space, const 
     for (auto it = current.begin(); it != current.end();) {
       it = same_value(it->first, it->second, default_text(it->first)) ? current.erase(it) : std::next(it);
     }
-    s.begin_step(steps, steps, "verification: every kernel with the defaults and with the values chosen");
+    s.begin_step(steps, steps, "verification: the values chosen against the defaults");
     out.chosen = current;
     out.verification = verify(s, verification, out.chosen, out.choices);
     s.note("verification: " + out.verification.note);

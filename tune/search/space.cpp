@@ -156,7 +156,8 @@ std::vector<Dimension> search_space(const ProcessCounts& np, bool quick, const s
                 .group = "buffers",
                 .method = Method::smallest,
                 .question = "how many eager buffers of eager_limit bytes keep a stream of eager messages flowing",
-                .candidates = thin({"2", "4", "8", "16", "32", "64"}, quick),
+                // Not beyond 32: at a 256 KiB eager limit that is 8 MiB per rank.
+                .candidates = thin({"2", "4", "8", "16", "32"}, quick),
                 .probes =
                     [](const Config& c) {
                       const long limit = value_of(c, "eager_limit");
@@ -190,7 +191,9 @@ std::vector<Dimension> search_space(const ProcessCounts& np, bool quick, const s
                 .group = "buffers",
                 .method = Method::smallest,
                 .question = "how many bytes of unexpected messages a rank buffers before senders wait for their match",
-                .candidates = thin({"64KiB", "256KiB", "1MiB", "2MiB", "4MiB", "16MiB", "64MiB"}, quick),
+                // Not beyond 16 MiB: it is what a rank may hold for its senders, at
+                // worst, at every rank of the job.
+                .candidates = thin({"64KiB", "256KiB", "1MiB", "2MiB", "4MiB", "8MiB", "16MiB"}, quick),
                 .probes =
                     [np](const Config& c) {
                       const long eager = value_of(c, "eager_limit");

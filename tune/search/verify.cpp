@@ -164,12 +164,37 @@ Verification verify(Session& s, const std::vector<Probe>& probes, Config& chosen
       }
     }
     if (!any) {
-      // No change alone explains the losses (they come from several
-      // together): every change goes.
+      // No change alone explains the losses: they come from several
+      // together. The later choices were made given the earlier ones, so
+      // they go first, one more at a time, until the losses are gone.
+      std::vector<std::string> later_first;
+      for (auto c = choices.rbegin(); c != choices.rend(); ++c) {
+        if (c->dimension != nullptr && chosen.count(c->dimension->tunable) > 0) {
+          later_first.push_back(c->dimension->tunable);
+        }
+      }
       for (const auto& [name, value] : all) {
+        if (std::find(later_first.begin(), later_first.end(), name) == later_first.end()) later_first.push_back(name);
+      }
+      Config kept = chosen;
+      std::vector<std::string> removed;
+      for (const std::string& name : later_first) {
+        kept.erase(name);
+        removed.push_back(name);
+        if (kept.empty()) break;
+        Keys left;
+        for (const PointKey& k : worse_keys(pass(s, kept, losing, s.settings().confirm_rounds))) {
+          if (losses.count(k) > 0) left.insert(k);
+        }
+        if (left.empty()) break;
+      }
+      std::string together;
+      for (const auto& [name, value] : all) together += (together.empty() ? "" : ", ") + name;
+      for (const std::string& name : removed) {
         revert(v, choices, chosen, name,
-               "the values chosen together lost at " + names(losses, &seen) +
-                   " in the verification, and no value alone did");
+               "together (" + together + ") the values chosen lost at " + names(losses, &seen) +
+                   " in the verification, no value alone did, and taking back the later choices down to this one "
+                   "cleared it");
       }
     }
     if (chosen.empty()) break;
