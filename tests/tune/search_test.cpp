@@ -31,11 +31,11 @@ class ModelMeasurer : public Measurer {
     std::vector<long> sizes = probe.sizes;
     if (sizes.empty()) sizes = {8};
     for (const long bytes : sizes) {
-      Figure& f = out[PointKey{probe.kernel, "-", probe.np, bytes}];
-      f.unit = "us";
+      std::vector<double> samples;
       for (int i = 0; i < 5; ++i) {
-        f.samples.push_back(model_(config, probe.kernel, bytes) * (1 + noise_ * normal_(random_)));
+        samples.push_back(model_(config, probe.kernel, bytes) * (1 + noise_ * normal_(random_)));
       }
+      out[PointKey{probe.kernel, "-", probe.np, bytes}] = one_job("us", false, samples);
     }
     return out;
   }
@@ -53,6 +53,13 @@ class ModelMeasurer : public Measurer {
   int jobs_ = 0, interrupt_after_ = -1;
   double spent_ = 0;
 };
+
+// Appends one job's figure to `into`, as pooling a trial does.
+void pool_job(Figure& into, const Figure& job) {
+  Figures a{{PointKey{"k", "-", 2, 8}, into}};
+  pool(a, Figures{{PointKey{"k", "-", 2, 8}, job}});
+  into = a.begin()->second;
+}
 
 std::int64_t value(const Config& c, const std::string& tunable) {
   return numeric_value(tunable, current_text(c, tunable));
@@ -276,6 +283,21 @@ TEST(SearchVerification, ALossThatDoesNotComeBackRevertsNothing) {
   EXPECT_EQ(chosen, (Config{{"ring_slots", "64"}}));
   EXPECT_TRUE(v.reverted.empty());
   EXPECT_EQ(v.not_reproduced, std::vector<std::string>{"msgrate 8 np 2"});
+}
+
+TEST(SearchVerdict, ALossSmallerThanHowMuchJobsDifferIsNoLoss) {
+  // Each job's batches agree within 1 %, but the incumbent's two jobs ran
+  // at 10 and 14 us: a candidate at 15 us is inside that.
+  Figure incumbent = one_job("us", false, {10.0, 10.1, 9.9});
+  pool_job(incumbent, one_job("us", false, {14.0, 14.1, 13.9}));
+  Figure candidate = one_job("us", false, {15.0, 15.1, 14.9});
+  pool_job(candidate, one_job("us", false, {15.0, 15.2, 14.8}));
+  EXPECT_NEAR(job_spread(incumbent), 4.0 / 12.0, 1e-9);
+  EXPECT_EQ(judge_point(PointKey{"pingpong", "-", 2, 8}, incumbent, candidate).verdict, Verdict::same);
+  // The same candidate against jobs that agree is a loss.
+  Figure steady = one_job("us", false, {10.0, 10.1, 9.9});
+  pool_job(steady, one_job("us", false, {10.2, 10.1, 10.0}));
+  EXPECT_EQ(judge_point(PointKey{"pingpong", "-", 2, 8}, steady, candidate).verdict, Verdict::worse);
 }
 
 TEST(SearchVerification, NothingChangedNothingToVerify) {

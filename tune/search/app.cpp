@@ -45,7 +45,7 @@ Figures AppMeasurer::run(const Config& config, const Probe& probe) {
     throw MeasureError(r.how_it_ended(timeout_) + (why.empty() ? "" : ": " + why));
   }
   Figures out;
-  out[PointKey{kAppKernel, "-", probe.np, std::nullopt}] = Figure{"s", false, {r.seconds}};
+  out[PointKey{kAppKernel, "-", probe.np, std::nullopt}] = one_job("s", false, {r.seconds});
   return out;
 }
 

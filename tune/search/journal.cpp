@@ -27,8 +27,8 @@ Figures figures_from(const nlohmann::json& array) {
   for (const nlohmann::json& p : array) {
     PointKey key{p.at("kernel").get<std::string>(), p.at("op").get<std::string>(), p.at("np").get<int>(),
                  p.at("bytes").is_null() ? std::nullopt : std::optional<long>(p.at("bytes").get<long>())};
-    out[key] = Figure{p.at("unit").get<std::string>(), p.at("higher_is_better").get<bool>(),
-                      p.at("samples").get<std::vector<double>>()};
+    out[key] = one_job(p.at("unit").get<std::string>(), p.at("higher_is_better").get<bool>(),
+                       p.at("samples").get<std::vector<double>>());
   }
   return out;
 }

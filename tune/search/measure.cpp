@@ -52,10 +52,19 @@ std::string point_name(const PointKey& key) {
   return out + " np " + std::to_string(key.np);
 }
 
+Figure one_job(std::string unit, bool higher_is_better, std::vector<double> samples) {
+  Figure f{std::move(unit), higher_is_better, std::move(samples), {}};
+  if (!f.samples.empty()) f.job_medians.push_back(bench::summarise(f.samples).median);
+  return f;
+}
+
 void pool(Figures& into, const Figures& more) {
   for (const auto& [key, figure] : more) {
     auto [it, fresh] = into.try_emplace(key, figure);
-    if (!fresh) it->second.samples.insert(it->second.samples.end(), figure.samples.begin(), figure.samples.end());
+    if (fresh) continue;
+    Figure& f = it->second;
+    f.samples.insert(f.samples.end(), figure.samples.begin(), figure.samples.end());
+    f.job_medians.insert(f.job_medians.end(), figure.job_medians.begin(), figure.job_medians.end());
   }
 }
 

@@ -46,7 +46,13 @@ struct Figure {
   std::string unit;
   bool higher_is_better = false;
   std::vector<double> samples{};
+  // The median of each job's samples: how much jobs differ, which the
+  // samples of one job (batches a few ms apart) do not show.
+  std::vector<double> job_medians{};
 };
+
+// A figure of one job: its samples and their median as its job median.
+Figure one_job(std::string unit, bool higher_is_better, std::vector<double> samples);
 using Figures = std::map<PointKey, Figure>;
 
 // "pingpong 32K np 2", "collectives allreduce 4K np 8", "token_ring np 64".

@@ -33,10 +33,7 @@ Figures MpfrunMeasurer::run(const Config& config, const Probe& probe) {
   Figures out;
   for (const bench::TaggedMeasurement& t : measured) {
     const bench::Measurement& m = t.measurement;
-    Figure& f = out[PointKey{m.kernel, m.op, m.np, m.bytes}];
-    f.unit = m.unit;
-    f.higher_is_better = m.higher_is_better;
-    f.samples.insert(f.samples.end(), m.samples.begin(), m.samples.end());
+    out[PointKey{m.kernel, m.op, m.np, m.bytes}] = one_job(m.unit, m.higher_is_better, m.samples);
   }
   if (out.empty()) throw MeasureError("the job printed no measurement (" + bench::shell_words(run.command) + ")");
   return out;

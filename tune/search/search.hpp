@@ -12,8 +12,9 @@ namespace mpf::tune::search {
 
 // The share of the budget the dimensions may spend before the verification
 // pass; the rest is the verification's (a full pass over every kernel
-// takes about 3 minutes on 2 CPUs; it runs to its end whatever is left).
-inline constexpr double kSearchShare = 0.6;
+// takes about 3 minutes on 2 CPUs; when the budget runs out while it looks
+// for the value behind a loss, every change goes back).
+inline constexpr double kSearchShare = 0.5;
 
 struct SearchOutcome {
   std::vector<Choice> choices;  // one per dimension, in search order

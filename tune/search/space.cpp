@@ -108,12 +108,15 @@ std::vector<Dimension> search_space(const ProcessCounts& np, bool quick, const s
       .method = Method::choice,
       .question = "how a rendezvous copies: both ends at once, the receiver pulls, the sender pushes, or two copies",
       .candidates = {"split", "get", "put", "copy"},
-      .probes = [quick](const Config&) {
+      .probes = [quick, np](const Config&) {
         const std::vector<long> sizes =
             quick ? std::vector<long>{256 << 10, 4 << 20} : std::vector<long>{64 << 10, 256 << 10, 1 << 20, 4 << 20};
+        // The mode also decides whether collectives may copy straight
+        // between ranks (copy turns that off): they judge it too.
         return std::vector<Probe>{{.kernel = "pingpong", .np = 2, .sizes = sizes},
                                   {.kernel = "bw", .np = 2, .sizes = sizes},
-                                  {.kernel = "bibw", .np = 2, .sizes = sizes}};
+                                  {.kernel = "bibw", .np = 2, .sizes = sizes},
+                                  collectives(np.per_cpu, {"bcast", "allreduce", "alltoall"}, {256 << 10, 1 << 20})};
       }});
   // After the rendezvous mode: where eager stops paying depends on what
   // rendezvous costs.

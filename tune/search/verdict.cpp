@@ -1,5 +1,6 @@
 #include "tune/search/verdict.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -19,6 +20,13 @@ const char* to_string(Verdict verdict) {
   return "?";
 }
 
+double job_spread(const Figure& f) {
+  if (f.job_medians.size() < 2) return 0;
+  const auto [lo, hi] = std::minmax_element(f.job_medians.begin(), f.job_medians.end());
+  const double median = bench::summarise(f.job_medians).median;
+  return median > 0 ? (*hi - *lo) / median : 0;
+}
+
 PointVerdict judge_point(const PointKey& key, const Figure& incumbent, const Figure& candidate) {
   PointVerdict v{.key = key,
                  .unit = incumbent.unit,
@@ -33,8 +41,12 @@ PointVerdict judge_point(const PointKey& key, const Figure& incumbent, const Fig
   // incumbent's (above, for a rate).
   const bool apart_faster = v.higher_is_better ? b.q1 > a.q3 : b.q3 < a.q1;
   const bool apart_slower = v.higher_is_better ? b.q3 < a.q1 : b.q1 > a.q3;
-  if (apart_faster && v.ratio < 1 - kMinEffect) v.verdict = Verdict::better;
-  if (apart_slower && v.ratio > 1 + kMinEffect) v.verdict = Verdict::worse;
+  // The difference must also exceed how much the incumbent's own jobs
+  // differ from each other: on a virtual machine a job can run 2x slower
+  // than the one before it with nothing changed.
+  const double effect = std::max(kMinEffect, job_spread(incumbent));
+  if (apart_faster && v.ratio < 1 - effect) v.verdict = Verdict::better;
+  if (apart_slower && v.ratio > 1 + effect) v.verdict = Verdict::worse;
   return v;
 }
 

@@ -8,6 +8,9 @@
 //           kMinEffect;
 //   worse   the same the other way round;
 //   same    otherwise: the difference is inside the measured noise.
+// "More than kMinEffect" is also more than the incumbent's jobs differ from
+// each other (job_spread): batches within one job can agree closely while
+// whole jobs differ far more, and that is the noise a change must beat.
 // A change is taken when it is better at one point at least, worse at none,
 // and faster over all points together (Decision::accepted).
 #pragma once
@@ -38,6 +41,9 @@ struct PointVerdict {
   double ratio = 1;  // the candidate's time over the incumbent's (below 1: faster)
   Verdict verdict = Verdict::same;
 };
+
+// (largest - smallest) / median of the figure's job medians; 0 with fewer than two jobs.
+double job_spread(const Figure& f);
 
 PointVerdict judge_point(const PointKey& key, const Figure& incumbent, const Figure& candidate);
 

@@ -147,13 +147,23 @@ Verification verify(Session& s, const std::vector<Probe>& probes, Config& chosen
       continue;
     }
     const Decision& seen = v.table;
+    if (s.budget_left() <= 0) {
+      // No time left to find which value loses: none of them stays.
+      const Config all = chosen;
+      for (const auto& [name, value] : all) {
+        revert(v, choices, chosen, name,
+               "the verification lost at " + names(losses, &seen) +
+                   " and the budget was spent before it could tell which value did");
+      }
+      break;
+    }
     const std::vector<Probe> losing = probes_of(losses, probes);
     // Each change alone, against the defaults, at the lost points: the
     // ones that lose there go.
     const Config all = chosen;
     bool any = false;
     for (const auto& [name, value] : all) {
-      const Keys alone = worse_keys(pass(s, Config{{name, value}}, losing, s.settings().confirm_rounds));
+      const Keys alone = worse_keys(pass(s, Config{{name, value}}, losing, s.settings().rounds));
       Keys explained;
       for (const PointKey& k : alone) {
         if (losses.count(k) > 0) explained.insert(k);
@@ -183,7 +193,7 @@ Verification verify(Session& s, const std::vector<Probe>& probes, Config& chosen
         removed.push_back(name);
         if (kept.empty()) break;
         Keys left;
-        for (const PointKey& k : worse_keys(pass(s, kept, losing, s.settings().confirm_rounds))) {
+        for (const PointKey& k : worse_keys(pass(s, kept, losing, s.settings().rounds))) {
           if (losses.count(k) > 0) left.insert(k);
         }
         if (left.empty()) break;
