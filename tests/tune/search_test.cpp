@@ -136,6 +136,28 @@ TEST(SearchCrossover, RefinesWhereTheLowerProtocolStopsWinningEvenWhenTheCurvesT
   EXPECT_EQ(c.chosen, "128KiB") << c.why;
 }
 
+TEST(SearchCrossover, StepsBackWhenTheFarEndOfARaisedThresholdLoses) {
+  // Eager wins up to 256 KiB while the crossover is measured (its first 4
+  // jobs, coarse only); measured again, 256 KiB loses 30 % (a machine that
+  // changed its mind). The threshold steps back to 128 KiB.
+  const ModelMeasurer* self = nullptr;
+  auto model = [&self](const Config& c, const std::string&, long bytes) {
+    const double b = static_cast<double>(bytes);
+    const bool eager = bytes <= value(c, "eager_limit");
+    if (bytes >= 262144) return eager ? (self->jobs() > 4 ? 1.3 : 0.8) * b / 10000 : b / 10000;
+    return eager ? b / 10000 : 10 + b / 10000;
+  };
+  ModelMeasurer m(model, 0.01);
+  self = &m;
+  Session s(m, quiet());
+  const Dimension d = eager_dimension();
+  Config current;
+  const Choice c = search_dimension(s, d, current);
+  EXPECT_EQ(c.chosen, "128KiB") << c.why;
+  EXPECT_NE(c.why.find("Stepping back to 128KiB"), std::string::npos) << c.why;
+  EXPECT_EQ(current_text(current, "eager_limit"), "128KiB");
+}
+
 Dimension mode_dimension() {
   return Dimension{.tunable = "rndv_mode",
                    .group = "point-to-point",

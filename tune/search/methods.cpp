@@ -130,8 +130,8 @@ bool confirm(Session& s, const Dimension& d, const Config& cur, const std::vecto
   const bool taken = saves_memory ? dec.worse == 0 : dec.accepted();
   if (taken) {
     c.why += " Against " + c.before + ", measured again: " + ratio_text(dec.geomean_ratio) + " over " +
-             std::to_string(dec.points.size()) + " points, better at " + std::to_string(dec.better) +
-             ", worse at none.";
+             std::to_string(dec.points.size()) + (dec.points.size() == 1 ? " point" : " points") + ", better at " +
+             std::to_string(dec.better) + ", worse at none.";
   } else {
     c.why += " Against " + c.before + ", measured again: " + ratio_text(dec.geomean_ratio) +
              (dec.worse > 0 ? ", worse at " + std::to_string(dec.worse) + (dec.worse == 1 ? " point" : " points")
@@ -219,17 +219,26 @@ Choice crossover(Session& s, const Dimension& d, Config& cur, Choice c) {
     c.why += " That is the value already in use.";
     return c;
   }
-  // Confirmed at the sizes whose protocol the change moves.
-  const long a = std::min<std::int64_t>(before, threshold), b = std::max<std::int64_t>(before, threshold);
-  std::vector<long> moved;
-  for (const long v : measured) {
-    if (d.threshold_is_above ? v >= a && v < b : v > a && v <= b) moved.push_back(v);
+  // Confirmed at the sizes whose protocol the change moves. A threshold
+  // that loses at its far end (the last size it moves) steps back towards
+  // the value in use, one measured size at a time, up to twice.
+  for (int retry = 0;; ++retry) {
+    const long a = std::min<std::int64_t>(before, threshold), b = std::max<std::int64_t>(before, threshold);
+    std::vector<long> moved;
+    for (const long v : grid) {
+      if (d.threshold_is_above ? v >= a && v < b : v > a && v <= b) moved.push_back(v);
+    }
+    if (moved.empty()) moved.push_back(d.threshold_is_above ? a : b);
+    if (confirm(s, d, cur, sized(d.probes(cur), moved), c, d.prefer_low && threshold < before)) {
+      cur[d.tunable] = c.chosen;
+      return c;
+    }
+    // Only a raised threshold steps back (the moved sizes then shrink from the top).
+    if (retry == 2 || d.threshold_is_above || threshold < before || moved.size() < 2) return c;
+    threshold = moved[moved.size() - 2];
+    c.chosen = value_text(d.tunable, threshold);
+    c.why += " Stepping back to " + c.chosen + ":";
   }
-  if (moved.empty()) moved.push_back(d.threshold_is_above ? a : b);
-  if (confirm(s, d, cur, sized(d.probes(cur), moved), c, d.prefer_low && threshold < before)) {
-    cur[d.tunable] = c.chosen;
-  }
-  return c;
 }
 
 // ---- choice -------------------------------------------------------------------------
