@@ -10,7 +10,7 @@
 #include <map>
 #include <set>
 
-#include "tune/bench/process.hpp"
+#include "tune/bench/gnuplot.hpp"
 #include "tune/bench/report.hpp"
 
 namespace mpf::tune::bench {
@@ -18,8 +18,6 @@ namespace mpf::tune::bench {
 namespace fs = std::filesystem;
 
 namespace {
-
-constexpr double kGnuplotTimeout = 120;
 
 struct Point {
   double x, median, q1, q3;
@@ -45,12 +43,6 @@ struct Figure {
 };
 
 const char* const kColours[] = {"#c0392b", "#2471a3", "#229954", "#8e44ad", "#d68910"};
-
-std::string quoted(const std::string& s) {
-  std::string q = "'";
-  for (const char c : s) q += c == '\'' ? std::string("''") : std::string(1, c);
-  return q + "'";
-}
 
 // The curve of one implementation over sizes (points of `kernel`/`op` at
 // `np`), or over process counts (at `bytes`, none for a kernel without).
@@ -192,18 +184,9 @@ std::vector<Figure> figures(const BenchReport& r) {
 }  // namespace
 
 std::vector<std::string> write_plots(const BenchReport& r, const std::string& dir, std::vector<std::string>& problems) {
-  const std::string gnuplot = find_in_path("gnuplot");
-  if (gnuplot.empty()) {
-    problems.push_back("no plots: gnuplot is not installed (Debian package gnuplot-nox)");
-    return {};
-  }
-  const fs::path data = fs::path(dir) / "plot-data";
-  std::error_code ec;
-  fs::create_directories(data, ec);
-  if (ec) {
-    problems.push_back("no plots: cannot create " + data.string() + ": " + ec.message());
-    return {};
-  }
+  const std::optional<GnuplotRun> gnuplot = prepare_plots(dir, problems);
+  if (!gnuplot) return {};
+  const fs::path& data = gnuplot->data;
   const fs::path script_path = data / "plots.gp";
   std::ofstream script(script_path);
   std::vector<std::string> files;
@@ -215,11 +198,12 @@ std::vector<std::string> write_plots(const BenchReport& r, const std::string& di
     // noenhanced: an underscore in a title (shmem_barrier_all) is a character, not a subscript.
     script << "reset\nset terminal pngcairo noenhanced size " << (cols > 1 ? 1200 : 720) << ","
            << (rows > 1 ? 760 : 450) << " font 'DejaVu Sans,9'\nset output "
-           << quoted((fs::path(dir) / f.file).string()) << "\n";
+           << gnuplot_quoted((fs::path(dir) / f.file).string()) << "\n";
     if (panels > 1) script << "set multiplot layout " << rows << "," << cols << "\n";
     for (const Panel& p : f.panels) {
-      script << "set title " << quoted(p.title) << "\nset xlabel " << quoted(p.xlabel) << "\nset ylabel "
-             << quoted(p.ylabel) << "\nset grid\nset key top left box opaque\nset logscale x 2\n"
+      script << "set title " << gnuplot_quoted(p.title) << "\nset xlabel " << gnuplot_quoted(p.xlabel)
+             << "\nset ylabel " << gnuplot_quoted(p.ylabel)
+             << "\nset grid\nset key top left box opaque\nset logscale x 2\n"
              << (p.log_y ? "set logscale y\n" : "unset logscale y\nset yrange [0:*]\n")
              << (p.x_bytes ? "set format x '%.0b%B'\n" : "set format x '%g'\n") << "plot ";
       for (std::size_t c = 0; c < p.curves.size(); ++c) {
@@ -228,9 +212,10 @@ std::vector<std::string> write_plots(const BenchReport& r, const std::string& di
         std::ofstream out(file);
         out << "# x median q1 q3: " << curve.title << "\n";
         for (const Point& pt : curve.points) out << pt.x << " " << pt.median << " " << pt.q1 << " " << pt.q3 << "\n";
-        script << (c ? ", \\\n     " : "") << quoted(file.string()) << " using 1:2:3:4 with yerrorlines lw 1.5 pt 7 ps 0.5"
+        script << (c ? ", \\\n     " : "") << gnuplot_quoted(file.string())
+               << " using 1:2:3:4 with yerrorlines lw 1.5 pt 7 ps 0.5"
                << " lc rgb '" << kColours[curve.implementation % std::size(kColours)] << "'"
-               << (curve.dashed ? " dt 2" : " dt 1") << " title " << quoted(curve.title);
+               << (curve.dashed ? " dt 2" : " dt 1") << " title " << gnuplot_quoted(curve.title);
       }
       script << "\n";
     }
@@ -239,12 +224,7 @@ std::vector<std::string> write_plots(const BenchReport& r, const std::string& di
   }
   script.close();
   if (files.empty()) return files;
-  const ProcessResult result = run_process({gnuplot, script_path.string()}, kGnuplotTimeout);
-  if (!result.ok()) {
-    problems.push_back("gnuplot failed on " + script_path.string() + " (" + result.how_it_ended(kGnuplotTimeout) +
-                       "): " + result.err.substr(0, 400));
-    return {};
-  }
+  if (!run_gnuplot(*gnuplot, script_path, problems)) return {};
   return files;
 }
 

@@ -7,7 +7,7 @@
 #include <fstream>
 #include <map>
 
-#include "tune/bench/process.hpp"
+#include "tune/bench/gnuplot.hpp"
 #include "tune/search/report.hpp"
 
 namespace mpf::tune::search {
@@ -16,14 +16,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr double kGnuplotTimeout = 120;
 const char* const kColours[] = {"#c0392b", "#2471a3", "#229954", "#8e44ad", "#d68910"};
-
-std::string quoted(const std::string& s) {
-  std::string q = "'";
-  for (const char c : s) q += c == '\'' ? std::string("''") : std::string(1, c);
-  return q + "'";
-}
 
 // The panel a curve belongs in: a crossover's two curves of one point
 // share one ("pingpong np 2"); the others have one panel.
@@ -36,18 +29,9 @@ std::string panel_of(const Curve& c, Method method) {
 
 std::vector<std::string> write_plots(const SearchReport& r, const std::string& dir,
                                      std::vector<std::string>& problems) {
-  const std::string gnuplot = bench::find_in_path("gnuplot");
-  if (gnuplot.empty()) {
-    problems.push_back("no plots: gnuplot is not installed (Debian package gnuplot-nox)");
-    return {};
-  }
-  const fs::path data = fs::path(dir) / "plot-data";
-  std::error_code ec;
-  fs::create_directories(data, ec);
-  if (ec) {
-    problems.push_back("no plots: cannot create " + data.string() + ": " + ec.message());
-    return {};
-  }
+  const std::optional<bench::GnuplotRun> gnuplot = bench::prepare_plots(dir, problems);
+  if (!gnuplot) return {};
+  const fs::path& data = gnuplot->data;
   const fs::path script_path = data / "search.gp";
   std::ofstream script(script_path);
   std::vector<std::string> files;
@@ -66,16 +50,17 @@ std::vector<std::string> write_plots(const SearchReport& r, const std::string& d
     const int cols = order.size() > 1 ? 2 : 1;
     const int rows = static_cast<int>((order.size() + 1) / static_cast<std::size_t>(cols));
     script << "reset\nset terminal pngcairo noenhanced size " << (cols > 1 ? 1100 : 720) << ","
-           << 360 * std::max(1, rows) << " font 'DejaVu Sans,9'\nset output " << quoted((fs::path(dir) / file).string())
-           << "\n";
+           << 360 * std::max(1, rows) << " font 'DejaVu Sans,9'\nset output "
+           << bench::gnuplot_quoted((fs::path(dir) / file).string()) << "\n";
     if (order.size() > 1) script << "set multiplot layout " << rows << "," << cols << "\n";
     for (const std::string& p : order) {
       const std::vector<const Curve*>& curves = panels[p];
       const bool sizes = method == Method::crossover;
       const bool categories = method == Method::choice;
-      script << "set title " << quoted(c.dimension->tunable + (p.empty() ? "" : ": " + p)) << "\nset xlabel "
-             << quoted(sizes ? "message size (bytes)" : c.dimension->tunable) << "\nset ylabel "
-             << quoted(curves.front()->unit) << "\nset grid\nset key top left box opaque\n"
+      script << "set title " << bench::gnuplot_quoted(c.dimension->tunable + (p.empty() ? "" : ": " + p))
+             << "\nset xlabel " << bench::gnuplot_quoted(sizes ? "message size (bytes)" : c.dimension->tunable)
+             << "\nset ylabel " << bench::gnuplot_quoted(curves.front()->unit)
+             << "\nset grid\nset key top left box opaque\n"
              << (categories ? "unset logscale x\nset offsets 0.5,0.5,0,0\n" : "set logscale x 2\n")
              << (sizes ? "set format x '%.0b%B'\nset logscale y\n" : "set format x '%g'\nunset logscale y\n")
              << "plot ";
@@ -88,9 +73,9 @@ std::vector<std::string> write_plots(const SearchReport& r, const std::string& d
           out << (categories ? static_cast<double>(&pt - k.points.data()) : pt.position) << " " << pt.y.median << " "
               << pt.y.q1 << " " << pt.y.q3 << " \"" << pt.x << "\"\n";
         }
-        script << (i ? ", \\\n     " : "") << quoted(path.string()) << " using 1:2:3:4"
+        script << (i ? ", \\\n     " : "") << bench::gnuplot_quoted(path.string()) << " using 1:2:3:4"
                << (categories ? ":xtic(5)" : "") << " with yerrorlines lw 1.5 pt 7 ps 0.6 lc rgb '"
-               << kColours[i % std::size(kColours)] << "' title " << quoted(k.title);
+               << kColours[i % std::size(kColours)] << "' title " << bench::gnuplot_quoted(k.title);
       }
       script << "\n";
     }
@@ -99,12 +84,7 @@ std::vector<std::string> write_plots(const SearchReport& r, const std::string& d
   }
   script.close();
   if (files.empty()) return files;
-  const bench::ProcessResult result = bench::run_process({gnuplot, script_path.string()}, kGnuplotTimeout);
-  if (!result.ok()) {
-    problems.push_back("gnuplot failed on " + script_path.string() + " (" + result.how_it_ended(kGnuplotTimeout) +
-                       "): " + result.err.substr(0, 400));
-    return {};
-  }
+  if (!bench::run_gnuplot(*gnuplot, script_path, problems)) return {};
   return files;
 }
 
