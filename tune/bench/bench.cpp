@@ -12,6 +12,7 @@
 #include "tune/bench/catalogue.hpp"
 #include "tune/bench/layout.hpp"
 #include "tune/bench/machine.hpp"
+#include "tune/bench/messages.hpp"
 #include "tune/bench/process.hpp"
 #include "tune/bench/report.hpp"
 
@@ -20,15 +21,6 @@ namespace mpf::tune::bench {
 namespace fs = std::filesystem;
 
 namespace {
-
-constexpr int kFailedStatus = 1;
-constexpr int kUsageStatus = 2;
-constexpr int kInterruptedStatus = 130;
-
-void say(const std::string& message) {
-  std::fprintf(stderr, "mpftune: %s\n", message.c_str());
-  std::fflush(stderr);
-}
 
 // A file mpftune will write at the end: its directory must exist and be
 // writable now, not after an hour of measurements.

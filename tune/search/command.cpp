@@ -11,6 +11,7 @@
 #include "tune/bench/catalogue.hpp"
 #include "tune/bench/layout.hpp"
 #include "tune/bench/machine.hpp"
+#include "tune/bench/messages.hpp"
 #include "tune/bench/peers.hpp"
 #include "tune/bench/process.hpp"
 #include "tune/search/app.hpp"
@@ -25,14 +26,10 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr int kFailedStatus = 1;
-constexpr int kUsageStatus = 2;
-constexpr int kInterruptedStatus = 130;
-
-void say(const std::string& message) {
-  std::fprintf(stderr, "mpftune: %s\n", message.c_str());
-  std::fflush(stderr);
-}
+using bench::kFailedStatus;
+using bench::kInterruptedStatus;
+using bench::kUsageStatus;
+using bench::say;
 
 std::string probe_text(const Probe& p) {
   std::string out = p.kernel + " np=" + std::to_string(p.np);
