@@ -52,6 +52,7 @@ enum class Tunable : std::size_t {
   coll_rules,
   rma_regions,
   rma_stream_copy,
+  net_provider,
   mpf_conversations,
   mpf_queue_bytes,
   shmem_symmetric_size,
@@ -426,6 +427,14 @@ inline constexpr std::array<TunableSpec, kTunableCount> kTunableTable{{
         .max = std::int64_t{1} << 40,
         .doc = "Bytes from which a put into window or symmetric heap memory reached directly uses streaming "
                "stores (not through the cache); 0: an eighth of the last-level cache",
+    },
+    {
+        .id = Tunable::net_provider,
+        .name = "net_provider",
+        .kind = TunableKind::text,
+        .default_value = "tcp;ofi_rxm",
+        .doc = "libfabric provider of the reliable-datagram endpoints that reach ranks on other nodes "
+               "(fi_info -t FI_EP_RDM lists this machine's; libfabric's FI_* variables pass through)",
     },
     {
         .id = Tunable::mpf_conversations,

@@ -13,6 +13,7 @@
 #include "common/debug.hpp"
 #include "core/context_ids.hpp"
 #include "core/job_regions.hpp"
+#include "wireup/launchers.hpp"
 
 extern char** environ;
 
@@ -68,19 +69,45 @@ void Runtime::init() {
   if (initialized_) throw RuntimeError("the runtime is already initialised");
   const std::uint64_t start = now_ns();
   try {
+    wireup::refuse_other_launchers();
     job_ = pmix_.init();
+    virtual_nodes_ = wireup::virtual_nodes(job_);
+    if (virtual_nodes_) wireup::apply_nodes(job_, *virtual_nodes_);
   } catch (const wireup::WireupError& e) {
     throw RuntimeError(e.what());
   }
+  // mpfrun made the node's segment; a singleton makes its own; under any
+  // other PMIx launcher the node's first rank makes it for the node.
   const char* fd_text = std::getenv(kEnvSegmentFd);
-  if (fd_text != nullptr && !job_.singleton) {
-    attach_segment(parse_fd(fd_text));
+  const bool by_mpfrun = fd_text != nullptr && !job_.singleton;
+  if (by_mpfrun) {
+    try {
+      attach_segment(shm::Segment::attach_fd(parse_fd(fd_text)));
+    } catch (const shm::SegmentError& e) {
+      throw RuntimeError(e.what());
+    }
   } else if (job_.singleton) {
     create_own_segment();
   } else {
-    throw RuntimeError("this job of " + std::to_string(job_.size) +
-                       " ranks was started by a PMIx launcher other than mpfrun; the shared segment the ranks "
-                       "communicate through is set up by mpfrun, so start the job with mpfrun");
+    resolve_own_tunables();
+    if (job_.local_rank == 0) create_node_segment();
+  }
+  const bool across_nodes = job_.local_size != job_.size;
+  if (across_nodes) open_network();
+  if (!by_mpfrun || across_nodes) {
+    try {
+      pmix_.commit();
+      pmix_.fence(true);
+    } catch (const wireup::WireupError& e) {
+      throw RuntimeError(e.what());
+    }
+  }
+  if (!by_mpfrun && !job_.singleton && job_.local_rank != 0) join_node_segment();
+  if (across_nodes) {
+    routes_.emplace(nodes_of_ranks(), job_.rank);
+    connect_network();
+  } else {
+    routes_.emplace(wireup::RouteTable::one_node(job_.size, job_.rank));
   }
   start_messaging();
   reset_contexts();
@@ -93,12 +120,8 @@ void Runtime::init() {
   }
 }
 
-void Runtime::attach_segment(int fd) {
-  try {
-    segment_.emplace(shm::Segment::attach_fd(fd));
-  } catch (const shm::SegmentError& e) {
-    throw RuntimeError(e.what());
-  }
+void Runtime::attach_segment(shm::Segment segment) {
+  segment_.emplace(std::move(segment));
   const shm::SegmentHeader& header = segment_->header();
   if (header.nranks != job_.local_size) {
     throw RuntimeError("the shared segment is for " + std::to_string(header.nranks) +
@@ -118,16 +141,7 @@ void Runtime::attach_segment(int fd) {
 // A program started without mpfrun is a one-rank job; it still needs a
 // segment, for the messages it sends to itself.
 void Runtime::create_own_segment() {
-  try {
-    tunables_ = common::Tunables::resolve(environ, {});
-    coll_rules_ = coll::rules_from(*tunables_);
-  } catch (const common::TunableError& e) {
-    throw RuntimeError(e.what());
-  }
-  // What mpfrun would have printed for a job it started (MPI_T's early resolve prints nothing).
-  for (const std::string& warning : tunables_->warnings()) {
-    std::fprintf(stderr, "mpf: warning: %s\n", warning.c_str());
-  }
+  resolve_own_tunables();
   try {
     const auto ncpus = std::max(1u, std::thread::hardware_concurrency());
     segment_.emplace(create_job_segment(1, ncpus, "singleton-" + std::to_string(::getpid()), *tunables_));
@@ -139,15 +153,9 @@ void Runtime::create_own_segment() {
 }
 
 void Runtime::start_messaging() {
-  if (job_.local_size != job_.size) {
-    throw RuntimeError("this job has " + std::to_string(job_.size) + " ranks of which " +
-                       std::to_string(job_.local_size) +
-                       " are on this node; ranks on different nodes cannot communicate yet (there is no network "
-                       "transport): run every rank on one node");
-  }
-  routes_.emplace(wireup::RouteTable::one_node(job_.size, job_.rank));
   transport_.init(*segment_, *routes_, tunables_->text(common::Tunable::rndv_mode) == "copy");
-  engine_.init(transport_, *tunables_);
+  routed_.init(transport_, network_, *routes_);
+  engine_.init(routed_, *tunables_);
   channel_.init(transport_);
   cells_.init(transport_);
   // The world's collectives go flat through the board when it has more
@@ -174,7 +182,7 @@ void Runtime::finalize(const char* function) {
   // Sends still on their way (a freed request's, a buffered one's: MPI 3.1
   // §8.7) complete, and replies this rank owes its peers go out, before it
   // stops progressing.
-  engine_.wait_until([this] { return engine_.quiescent(); },
+  engine_.wait_until([this] { return engine_.quiescent() && network_.drained(); },
                      progress::BlockedCall::finalize(progress::WaitApi::runtime, function));
   // Finalize is collective: no rank leaves before every rank has arrived, so
   // a peer never sees this rank vanish while it may still talk to it.
@@ -189,6 +197,7 @@ void Runtime::finalize(const char* function) {
     throw RuntimeError(e.what());
   }
   finalized_ = true;
+  network_.close();
   if (control_ != nullptr) {
     control_->counters.finalize_ns.store(now_ns() - start, std::memory_order_relaxed);
     control_->state.store(static_cast<std::uint32_t>(shm::RankState::finalized),

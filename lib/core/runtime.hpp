@@ -15,9 +15,11 @@
 #include "coll/cells.hpp"
 #include "coll/channel.hpp"
 #include "common/tunables.hpp"
+#include "net/transport.hpp"
 #include "progress/engine.hpp"
 #include "shm/segment.hpp"
 #include "shm/transport.hpp"
+#include "transport/routed.hpp"
 #include "wireup/pmix_client.hpp"
 #include "wireup/routes.hpp"
 
@@ -80,9 +82,14 @@ class Runtime {
   shm::RankControl* control() const { return control_; }
   // Point-to-point messaging for every API.
   progress::Engine& engine() { return engine_; }
+  // The node's shared-memory transport (ranks on this node).
   shm::Transport& transport() { return transport_; }
+  // The network transport (ranks on other nodes; open only when the job
+  // spans nodes).
+  net::Transport& network() { return network_; }
   // How this rank reaches every rank of the job.
   const wireup::RouteTable& routes() const { return *routes_; }
+  bool spans_nodes() const { return routes_->nodes() > 1; }
   // Collective data movement over the ranks' collective slots.
   coll::Channel& channel() { return channel_; }
   // Small collective messages over per-pair cells.
@@ -98,8 +105,19 @@ class Runtime {
   Runtime() = default;
   static Runtime& create();
   static Runtime* instance_;  // the process's runtime, once create() made it
-  void attach_segment(int fd);
+  void attach_segment(shm::Segment segment);
   void create_own_segment();
+  // A job started by a PMIx launcher other than mpfrun: the node's first
+  // rank creates the node's segment and publishes where the others find
+  // it; they attach after the fence (runtime_nodes.cpp).
+  void resolve_own_tunables();
+  void create_node_segment();
+  void join_node_segment();
+  // A job across nodes: the endpoint is opened and its address published
+  // before the fence, and connected to the other nodes' ranks after it.
+  void open_network();
+  std::vector<std::uint32_t> nodes_of_ranks();
+  void connect_network();
   void start_messaging();
   // Another rank died and the launcher is ending the job: wait for it.
   [[noreturn]] void await_job_end(const std::string& why);
@@ -114,7 +132,10 @@ class Runtime {
   std::optional<shm::Segment> segment_;
   std::optional<wireup::RouteTable> routes_;
   shm::RankControl* control_ = nullptr;
+  std::optional<std::vector<std::uint32_t>> virtual_nodes_;  // mpfrun --virtual-nodes: node of each rank
   shm::Transport transport_;
+  net::Transport network_;
+  transport::Routed routed_;
   progress::Engine engine_;
   coll::Channel channel_;
   coll::Cells cells_;

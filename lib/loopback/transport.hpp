@@ -119,8 +119,10 @@ class Transport {
     wake(peer);
   }
   std::uint32_t eager_bytes() const { return node_->options().eager_bytes; }
-  common::Status try_take_eager(std::uint64_t, transport::EagerRef& buffer) { return take(0, eager_count_, buffer); }
-  common::Status try_take_chunk(transport::EagerRef& buffer) {
+  common::Status try_take_eager(std::uint32_t, std::uint64_t, transport::EagerRef& buffer) {
+    return take(0, eager_count_, buffer);
+  }
+  common::Status try_take_chunk(std::uint32_t, transport::EagerRef& buffer) {
     return take(eager_count_, node_->options().eager_buffers, buffer);
   }
   std::byte* eager_data(std::uint32_t owner, transport::EagerRef buffer) const {
@@ -136,7 +138,7 @@ class Transport {
   void count_matched(std::uint32_t sender, std::uint64_t units) { node_->matched(sender, me_) += units; }
 
   // --- rma -----------------------------------------------------------------------
-  transport::RemoteMemory expose(const void* buffer, std::uint64_t) const {
+  transport::RemoteMemory expose(std::uint32_t, const void* buffer, std::uint64_t) const {
     return {reinterpret_cast<std::uint64_t>(buffer), 0};
   }
   transport::RmaPath rma_path(std::uint32_t peer) const { return rma_path_[peer]; }
@@ -179,6 +181,7 @@ class Transport {
     return consumed;
   }
   void retry_deferred() { retry_deferred_ = true; }
+  static constexpr bool may_sleep() { return true; }
   const progress::Packet* peek(std::uint32_t sender) const {
     const Node::Queue& q = node_->queue(sender, me_);
     return deferred_[sender] == 0 && q.head != q.tail ? &q.slots[q.head % q.slots.size()] : nullptr;

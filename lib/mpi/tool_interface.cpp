@@ -125,6 +125,8 @@ constexpr PvarRow kRmaPvars[] = {{"rma_operations", kCounter},
                                  {"rma_types_sent", kCounter},
                                  {"rma_type_cache_hits", kCounter}};
 
+constexpr Tunable kNetCvars[] = {Tunable::net_provider};
+
 constexpr Tunable kMpfCvars[] = {Tunable::mpf_conversations, Tunable::mpf_queue_bytes};
 constexpr PvarRow kMpfPvars[] = {{"mpf_sent", kCounter},
                                  {"mpf_sent_bytes", kCounter},
@@ -140,7 +142,7 @@ constexpr PvarRow kShmemPvars[] = {
     {"shmem_amo_swap", kCounter},    {"shmem_amo_compare_swap", kCounter}, {"shmem_amo_add", kCounter},
     {"shmem_amo_bitwise", kCounter}, {"shmem_signals", kCounter},       {"shmem_static_accesses", kCounter}};
 
-constexpr std::array<Category, 8> kCategories{{
+constexpr std::array<Category, 9> kCategories{{
     {"job", "Starting and stopping the job: the tuning file, the run directory, wire-up with mpfrun",
      MPI_T_VERBOSITY_USER_BASIC, kJobCvars, kJobPvars},
     {"shm", "The shared-memory transport: message protocols by size, rings, eager buffers, the unexpected pool",
@@ -153,6 +155,8 @@ constexpr std::array<Category, 8> kCategories{{
      kDebugCvars, {}},
     {"rma", "One-sided communication: attached regions, operations issued, applied for others, datatypes cached",
      MPI_T_VERBOSITY_TUNER_DETAIL, kRmaCvars, kRmaPvars},
+    {"net", "The network transport: the libfabric provider that reaches ranks on other nodes",
+     MPI_T_VERBOSITY_TUNER_BASIC, kNetCvars, {}},
     {"mpf", "MPF conversations: how many may exist, their queues, messages sent and received",
      MPI_T_VERBOSITY_TUNER_DETAIL, kMpfCvars, kMpfPvars},
     {"shmem", "OpenSHMEM: the symmetric heap's size, the standard's switches, puts, gets, atomics and signals",

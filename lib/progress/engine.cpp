@@ -1,9 +1,9 @@
-// The library's progress engine: BasicEngine over the shared-memory
-// transport (see engine.hpp).
+// The library's progress engine: BasicEngine over the routed transport,
+// shared memory on the node and the network beyond it (see engine.hpp).
 #include "progress/engine_impl.hpp"
 
 namespace mpf::progress {
 
-template class BasicEngine<shm::Transport>;
+template class BasicEngine<transport::Routed>;
 
 }  // namespace mpf::progress

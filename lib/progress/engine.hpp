@@ -37,8 +37,9 @@
 // The engine is written against the transport interface
 // (transport/interface.hpp): BasicEngine<T> runs over transport T, every
 // transport call resolved at compile time. The library instantiates it for
-// the shared-memory transport (Engine); the unit tests also over the
-// in-process loopback transport (lib/loopback).
+// the routed transport (Engine: shared memory on the node, the network to
+// other nodes); the unit tests also over the in-process loopback transport
+// (lib/loopback).
 //
 // Single-threaded: one thread at a time calls into the engine.
 #pragma once
@@ -57,7 +58,7 @@
 #include "progress/wait_record.hpp"
 #include "progress/yield_slots.hpp"
 #include "shm/introspection.hpp"
-#include "shm/transport.hpp"
+#include "transport/routed.hpp"
 #include "transport/interface.hpp"
 
 namespace mpf::progress {
@@ -287,10 +288,10 @@ class BasicEngine {
   CollectiveLog collectives_;
 };
 
-// The engine of the library's ranks, over the shared-memory transport
-// (instantiated in engine.cpp).
-using Engine = BasicEngine<shm::Transport>;
-extern template class BasicEngine<shm::Transport>;
+// The engine of the library's ranks, over shared memory on the node and
+// the network beyond it (transport/routed.hpp; instantiated in engine.cpp).
+using Engine = BasicEngine<transport::Routed>;
+extern template class BasicEngine<transport::Routed>;
 
 }  // namespace mpf::progress
 

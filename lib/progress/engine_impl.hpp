@@ -173,7 +173,7 @@ bool BasicEngine<T>::try_start_send(Request* r) {
   }
   if (credit && r->bytes <= eager_limit_) {
     transport::EagerRef buffer{};
-    if (transport_->try_take_eager(r->bytes, buffer) == common::Status::done) [[likely]] {
+    if (transport_->try_take_eager(peer, r->bytes, buffer) == common::Status::done) [[likely]] {
       data_sent_[peer] += cost;
       h.kind = PacketKind::eager;
       p->chunk = {buffer, static_cast<std::uint32_t>(r->bytes), 0};
@@ -195,7 +195,7 @@ bool BasicEngine<T>::try_start_send(Request* r) {
   h.kind = PacketKind::rts;
   r->rendezvous = true;
   ++rendezvous_out_[peer];
-  p->rendezvous = {transport_->expose(r->buffer, r->bytes), 0, 0, 0};
+  p->rendezvous = {transport_->expose(peer, r->buffer, r->bytes), 0, 0, 0};
   transport_->publish(peer);
   shm::count(counters_->rndv_sent);
   shm::count(counters_->rndv_bytes, r->bytes);
@@ -210,7 +210,7 @@ bool BasicEngine<T>::try_stream(Request* s) {
   const auto peer = static_cast<std::uint32_t>(s->peer);
   while (s->offset < s->transfer_bytes) {
     transport::EagerRef buffer{};
-    if (transport_->try_take_chunk(buffer) != common::Status::done) return false;
+    if (transport_->try_take_chunk(peer, buffer) != common::Status::done) return false;
     Packet* p = transport_->try_claim(peer);
     if (p == nullptr) {
       // Give the buffer back: we own it and nobody has seen it.
@@ -529,7 +529,7 @@ void BasicEngine<T>::deliver(Request* r, const Message& m) {
       }
       if (by_put) {
         send_control(m.source, {PacketKind::cts, 0, 0, 0, 0, transport_->rank(), accepted, m.cookie},
-                     {transport_->expose(r->buffer, accepted), r->cookie(), 0, 0});
+                     {transport_->expose(m.source, r->buffer, accepted), r->cookie(), 0, 0});
         return;
       }
       send_control(m.source, {PacketKind::cts, kCopyMode, 0, 0, 0, transport_->rank(), accepted, m.cookie},
@@ -666,7 +666,7 @@ bool BasicEngine<T>::start_split(Request* r, std::uint32_t source) {
   r->split = split;
   send_control(
       source, {PacketKind::cts, kSplitMode, 0, 0, 0, transport_->rank(), r->transfer_bytes, r->peer_cookie},
-      {transport_->expose(r->buffer, r->transfer_bytes), r->cookie(), static_cast<std::uint32_t>(split), chunk});
+      {transport_->expose(source, r->buffer, r->transfer_bytes), r->cookie(), static_cast<std::uint32_t>(split), chunk});
   splits_.push_back(r);
   return true;
 }

@@ -170,7 +170,7 @@ void BasicEngine<T>::sleep_once(const auto& done) {
   // A round that copied rendezvous data may leave more to copy (a split
   // copy's chunks, further reads): sleeping now could leave both ends
   // asleep with a message half done.
-  if (!finished && !copied_ && !promoted) sleep_on_doorbell(seen, 0);
+  if (!finished && !copied_ && !promoted && transport_->may_sleep()) sleep_on_doorbell(seen, 0);
   if (queued && yield_slots_.leave_queue()) holds_yield_slot_ = true;
   me.sleeping.store(0, std::memory_order_relaxed);
   sleepers.fetch_sub(1, std::memory_order_relaxed);
@@ -207,7 +207,7 @@ bool BasicEngine<T>::sleep_deferred(const auto& done) {
   me.sleeping.store(shm::kSleepsDeferred, std::memory_order_seq_cst);
   const std::uint32_t seen = me.doorbell.load(std::memory_order_seq_cst);
   progress();
-  if (!done() && !copied_) {
+  if (!done() && !copied_ && transport_->may_sleep()) {
     shm::count(counters_->turn_sleeps);
     if (!sleep_on_doorbell(seen, kDeferredSleepNs)) shm::count(counters_->turn_timeouts);
   }

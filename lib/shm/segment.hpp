@@ -49,6 +49,10 @@ class Segment {
   // For a rank: maps the segment whose descriptor mpfrun passed, checks it,
   // and closes the descriptor (the mapping keeps the memory alive).
   static Segment attach_fd(int fd);
+  // For a rank of a job that mpfrun did not start: maps, read-write, the
+  // segment that process `pid` (the node's first rank) created, through
+  // /proc/<pid>/fd/<fd>.
+  static Segment attach_of_process(pid_t pid, int fd);
   // For mpfinspect: maps a running job's segment read-only through
   // /proc/<pid>/fd/<fd> of its mpfrun.
   static Segment open_of_process(pid_t launcher_pid, int fd);

@@ -85,8 +85,8 @@ class Transport {
   // chunks never do, so a rendezvous always finds cells to stream through.
   // An eager message of at most kSmallCellBytes takes a small cell while
   // one is free.
-  inline common::Status try_take_eager(std::uint64_t message_bytes, transport::EagerRef& cell);
-  inline common::Status try_take_chunk(transport::EagerRef& cell);
+  inline common::Status try_take_eager(std::uint32_t peer, std::uint64_t message_bytes, transport::EagerRef& cell);
+  inline common::Status try_take_chunk(std::uint32_t peer, transport::EagerRef& cell);
   std::byte* eager_data(std::uint32_t owner, transport::EagerRef cell) const {
     return layout_.eager_data(endpoints_[owner].local, cell.id);
   }
@@ -116,7 +116,7 @@ class Transport {
 
   // --- rma (transport_rma_inline.hpp, transport_rma.cpp) ----------------------
   // CMA reaches any address of a peer's: exposing memory is naming it.
-  transport::RemoteMemory expose(const void* buffer, std::uint64_t) const {
+  transport::RemoteMemory expose(std::uint32_t, const void* buffer, std::uint64_t) const {
     return {reinterpret_cast<std::uint64_t>(buffer), 0};
   }
   transport::RmaPath rma_path(std::uint32_t peer) const { return endpoints_[peer].rma_path; }
@@ -161,6 +161,8 @@ class Transport {
   // peek() returned as poll() would have taken it.
   inline const progress::Packet* peek(std::uint32_t sender) const;
   inline void consume(std::uint32_t sender);
+  // Arrivals ring the doorbell: a rank may always sleep on it.
+  static constexpr bool may_sleep() { return true; }
 
   // Wakes `peer` if it sleeps: after handing it work.
   inline void wake(std::uint32_t peer);

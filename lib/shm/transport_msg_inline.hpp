@@ -37,7 +37,7 @@ inline void Transport::publish(std::uint32_t peer) {
   wake_after_fence(peer);
 }
 
-inline common::Status Transport::try_take_eager(std::uint64_t message_bytes, transport::EagerRef& cell) {
+inline common::Status Transport::try_take_eager(std::uint32_t, std::uint64_t message_bytes, transport::EagerRef& cell) {
   if (fits_small_cell(message_bytes) &&
       take_cell_of(cells_, small_cells_, next_small_cell_, cell, small_step_) == common::Status::done) {
     return common::Status::done;
@@ -45,7 +45,7 @@ inline common::Status Transport::try_take_eager(std::uint64_t message_bytes, tra
   return take_cell_of(0, eager_cells_, next_eager_cell_, cell);
 }
 
-inline common::Status Transport::try_take_chunk(transport::EagerRef& cell) {
+inline common::Status Transport::try_take_chunk(std::uint32_t, transport::EagerRef& cell) {
   return take_cell_of(eager_cells_, cells_ - eager_cells_, next_chunk_cell_, cell);
 }
 

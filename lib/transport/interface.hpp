@@ -102,8 +102,9 @@ concept Transport = requires(T& t, const T& ct, std::uint32_t peer, std::uint64_
   t.publish(peer);
   // msg: eager buffers of this rank's, up to eager_bytes() each.
   { ct.eager_bytes() } -> std::same_as<std::uint32_t>;
-  { t.try_take_eager(bytes, eager) } -> std::same_as<common::Status>;  // for an eager message
-  { t.try_take_chunk(eager) } -> std::same_as<common::Status>;         // for a rendezvous chunk
+  // for an eager message, a rendezvous chunk to `peer`
+  { t.try_take_eager(peer, bytes, eager) } -> std::same_as<common::Status>;
+  { t.try_take_chunk(peer, eager) } -> std::same_as<common::Status>;
   { ct.eager_data(peer, eager) } -> std::same_as<std::byte*>;          // the data of `peer`'s buffer
   t.release_eager(peer, eager);                                        // the receiver is done with it
   t.note_eager_sent(std::uint32_t{});                                  // a hint: the next eager buffer is worth warming
@@ -115,7 +116,7 @@ concept Transport = requires(T& t, const T& ct, std::uint32_t peer, std::uint64_
   t.count_matched(peer, bytes);
 
   // rma
-  { ct.expose(clocal, bytes) } -> std::same_as<RemoteMemory>;
+  { ct.expose(peer, clocal, bytes) } -> std::same_as<RemoteMemory>;  // for `peer` to reach
   { ct.rma_path(peer) } -> std::same_as<RmaPath>;
   { ct.rma_proven(peer) } -> std::same_as<bool>;  // a get or put with `peer` has worked
   // done; retry: refused (nothing moved; the pair's rma_path is `refused`
@@ -126,7 +127,7 @@ concept Transport = requires(T& t, const T& ct, std::uint32_t peer, std::uint64_
   // progress
   { t.poll(on_packet) } -> std::same_as<std::size_t>;
   t.retry_deferred();
-  { ct.peek(peer) } -> std::same_as<const progress::Packet*>;
+  { t.peek(peer) } -> std::same_as<const progress::Packet*>;
   t.consume(peer);
   t.wake(peer);              // `peer` has work from us: wake it if it sleeps
   t.wake_after_fence(peer);  // the same, right after a full fence
@@ -134,6 +135,11 @@ concept Transport = requires(T& t, const T& ct, std::uint32_t peer, std::uint64_
   t.flush_wakes();           // the wakes deferred so far (wake_later)
   t.wake_deferred();         // ranks in a deferred sleep (kSleepsDeferred)
   { ct.room_wanted() } -> std::same_as<bool>;
+  // Called last before the rank sleeps on its doorbell, after its last
+  // look for work: a transport whose arrivals do not ring the doorbell
+  // (the network) arms what will ring it, or says false when something
+  // has arrived since (then the rank looks again instead of sleeping).
+  { t.may_sleep() } -> std::same_as<bool>;
   t.clear_room_wanted();
 };
 

@@ -67,11 +67,11 @@ class EagerCellsTransport : public ::testing::Test {
   // Rank 0's cell for an eager message of `bytes`, or -1 when none is free.
   std::int32_t take(std::uint64_t bytes) {
     transport::EagerRef cell{};
-    return transport_[0].try_take_eager(bytes, cell) == common::Status::done ? static_cast<std::int32_t>(cell.id) : -1;
+    return transport_[0].try_take_eager(1, bytes, cell) == common::Status::done ? static_cast<std::int32_t>(cell.id) : -1;
   }
   std::int32_t take_chunk() {
     transport::EagerRef cell{};
-    return transport_[0].try_take_chunk(cell) == common::Status::done ? static_cast<std::int32_t>(cell.id) : -1;
+    return transport_[0].try_take_chunk(1, cell) == common::Status::done ? static_cast<std::int32_t>(cell.id) : -1;
   }
   // Rank 1 copied rank 0's cell out.
   void release(std::int32_t cell) { transport_[1].release_eager(0, {static_cast<std::uint32_t>(cell)}); }

@@ -66,14 +66,14 @@ TEST_F(TransportWakeTest, DrainingWakesTheSenderOnlyWhenItWaitsForRoom) {
 
 TEST_F(TransportWakeTest, AReleasedEagerBufferWakesItsOwnerOnlyWhenItWaitsForRoom) {
   transport::EagerRef cell{};
-  ASSERT_EQ(transport_[0].try_take_eager(8, cell), common::Status::done);
+  ASSERT_EQ(transport_[0].try_take_eager(1, 8, cell), common::Status::done);
   sleep_as(0, kSleepsForWork);
   std::uint32_t before = doorbell(0);
   transport_[1].release_eager(0, cell);
   EXPECT_EQ(doorbell(0), before);
 
   transport::EagerRef again{};
-  ASSERT_EQ(transport_[0].try_take_eager(8, again), common::Status::done);
+  ASSERT_EQ(transport_[0].try_take_eager(1, 8, again), common::Status::done);
   sleep_as(0, kSleepsForRoom);
   before = doorbell(0);
   transport_[1].release_eager(0, again);

@@ -1,0 +1,167 @@
+// The runtime's set-up beyond one mpfrun on one node (SPEC §2 Wire-up,
+// Network): tunables and the node's segment when no mpfrun made them, and
+// the network endpoint of a job that spans nodes.
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <thread>
+
+#include "core/job_regions.hpp"
+#include "core/runtime.hpp"
+#include "match/queues.hpp"
+
+extern char** environ;
+
+namespace mpf::core {
+namespace {
+
+// PMIx keys each rank publishes.
+constexpr const char* kKeySegment = "mpf.segment";  // the node's first rank: "<pid> <fd>" of the node's segment
+constexpr const char* kKeyNode = "mpf.node";        // the name of the rank's node
+constexpr const char* kKeyAddress = "mpf.net";      // the rank's network endpoint address
+
+std::vector<std::byte> bytes_of(const std::string& text) {
+  const auto* p = reinterpret_cast<const std::byte*>(text.data());
+  return {p, p + text.size()};
+}
+
+std::string text_of(const std::vector<std::byte>& bytes) {
+  return {reinterpret_cast<const char*>(bytes.data()), bytes.size()};
+}
+
+[[noreturn]] void network_failed(const std::string& message) {
+  std::fprintf(stderr, "%s\n", message.c_str());
+  Runtime::instance().abort(1, message);
+}
+
+}  // namespace
+
+void Runtime::resolve_own_tunables() {
+  try {
+    tunables_ = common::Tunables::resolve(environ, {});
+    coll_rules_ = coll::rules_from(*tunables_);
+  } catch (const common::TunableError& e) {
+    throw RuntimeError(e.what());
+  }
+  // What mpfrun would have printed for a job it started, once per node
+  // (MPI_T's early resolve prints nothing).
+  if (job_.local_rank == 0) {
+    for (const std::string& warning : tunables_->warnings()) {
+      std::fprintf(stderr, "mpf: warning: %s\n", warning.c_str());
+    }
+  }
+}
+
+void Runtime::create_node_segment() {
+  const auto ncpus = std::max(1u, std::thread::hardware_concurrency());
+  try {
+    // An anonymous memfd: the kernel frees it when the last rank of the
+    // node that maps it ends, however the job ends.
+    attach_segment(create_job_segment(job_.local_size, ncpus, job_.nspace + "@" + job_.hostname, *tunables_));
+    pmix_.put(kKeySegment, bytes_of(std::to_string(::getpid()) + " " + std::to_string(segment_->fd())));
+  } catch (const shm::SegmentError& e) {
+    throw RuntimeError(e.what());
+  } catch (const wireup::WireupError& e) {
+    throw RuntimeError(e.what());
+  }
+}
+
+void Runtime::join_node_segment() {
+  const std::uint32_t first = job_.local_peers.front();
+  std::string where;
+  try {
+    where = text_of(pmix_.get(first, kKeySegment));
+  } catch (const wireup::WireupError& e) {
+    throw RuntimeError("rank " + std::to_string(first) + ", the first on this node, did not publish the node's " +
+                       "shared segment (it has probably ended): " + e.what());
+  }
+  long pid = 0, fd = -1;
+  if (std::sscanf(where.c_str(), "%ld %ld", &pid, &fd) != 2) {
+    throw RuntimeError("rank " + std::to_string(first) + " published the node's segment as '" + where +
+                       "', which is not '<pid> <fd>'");
+  }
+  try {
+    attach_segment(shm::Segment::attach_of_process(static_cast<pid_t>(pid), static_cast<int>(fd)));
+  } catch (const shm::SegmentError& e) {
+    throw RuntimeError("cannot attach to the node's shared segment, made by rank " + std::to_string(first) +
+                       " (pid " + std::to_string(pid) + "): " + e.what());
+  }
+}
+
+void Runtime::open_network() {
+  const std::string& provider = tunables_->text(common::Tunable::net_provider);
+  try {
+    network_.open(provider);
+    pmix_.put(kKeyAddress, network_.address());
+    if (!virtual_nodes_) pmix_.put(kKeyNode, bytes_of(job_.hostname));
+  } catch (const net::NetError& e) {
+    throw RuntimeError("this job's ranks are on " + std::string(job_.local_size == job_.size ? "one" : "several") +
+                       " nodes and need the network: " + e.what());
+  } catch (const wireup::WireupError& e) {
+    throw RuntimeError(e.what());
+  }
+}
+
+std::vector<std::uint32_t> Runtime::nodes_of_ranks() {
+  if (virtual_nodes_) return *virtual_nodes_;
+  // Every rank's node name, numbered in order of first appearance. A rank
+  // whose name is missing has died since the fence (Slurm's fence succeeds
+  // all the same).
+  std::map<std::string, std::uint32_t> numbers;
+  std::vector<std::uint32_t> node_of(job_.size);
+  for (std::uint32_t r = 0; r < job_.size; ++r) {
+    std::string name;
+    try {
+      name = text_of(pmix_.get(r, kKeyNode));
+    } catch (const wireup::WireupError& e) {
+      throw RuntimeError("rank " + std::to_string(r) + " did not publish its node (it has probably ended): " +
+                         e.what());
+    }
+    node_of[r] = numbers.emplace(name, static_cast<std::uint32_t>(numbers.size())).first->second;
+  }
+  // PMIx's local peers and the names must agree on who shares this node.
+  std::vector<std::uint32_t> same;
+  for (std::uint32_t r = 0; r < job_.size; ++r) {
+    if (node_of[r] == node_of[job_.rank]) same.push_back(r);
+  }
+  if (same != job_.local_peers) {
+    throw RuntimeError("the launcher's list of this node's ranks does not match the ranks whose node is named '" +
+                       job_.hostname + "' (" + std::to_string(same.size()) + " of them)");
+  }
+  return node_of;
+}
+
+void Runtime::connect_network() {
+  std::vector<std::uint32_t> peers;
+  std::vector<std::vector<std::byte>> addresses;
+  for (std::uint32_t r = 0; r < job_.size; ++r) {
+    if ((*routes_)[r].via != wireup::Via::network) continue;
+    peers.push_back(r);
+    try {
+      addresses.push_back(pmix_.get(r, kKeyAddress));
+    } catch (const wireup::WireupError& e) {
+      throw RuntimeError("rank " + std::to_string(r) + " did not publish its network address (it has probably " +
+                         "ended): " + e.what());
+    }
+  }
+  // Messages to other nodes carry as much data as the node's eager buffers.
+  const shm::TransportLayout node_layout(
+      segment_->region(shm::TransportLayout::kName, shm::TransportLayout::kVersion), job_.local_size);
+  const net::Options options{
+      .provider = tunables_->text(common::Tunable::net_provider),
+      .window = static_cast<std::uint32_t>(tunables_->integer(common::Tunable::ring_slots)),
+      .eager_bytes = node_layout.eager_cell_bytes(),
+      .credit_share = match::UnexpectedQueue::sender_share(
+          static_cast<std::size_t>(tunables_->integer(common::Tunable::unexpected_pool)), job_.size),
+  };
+  try {
+    network_.connect(options, job_.rank, job_.size, *control_, network_failed, peers, addresses);
+  } catch (const net::NetError& e) {
+    throw RuntimeError(e.what());
+  }
+}
+
+}  // namespace mpf::core
