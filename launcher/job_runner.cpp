@@ -33,6 +33,7 @@
 #include "shm/counters.hpp"
 #include "core/job_regions.hpp"
 #include "shm/segment.hpp"
+#include "wireup/launchers.hpp"
 
 extern char** environ;
 
@@ -109,6 +110,34 @@ void arm_timer(int fd, std::int64_t ns) {
   ::timerfd_settime(fd, 0, &spec, nullptr);
 }
 
+// The job's shared memory: one segment per node, one node unless
+// --virtual-nodes splits the ranks into several (consecutive ranks
+// together), each node's ranks numbered in its segment in world order.
+struct NodeSegments {
+  std::vector<shm::Segment> segments;
+  std::vector<std::uint32_t> node_of;   // per world rank
+  std::vector<std::uint32_t> local_of;  // per world rank: its place in its node's segment
+
+  const shm::RankControl& control(std::uint32_t rank) const { return segments[node_of[rank]].rank(local_of[rank]); }
+  const shm::Segment& of(std::uint32_t rank) const { return segments[node_of[rank]]; }
+  // "0,0,1,1": what each rank is told (wireup::kEnvVirtualNodes).
+  std::string node_list() const {
+    std::string out;
+    for (const std::uint32_t n : node_of) out += (out.empty() ? "" : ",") + std::to_string(n);
+    return out;
+  }
+  std::size_t bytes() const {
+    std::size_t n = 0;
+    for (const shm::Segment& s : segments) n += s.bytes();
+    return n;
+  }
+  std::uint64_t resident_bytes() const {
+    std::uint64_t n = 0;
+    for (const shm::Segment& s : segments) n += s.resident_bytes();
+    return n;
+  }
+};
+
 struct AbortNotice {
   std::uint32_t rank;
   int code;
@@ -123,13 +152,13 @@ class Runner {
   int run();
 
  private:
-  void launch_all(PmixServer& server, const shm::Segment& segment, OutputForwarder& output);
-  void event_loop(OutputForwarder& output, const shm::Segment& segment);
-  void reap(const shm::Segment& segment, OutputForwarder& output);
-  void on_rank_exit(RankRecord& rank, int wait_status, const shm::Segment& segment);
+  void launch_all(PmixServer& server, const NodeSegments& segment, OutputForwarder& output);
+  void event_loop(OutputForwarder& output, const NodeSegments& segment);
+  void reap(const NodeSegments& segment, OutputForwarder& output);
+  void on_rank_exit(RankRecord& rank, int wait_status, const NodeSegments& segment);
   void take_aborts(const RankRecord* exiting = nullptr);
   void on_signal(int signo);
-  void on_timeout(const shm::Segment& segment);
+  void on_timeout(const NodeSegments& segment);
   // The first failure decides the exit status and stops the job; `culprit`
   // is the failing rank, not counted among the others being stopped.
   void fail(int status, const std::string& what, const RankRecord* culprit);
@@ -224,10 +253,10 @@ void Runner::take_aborts(const RankRecord* exiting) {
   }
 }
 
-void Runner::on_rank_exit(RankRecord& r, int wait_status, const shm::Segment& segment) {
+void Runner::on_rank_exit(RankRecord& r, int wait_status, const NodeSegments& segment) {
   r.running = false;
   r.end_ns = steady_ns();
-  const shm::RankControl& control = segment.rank(r.rank);
+  const shm::RankControl& control = segment.control(r.rank);
   r.final_state = static_cast<shm::RankState>(control.state.load(std::memory_order_acquire));
   r.counters.clear();
   for (const shm::CounterField& field : shm::kCounterFields) {
@@ -251,7 +280,7 @@ void Runner::on_rank_exit(RankRecord& r, int wait_status, const shm::Segment& se
   }
 }
 
-void Runner::reap(const shm::Segment& segment, OutputForwarder& output) {
+void Runner::reap(const NodeSegments& segment, OutputForwarder& output) {
   for (;;) {
     int wait_status = 0;
     const pid_t pid = ::waitpid(-1, &wait_status, WNOHANG);
@@ -288,7 +317,7 @@ void Runner::on_signal(int signo) {
   begin_stop(signo);
 }
 
-void Runner::on_timeout(const shm::Segment& segment) {
+void Runner::on_timeout(const NodeSegments& segment) {
   if (stopping_) return;
   std::vector<std::uint32_t> running;
   for (const RankRecord& r : job_.ranks) {
@@ -300,7 +329,7 @@ void Runner::on_timeout(const shm::Segment& segment) {
   std::fprintf(stderr, "mpfrun: %s\n", what.c_str());
   for (const RankRecord& r : job_.ranks) {
     if (!r.running) continue;
-    const auto state = static_cast<shm::RankState>(segment.rank(r.rank).state.load(std::memory_order_acquire));
+    const auto state = static_cast<shm::RankState>(segment.control(r.rank).state.load(std::memory_order_acquire));
     std::fprintf(stderr, "mpfrun:   rank %u (pid %d): %s\n", r.rank, static_cast<int>(r.pid),
                  describe_rank_state(state).c_str());
   }
@@ -318,7 +347,7 @@ void Runner::on_timeout(const shm::Segment& segment) {
   begin_stop(SIGTERM);
 }
 
-void Runner::launch_all(PmixServer& server, const shm::Segment& segment, OutputForwarder& output) {
+void Runner::launch_all(PmixServer& server, const NodeSegments& segment, OutputForwarder& output) {
   std::vector<std::string> base(environ, environ + [] {
     std::size_t n = 0;
     while (environ[n] != nullptr) ++n;
@@ -337,10 +366,11 @@ void Runner::launch_all(PmixServer& server, const shm::Segment& segment, OutputF
     launch.argv.insert(launch.argv.end(), app.args.begin(), app.args.end());
     launch.env = server.register_rank(r.rank, base);
     for (const auto& [name, value] : app.env) set_env(launch.env, name, value);
-    set_env(launch.env, core::kEnvSegmentFd, std::to_string(segment.fd()));
+    set_env(launch.env, core::kEnvSegmentFd, std::to_string(segment.of(r.rank).fd()));
+    if (segment.segments.size() > 1) set_env(launch.env, wireup::kEnvVirtualNodes, segment.node_list());
     set_env(launch.env, core::kEnvJobId, job_.jobid);
     launch.placement = r.placement;
-    launch.segment_fd = segment.fd();
+    launch.segment_fd = segment.of(r.rank).fd();
     launch.give_stdin = r.rank == 0;
     RankProcess& p = processes_[r.rank];
     p = start_rank(launch);
@@ -362,7 +392,7 @@ void Runner::launch_all(PmixServer& server, const shm::Segment& segment, OutputF
   }
 }
 
-void Runner::event_loop(OutputForwarder& output, const shm::Segment& segment) {
+void Runner::event_loop(OutputForwarder& output, const NodeSegments& segment) {
   if (stdin_target_ >= 0) ::fcntl(stdin_target_, F_SETFL, ::fcntl(stdin_target_, F_GETFL) | O_NONBLOCK);
   std::int64_t drain_deadline = 0;
   for (;;) {
@@ -482,18 +512,32 @@ int Runner::run() {
     }
   }
 
-  shm::Segment segment = [&] {
+  NodeSegments segment;
+  const auto nodes = static_cast<std::uint32_t>(options_.virtual_nodes);
+  std::vector<std::uint32_t> node_sizes(nodes, 0);
+  for (int rank = 0; rank < nranks; ++rank) {
+    const auto node = static_cast<std::uint32_t>(static_cast<std::uint64_t>(rank) * nodes / nranks);
+    segment.node_of.push_back(node);
+    segment.local_of.push_back(node_sizes[node]++);
+  }
+  for (std::uint32_t node = 0; node < nodes; ++node) {
     try {
-      return core::create_job_segment(static_cast<std::uint32_t>(nranks), static_cast<std::uint32_t>(cpus.size()),
-                                      job_.jobid, tunables_);
+      segment.segments.push_back(core::create_job_segment(node_sizes[node], static_cast<std::uint32_t>(cpus.size()),
+                                                          nodes == 1 ? job_.jobid : job_.jobid + ".node" + std::to_string(node),
+                                                          tunables_));
     } catch (const core::JobTooLargeError& e) {
       throw UsageError(e.what());  // the job's size is the user's to change
     }
-  }();
+  }
   if (options_.verbose > 0) {
-    std::fprintf(stderr, "mpfrun: job %s: %d rank%s on %zu cpu%s%s, shared segment %zu bytes\n", job_.jobid.c_str(),
+    std::fprintf(stderr, "mpfrun: job %s: %d rank%s on %zu cpu%s%s, shared segment%s %zu bytes\n", job_.jobid.c_str(),
                  nranks, nranks == 1 ? "" : "s", cpus.size(), cpus.size() == 1 ? "" : "s",
-                 segment.header().oversubscribed ? " (oversubscribed: waiting ranks block)" : "", segment.bytes());
+                 segment.segments[0].header().oversubscribed ? " (oversubscribed: waiting ranks block)" : "",
+                 nodes == 1 ? "" : "s", segment.bytes());
+    if (nodes > 1) {
+      std::fprintf(stderr, "mpfrun: %u virtual nodes joined by the network transport (%s): ranks on nodes %s\n", nodes,
+                   tunables_.text(common::Tunable::net_provider).c_str(), segment.node_list().c_str());
+    }
   }
   TempDir tmpdir(job_.jobid);
   // PMIx's default key-value store (ds21) keeps locks in shared memory that a
@@ -522,7 +566,7 @@ int Runner::run() {
   entry.jobid = job_.jobid;
   entry.launcher_pid = ::getpid();
   entry.launcher_start_ticks = job::process_start_ticks(::getpid()).value_or(0);
-  entry.segment_fd = segment.fd();
+  entry.segment_fd = segment.segments[0].fd();
   entry.pmix_tmpdir = tmpdir.path();
   entry.host = job_.host;
   entry.command = options_.command_line;

@@ -216,6 +216,11 @@ ParseResult parse_command_line(int argc, char** argv) {
                  "outnumber the CPUs and divide evenly among them, else nothing")
       ->check(CLI::IsMember({"auto", "none", "core", "numa"}))
       ->capture_default_str();
+  app.add_option("--virtual-nodes", o.virtual_nodes,
+                 "Split this machine's ranks into K nodes, consecutive ranks together, each with its own shared "
+                 "memory, that reach each other only through the network transport (to test the network path)")
+      ->check(CLI::PositiveNumber)
+      ->type_name("K");
   app.add_flag("--report-bindings", o.report_bindings, "Print each rank's binding on standard error");
   app.add_flag("--tag-output", o.tag_output, "Prefix every output line with [RANK]");
   app.add_flag("--timestamp-output", o.timestamp_output, "Prefix every output line with the time mpfrun received it");
@@ -288,6 +293,10 @@ ParseResult parse_command_line(int argc, char** argv) {
     apply_env_options(ctx, sub_settings);
     take_program(ctx, sub.remaining(), c);
     o.apps.push_back(std::move(ctx));
+  }
+  if (o.virtual_nodes > o.total_ranks()) {
+    throw UsageError("--virtual-nodes " + std::to_string(o.virtual_nodes) + " asks for more nodes than the job's " +
+                     std::to_string(o.total_ranks()) + " ranks: each node needs at least one rank");
   }
   return {std::move(o), 0};
 }

@@ -41,6 +41,7 @@ struct Options {
   bool timestamp_output = false;
   std::string output_dir;
   double timeout_seconds = 0;  // 0: no timeout
+  int virtual_nodes = 1;       // --virtual-nodes: split the ranks into this many nodes joined by the network
   std::vector<std::string> sets;  // NAME=VALUE
   std::string tuning_file;
   bool list_params = false;

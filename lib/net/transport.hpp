@@ -39,6 +39,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <deque>
+#include <map>
 #include <memory>
 #include <optional>
 #include <span>
@@ -69,6 +70,10 @@ using FatalHandler = void (*)(const std::string& message);
 class Transport {
  public:
   static constexpr transport::Capabilities kCapabilities{.eager = true, .get = false, .put = false, .split_copy = false};
+  // The ids of this rank's send slots lent as eager buffers carry this bit,
+  // which no shared-memory eager buffer's id has: transport::Routed tells
+  // whose a buffer of this rank's is by it.
+  static constexpr std::uint32_t kSendSlotMark = 1u << 31;
 
   // --- init (transport_init.cpp) ------------------------------------------------
   // Opens this rank's endpoint of `provider`, before the address exchange.
@@ -97,7 +102,7 @@ class Transport {
   // while only the slots kept for packets are free.
   common::Status try_take_buffer(transport::EagerRef& buffer);
   std::byte* eager_data(std::uint32_t owner, transport::EagerRef buffer) {
-    return owner == me_ ? send_slot(buffer.id)->data() : receive_buffer(buffer.id)->data();
+    return owner == me_ ? send_slot(buffer.id & ~kSendSlotMark)->data() : receive_buffer(buffer.id)->data();
   }
   void release_eager(std::uint32_t owner, transport::EagerRef buffer);
   std::uint64_t matched_by(std::uint32_t peer) const { return peers_[peer].matched_there; }
@@ -131,6 +136,8 @@ class Transport {
     std::uint64_t consumed_told = 0;   // what we last told it
     std::uint64_t matched_told = 0;
     std::deque<Arrival> arrived;  // its packets not taken yet, in order
+    std::uint64_t next_seq = 0;   // the number of its next packet in order
+    std::map<std::uint64_t, Arrival> early;  // packets whose completion came before an earlier one's
     bool deferred = false;        // the engine left its oldest packet (no room yet)
     bool listed = false;          // in ready_
     bool owed = false;            // in owed_

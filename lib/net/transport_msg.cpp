@@ -25,7 +25,7 @@ void Transport::publish(std::uint32_t peer) {
   if (carries_data(m->packet.header.kind)) {
     // The data is in the slot the engine took for it: the packet joins it
     // there, and the claimed slot goes back.
-    slot = m->packet.chunk.buffer.id;
+    slot = m->packet.chunk.buffer.id & ~kSendSlotMark;
     WireMessage* with_data = send_slot(slot);
     with_data->packet = m->packet;
     bytes += m->packet.chunk.chunk_bytes;
@@ -33,20 +33,20 @@ void Transport::publish(std::uint32_t peer) {
     m = with_data;
   }
   stamp(m->wire, peer, WireKind::packet);
-  ++peers_[peer].sent;
+  m->wire.seq = peers_[peer].sent++;
   send(slot, bytes, peer);
 }
 
 common::Status Transport::try_take_buffer(transport::EagerRef& buffer) {
   if (free_slots_.size() <= kPacketReserve) return common::Status::retry;
-  buffer.id = free_slots_.back();
+  buffer.id = free_slots_.back() | kSendSlotMark;
   free_slots_.pop_back();
   return common::Status::done;
 }
 
 void Transport::release_eager(std::uint32_t owner, transport::EagerRef buffer) {
   if (owner == me_) {
-    free_slots_.push_back(buffer.id);  // taken, never sent
+    free_slots_.push_back(buffer.id & ~kSendSlotMark);  // taken, never sent
   } else {
     post_receive(buffer.id);
   }
@@ -65,7 +65,7 @@ void Transport::stamp(WireHeader& h, std::uint32_t peer, WireKind kind) {
   h.matched = p.matched_here;
   h.source = me_;
   h.kind = kind;
-  h.reserved = 0;
+  h.seq = 0;
   p.consumed_told = p.consumed_here;
   p.matched_told = p.matched_here;
 }

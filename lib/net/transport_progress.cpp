@@ -67,7 +67,17 @@ void Transport::on_arrival(std::uint32_t buffer, std::uint64_t tag) {
   }
   const bool data = carries_data(m->packet.header.kind);
   if (data) m->packet.chunk.buffer.id = buffer;  // eager_data() of the sender's finds it here
+  if (m->wire.seq != p.next_seq) {
+    p.early.emplace(m->wire.seq, Arrival{buffer, data});
+    return;
+  }
   p.arrived.push_back({buffer, data});
+  ++p.next_seq;
+  for (auto next = p.early.find(p.next_seq); next != p.early.end(); next = p.early.find(p.next_seq)) {
+    p.arrived.push_back(next->second);
+    p.early.erase(next);
+    ++p.next_seq;
+  }
   if (!p.listed) {
     p.listed = true;
     ready_.push_back(source);

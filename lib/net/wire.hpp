@@ -29,7 +29,11 @@ struct WireHeader {
   std::uint64_t matched;
   std::uint32_t source;  // the sender's world rank
   WireKind kind;
-  std::uint64_t reserved;
+  // packet: its number among the sender's packets to the receiver, from 0.
+  // The endpoint delivers a pair's messages in order but may report their
+  // completions out of order (ofi_rxm: a large message's later than a
+  // small one's behind it); the receiver puts them back in order by it.
+  std::uint64_t seq;
 };
 static_assert(sizeof(WireHeader) == 32);
 

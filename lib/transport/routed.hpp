@@ -5,8 +5,8 @@
 // call goes to shared memory after a load and a well-predicted branch.
 //
 // What the two halves lend keeps their names apart: an eager buffer of
-// this rank's that the network lent carries kNetworkBuffer in its id (a
-// buffer of a peer's is that peer's route's); the capabilities are the
+// this rank's that the network lent carries net::Transport::kSendSlotMark
+// in its id (a buffer of a peer's is that peer's route's); the capabilities are the
 // shared-memory transport's, and a network peer's rma_path is by_messages,
 // so the engine moves large messages to it in chunks and never splits a
 // copy with it.
@@ -25,7 +25,6 @@ namespace mpf::transport {
 class Routed {
  public:
   static constexpr Capabilities kCapabilities = shm::Transport::kCapabilities;
-  static constexpr std::uint32_t kNetworkBuffer = 1u << 31;
 
   // `network` is used only for ranks the route table puts on other nodes
   // (open and connected by then, when there are any).
@@ -60,16 +59,16 @@ class Routed {
   }
   std::uint32_t eager_bytes() const { return shm_->eager_bytes(); }
   common::Status try_take_eager(std::uint32_t peer, std::uint64_t bytes, EagerRef& buffer) {
-    if (remote(peer)) [[unlikely]] return take_network(buffer);
+    if (remote(peer)) [[unlikely]] return net_->try_take_buffer(buffer);
     return shm_->try_take_eager(peer, bytes, buffer);
   }
   common::Status try_take_chunk(std::uint32_t peer, EagerRef& buffer) {
-    if (remote(peer)) [[unlikely]] return take_network(buffer);
+    if (remote(peer)) [[unlikely]] return net_->try_take_buffer(buffer);
     return shm_->try_take_chunk(peer, buffer);
   }
   std::byte* eager_data(std::uint32_t owner, EagerRef buffer) const {
     if (owner == rank()) {
-      if ((buffer.id & kNetworkBuffer) != 0) [[unlikely]] return net_->eager_data(owner, {buffer.id & ~kNetworkBuffer});
+      if ((buffer.id & net::Transport::kSendSlotMark) != 0) [[unlikely]] return net_->eager_data(owner, buffer);
     } else if (remote(owner)) [[unlikely]] {
       return net_->eager_data(owner, buffer);
     }
@@ -77,7 +76,7 @@ class Routed {
   }
   void release_eager(std::uint32_t owner, EagerRef buffer) {
     if (owner == rank()) {
-      if ((buffer.id & kNetworkBuffer) != 0) [[unlikely]] return net_->release_eager(owner, {buffer.id & ~kNetworkBuffer});
+      if ((buffer.id & net::Transport::kSendSlotMark) != 0) [[unlikely]] return net_->release_eager(owner, buffer);
     } else if (remote(owner)) [[unlikely]] {
       return net_->release_eager(owner, buffer);
     }
@@ -159,12 +158,6 @@ class Routed {
   bool may_sleep() { return !networked_ || net_->may_sleep(); }
 
  private:
-  common::Status take_network(EagerRef& buffer) {
-    const common::Status s = net_->try_take_buffer(buffer);
-    buffer.id |= kNetworkBuffer;
-    return s;
-  }
-
   shm::Transport* shm_ = nullptr;
   net::Transport* net_ = nullptr;
   std::vector<std::uint8_t> remote_;  // by world rank: 1 on another node
