@@ -132,6 +132,22 @@ Task alltoall_single_task(const Group& c, Key key, const void* send, void* recv,
 Task allgatherv_single_task(const Group& c, Key key, const void* send, void* recv,
                                        std::vector<std::uint64_t> bytes, std::vector<std::uint64_t> displs);
 
+// The message algorithms (messages.cpp): point-to-point messages through
+// the engine, for a group across nodes (Plan::across_nodes).
+Task barrier_messages_task(const Group& c, Key key);
+Task bcast_messages_task(const Group& c, Key key, void* buffer, std::uint64_t bytes, int root);
+Task reduce_messages_task(const Group& c, Key key, const void* send, void* recv, int count, Combine combine,
+                          int root);
+Task gatherv_messages_task(const Group& c, Key key, const void* send, std::uint64_t send_bytes, void* recv,
+                           std::vector<std::uint64_t> bytes, std::vector<std::uint64_t> displs, int root);
+Task scatterv_messages_task(const Group& c, Key key, const void* send, std::vector<std::uint64_t> bytes,
+                            std::vector<std::uint64_t> displs, void* recv, std::uint64_t recv_bytes, int root);
+Task alltoallv_messages_task(const Group& c, Key key, const void* send, std::vector<std::uint64_t> send_bytes,
+                             std::vector<std::uint64_t> send_displs, void* recv, std::vector<std::uint64_t> recv_bytes,
+                             std::vector<std::uint64_t> recv_displs);
+Task scan_messages_task(const Group& c, Key key, const void* send, void* recv, int count, Combine combine,
+                        bool exclusive);
+
 // The board algorithms (board.cpp), for the group of all the job's ranks
 // (MPI_COMM_WORLD) when its plan is on the board (Plan::on_board).
 // Each takes the numbers of its row calls or broadcast entries when it

@@ -56,6 +56,9 @@ JobFacts launch_facts(const common::Tunables& tunables, std::uint32_t node_ranks
 struct Shape {
   std::uint32_t ranks = 1;
   bool world = false;
+  // Its members are on several nodes: every collective goes by messages
+  // (Algorithm::messages), whatever the rules say.
+  bool across_nodes = false;
 };
 
 // The default rules for `group`, in order.

@@ -134,11 +134,24 @@ Plan Plan::build(std::span<const Rule> tuned, const JobFacts& facts, const Shape
   plan.stream_from_ = facts.stream_bytes / node + (facts.stream_bytes % node != 0 ? 1 : 0);
 
   std::vector<Rule> rules;
-  for (const Rule& r : tuned) {
-    if (for_group(r, s)) rules.push_back(r);
-  }
-  for (const Rule& r : default_rules(facts, shape)) {
-    if (for_group(r, s)) rules.push_back(r);
+  plan.across_nodes_ = shape.across_nodes;
+  if (shape.across_nodes) {
+    // Only messages reach every member: the node's slots, cells and board
+    // serve one node's ranks.
+    for (const Operation op : {Operation::barrier, Operation::bcast, Operation::reduce, Operation::allreduce,
+                               Operation::allgather, Operation::alltoall}) {
+      Rule r;
+      r.operation = op;
+      r.algorithm = Algorithm::messages;
+      rules.push_back(r);
+    }
+  } else {
+    for (const Rule& r : tuned) {
+      if (for_group(r, s)) rules.push_back(r);
+    }
+    for (const Rule& r : default_rules(facts, shape)) {
+      if (for_group(r, s)) rules.push_back(r);
+    }
   }
 
   using O = Operation;

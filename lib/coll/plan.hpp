@@ -96,6 +96,10 @@ class Plan {
 
   // The group's collectives may use the board (the world, with the board in use).
   bool on_board() const { return on_board_; }
+  // The group's members are on several nodes: every collective, those the
+  // plan has no table for (Gatherv, Scatterv, Alltoallv, Scan) too, goes
+  // by messages.
+  bool across_nodes() const { return across_nodes_; }
   // Every member has a CPU for pairwise exchanges (at most coll_exchange_max
   // ranks): a blocking exchange over the cells then runs as plain steps.
   bool exchanges_fit() const { return exchanges_fit_; }
@@ -153,6 +157,7 @@ class Plan {
   alignas(64) std::array<std::uint32_t, kTables> first_below_{};
   std::array<Algorithm, kTables> first_algorithm_{};
   bool on_board_ = false;
+  bool across_nodes_ = false;
   bool exchanges_fit_ = false;
   static_assert(sizeof(first_below_) + sizeof(first_algorithm_) + 2 * sizeof(bool) <= 64);
   // Line 1 and on.

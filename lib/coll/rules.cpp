@@ -20,17 +20,19 @@ constexpr std::array<std::string_view, kOperationCount> kOperationNames{"barrier
                                                                         "allreduce", "allgather", "alltoall"};
 constexpr std::array<std::string_view, kAlgorithmCount> kAlgorithmNames{
     "board", "board_stage", "board_sum", "board_single_copy", "dissemination", "tree",
-    "doubling", "cells", "bruck", "single_copy", "slots", "gather_bcast"};
+    "doubling", "cells", "bruck", "single_copy", "slots", "gather_bcast", "messages"};
 constexpr std::array<std::string_view, 4> kReductionNames{"any", "commutative", "exact", "noncommutative"};
 
 using A = Algorithm;
-constexpr std::array kBarrierAlgorithms{A::board, A::dissemination, A::tree};
-constexpr std::array kBcastAlgorithms{A::board, A::board_stage, A::cells, A::single_copy, A::slots};
-constexpr std::array kReduceAlgorithms{A::board, A::board_sum, A::board_single_copy, A::cells, A::single_copy, A::slots};
-constexpr std::array kAllreduceAlgorithms{A::board,    A::board_sum,   A::board_single_copy, A::doubling,
-                                          A::cells,    A::single_copy, A::slots};
-constexpr std::array kAllgatherAlgorithms{A::board_stage, A::cells, A::single_copy, A::slots, A::gather_bcast};
-constexpr std::array kAlltoallAlgorithms{A::board, A::single_copy, A::bruck, A::cells, A::slots};
+constexpr std::array kBarrierAlgorithms{A::board, A::dissemination, A::tree, A::messages};
+constexpr std::array kBcastAlgorithms{A::board, A::board_stage, A::cells, A::single_copy, A::slots, A::messages};
+constexpr std::array kReduceAlgorithms{A::board, A::board_sum,   A::board_single_copy, A::cells,
+                                       A::single_copy, A::slots, A::messages};
+constexpr std::array kAllreduceAlgorithms{A::board, A::board_sum,   A::board_single_copy, A::doubling,
+                                          A::cells, A::single_copy, A::slots,             A::messages};
+constexpr std::array kAllgatherAlgorithms{A::board_stage, A::cells,        A::single_copy,
+                                          A::slots,       A::gather_bcast, A::messages};
+constexpr std::array kAlltoallAlgorithms{A::board, A::single_copy, A::bruck, A::cells, A::slots, A::messages};
 
 bool is_reduction(Operation op) { return op == Operation::reduce || op == Operation::allreduce; }
 
@@ -305,6 +307,7 @@ Needs algorithm_needs(Operation operation, Algorithm algorithm) {
       break;
     case A::slots:
     case A::gather_bcast:
+    case A::messages:
       needs.two_ranks = false;
       break;
   }

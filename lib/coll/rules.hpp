@@ -60,8 +60,9 @@ enum class Algorithm : std::uint8_t {
   single_copy,        // ranks read (or write) each other's buffers with Cross Memory Attach
   slots,              // trees (Bcast, reductions) or pairwise publishing (Allgather, Alltoall) over the slots
   gather_bcast,       // Allgather: gathered at rank 0 over the slots, then broadcast
+  messages,           // point-to-point messages through the engine: the one algorithm of a group across nodes
 };
-inline constexpr std::size_t kAlgorithmCount = 12;
+inline constexpr std::size_t kAlgorithmCount = 13;
 
 // A reduction's operation, as the algorithms that combine in an order of
 // their own need to know it. A call's class is one of the last three.

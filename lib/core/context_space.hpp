@@ -29,6 +29,9 @@ inline constexpr std::uint32_t kReservedContexts = 4;
 // Operations a window member's engine applies for origins that cannot
 // reach its memory, and its answers: the window's id | kRmaContextBit.
 inline constexpr std::uint32_t kRmaContextBit = 0x04000000u;
+// Collectives of a group across nodes, as point-to-point messages
+// (coll/algorithms/messages.cpp): id | kCollMessagesContextBit.
+inline constexpr std::uint32_t kCollMessagesContextBit = 0x02000000u;
 // A group's leaders exchanging what its members need to build an
 // intercommunicator (MPI_Intercomm_create): id | kLeaderContextBit.
 inline constexpr std::uint32_t kLeaderContextBit = 0x08000000u;
@@ -45,6 +48,6 @@ inline constexpr std::uint32_t kAgreementContextBit = 0x40000000u;
 // (MPI_Comm_create_group): kGroupKeyBit | a hash of the members and tag.
 inline constexpr std::uint32_t kGroupKeyBit = 0x80000000u;
 
-static_assert(kContextIds <= kRmaContextBit, "group ids must stay below every derived bit");
+static_assert(kContextIds <= kCollMessagesContextBit, "group ids must stay below every derived bit");
 
 }  // namespace mpf::core

@@ -161,7 +161,8 @@ void Runtime::start_messaging() {
   // The world's collectives go flat through the board when it has more
   // ranks than exchange pairwise (coll_exchange_max; 0: the CPUs), unless
   // coll_board turns it off.
-  board_.init(transport_, coll::board_wanted(*tunables_, transport_.size(), transport_.ncpus()));
+  // (Not for a world across nodes: the board is one node's.)
+  board_.init(transport_, !spans_nodes() && coll::board_wanted(*tunables_, transport_.size(), transport_.ncpus()));
   coll_facts_ = coll::job_facts(*tunables_, transport_.size(), transport_.ncpus(), cells_.capacity(), board_.in_use(),
                                 board_.stage_capacity());
   if (common::DebugTopics::from(*tunables_).wireup) {

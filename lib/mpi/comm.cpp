@@ -165,7 +165,9 @@ MPI_Comm add_communicator(std::vector<std::uint32_t> world, std::uint32_t contex
   // MPI_COMM_WORLD is the only communicator the board serves.
   const core::Runtime& rt = core::Runtime::instance();
   c->plan = mpf::coll::Plan::build(rt.coll_rules(), rt.coll_facts(),
-                                   {.ranks = static_cast<std::uint32_t>(c->world.size()), .world = context == core::kMpiWorldContext});
+                                   {.ranks = static_cast<std::uint32_t>(c->world.size()),
+                                    .world = context == core::kMpiWorldContext,
+                                    .across_nodes = rt.routes().spans_nodes(c->world)});
   c->context = context;
   c->coll_seq = first_seq;
   c->epoch = first_seq;

@@ -29,7 +29,9 @@ void form(mpf_shmem_team& team, std::vector<std::uint32_t> members, std::uint32_
     if (members[i] == g_state.me) team.group.rank = static_cast<int>(i);
   }
   team.group.plan = coll::Plan::build(rt.coll_rules(), rt.coll_facts(),
-                                      {.ranks = static_cast<std::uint32_t>(members.size()), .world = world});
+                                      {.ranks = static_cast<std::uint32_t>(members.size()),
+                                       .world = world,
+                                       .across_nodes = rt.routes().spans_nodes(members)});
   team.group.world = std::move(members);
   team.group.context = context;
   team.group.coll_seq = first_seq;

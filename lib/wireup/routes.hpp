@@ -45,6 +45,13 @@ class RouteTable {
   // The world ranks on this rank's node, by local index.
   std::span<const std::uint32_t> node_ranks() const { return node_ranks_; }
   bool all_on_this_node() const { return node_ranks_.size() == routes_.size(); }
+  // Whether the world ranks `members` are on more than one node.
+  bool spans_nodes(std::span<const std::uint32_t> members) const {
+    for (const std::uint32_t m : members) {
+      if (routes_[m].node != routes_[members.front()].node) return true;
+    }
+    return false;
+  }
 
  private:
   std::vector<Route> routes_;

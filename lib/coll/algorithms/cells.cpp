@@ -210,6 +210,7 @@ Task barrier_task(const Group& c, Key key) {
     case Algorithm::board: return barrier_board_task(c, key);
     case Algorithm::dissemination: return steps_task<Dissemination>(c, key);
     case Algorithm::tree: return barrier_tree_task(c, key, static_cast<int>(choice.parameters().radix));
+    case Algorithm::messages: return barrier_messages_task(c, key);
     default: break;
   }
   unplanned(Operation::barrier, choice.algorithm);

@@ -79,6 +79,11 @@ Task publish_steps(Key key, std::vector<std::vector<Piece>> steps) {
 
 Task gatherv_task(const Group& c, Key key, const void* send, std::uint64_t send_bytes, void* recv,
                   std::vector<std::uint64_t> bytes, std::vector<std::uint64_t> displs, int root) {
+  if (c.plan.across_nodes()) {
+    Task messages = gatherv_messages_task(c, key, send, send_bytes, recv, std::move(bytes), std::move(displs), root);
+    co_await finished(messages);
+    co_return;
+  }
   auto* out = static_cast<std::byte*>(recv);
   if (c.rank != root) {
     if (send_bytes == 0) co_return;
@@ -99,6 +104,11 @@ Task gatherv_task(const Group& c, Key key, const void* send, std::uint64_t send_
 
 Task scatterv_task(const Group& c, Key key, const void* send, std::vector<std::uint64_t> bytes,
                    std::vector<std::uint64_t> displs, void* recv, std::uint64_t recv_bytes, int root) {
+  if (c.plan.across_nodes()) {
+    Task messages = scatterv_messages_task(c, key, send, std::move(bytes), std::move(displs), recv, recv_bytes, root);
+    co_await finished(messages);
+    co_return;
+  }
   if (c.rank != root) {
     Task take = take_block(c, key, root, static_cast<std::byte*>(recv), recv_bytes);
     co_await finished(take);
@@ -120,6 +130,12 @@ Task scatterv_task(const Group& c, Key key, const void* send, std::vector<std::u
 Task alltoallv_task(const Group& c, Key key, const void* send, std::vector<std::uint64_t> send_bytes,
                     std::vector<std::uint64_t> send_displs, void* recv, std::vector<std::uint64_t> recv_bytes,
                     std::vector<std::uint64_t> recv_displs) {
+  if (c.plan.across_nodes()) {
+    Task messages = alltoallv_messages_task(c, key, send, std::move(send_bytes), std::move(send_displs), recv,
+                                            std::move(recv_bytes), std::move(recv_displs));
+    co_await finished(messages);
+    co_return;
+  }
   const int n = c.size();
   const auto me = static_cast<std::size_t>(c.rank);
   const auto* in = static_cast<const std::byte*>(send);
@@ -213,7 +229,8 @@ Task alltoall_task(const Group& c, Key key, const void* send, void* recv, std::u
     case Algorithm::single_copy: return alltoall_single_task(c, key, send, recv, bytes);
     case Algorithm::bruck: return alltoall_bruck_task(c, key, send, recv, static_cast<std::uint32_t>(bytes));
     case Algorithm::cells: return alltoall_cells_task(c, key, send, recv, static_cast<std::uint32_t>(bytes));
-    case Algorithm::slots: {
+    case Algorithm::slots:
+    case Algorithm::messages: {
       const auto n = static_cast<std::size_t>(c.size());
       std::vector<std::uint64_t> each(n, bytes), displs(n);
       for (std::size_t i = 0; i < n; ++i) displs[i] = i * bytes;
@@ -257,7 +274,8 @@ Task allgatherv_task(const Group& c, Key gather_key, Key bcast_key, const void* 
       return allgatherv_cells_task(c, gather_key, send, recv, std::move(bytes), std::move(displs));
     case Algorithm::single_copy:
       return allgatherv_single_task(c, gather_key, send, recv, std::move(bytes), std::move(displs));
-    case Algorithm::slots: {
+    case Algorithm::slots:
+    case Algorithm::messages: {
       // An all-to-all in which every rank sends each peer the same block.
       const auto n = static_cast<std::size_t>(c.size());
       return alltoallv_task(c, gather_key, send, std::vector<std::uint64_t>(n, send_bytes),

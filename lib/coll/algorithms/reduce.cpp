@@ -133,6 +133,7 @@ Task reduce_task(const Group& c, Key key, const void* send, void* recv, int coun
     case Algorithm::cells: return reduce_cells_task(c, key, send, recv, count, combine, root, radix());
     case Algorithm::single_copy: return reduce_single_task(c, key, send, recv, count, combine, root, piece());
     case Algorithm::slots: return reduce_slot_task(c, key, send, recv, count, combine, root, radix());
+    case Algorithm::messages: return reduce_messages_task(c, key, send, recv, count, combine, root);
     default: break;
   }
   unplanned(root < 0 ? Operation::allreduce : Operation::reduce, choice.algorithm);
@@ -143,6 +144,11 @@ Task scan_task(const Group& c, Key key, const void* send, void* recv, int count,
   auto* out = static_cast<std::byte*>(recv);
   const auto* in = static_cast<const std::byte*>(send);
   if (count == 0) co_return;
+  if (c.plan.across_nodes()) {
+    Task messages = scan_messages_task(c, key, send, recv, count, combine, exclusive);
+    co_await finished(messages);
+    co_return;
+  }
   Channel& ch = channel();
   const int per_step = std::min(count, chunk_elements(element));
   std::vector<std::byte> mine(static_cast<std::size_t>(per_step) * element);
