@@ -54,6 +54,11 @@ void Runtime::join(Api api) {
                        (state == ApiState::joined ? " is already initialised" : " was finalized and cannot start again"));
   }
   if (!initialized_) init();
+  if (api != Api::mpi && spans_nodes()) {
+    throw RuntimeError(std::string(kNames[static_cast<std::size_t>(api)]) + " does not reach across nodes yet, and " +
+                       "this job's ranks are on " + std::to_string(routes_->nodes()) +
+                       " nodes: run it on one node (MPI programs run across nodes)");
+  }
   state = ApiState::joined;
 }
 

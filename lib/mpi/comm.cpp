@@ -291,8 +291,10 @@ int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info, MPI_C
                       "invalid split type " + std::to_string(split_type) +
                           " (use MPI_COMM_TYPE_SHARED or MPI_UNDEFINED)");
   }
-  // Every rank of a job shares this node's memory (one node per job today).
-  return PMPI_Comm_split(comm, split_type == MPI_UNDEFINED ? MPI_UNDEFINED : 0, key, newcomm);
+  // The ranks that share this rank's node's memory: its node's number.
+  const mpf::core::Runtime& rt = mpf::core::Runtime::instance();
+  const int node = static_cast<int>(rt.routes()[rt.job().rank].node);
+  return PMPI_Comm_split(comm, split_type == MPI_UNDEFINED ? MPI_UNDEFINED : node, key, newcomm);
 }
 
 int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* newcomm) {

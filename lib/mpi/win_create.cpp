@@ -71,6 +71,14 @@ int check_creation(const Creation& c) {
   if (comm_of(c.comm).inter) {
     return comm_error(c.call, c.comm, MPI_ERR_COMM, "windows are made on intracommunicators, not intercommunicators");
   }
+  // Every member before any checks its arguments: a window's shared part
+  // lives in one node's memory.
+  if (comm_of(c.comm).plan.across_nodes()) {
+    return comm_error(c.call, c.comm, MPI_ERR_UNSUPPORTED_OPERATION,
+                      "the communicator's ranks are on several nodes, and windows across nodes are not available "
+                      "yet (one-sided communication works among the ranks of one node: MPI_Comm_split_type with "
+                      "MPI_COMM_TYPE_SHARED gives a node's communicator)");
+  }
   if (c.size < 0) return comm_error(c.call, c.comm, MPI_ERR_SIZE, "negative window size " + std::to_string(c.size));
   if (c.disp_unit <= 0) {
     return comm_error(c.call, c.comm, MPI_ERR_DISP,

@@ -7,6 +7,8 @@
 #include <cstring>
 #include <set>
 
+#include "net/fabric_library.hpp"
+
 namespace mpf::net {
 namespace {
 
@@ -15,16 +17,17 @@ constexpr std::uint32_t kFabricVersion = FI_VERSION(1, 17);
 // The providers this machine offers for reliable-datagram endpoints, for
 // the error when the one asked for is missing.
 std::string providers_here() {
-  fi_info* hints = fi_allocinfo();
+  const FabricLibrary& lib = fabric_library();
+  fi_info* hints = lib.dupinfo(nullptr);
   hints->ep_attr->type = FI_EP_RDM;
   hints->caps = FI_TAGGED;
   fi_info* list = nullptr;
   std::set<std::string> names;
-  if (fi_getinfo(kFabricVersion, nullptr, nullptr, 0, hints, &list) == 0) {
+  if (lib.getinfo(kFabricVersion, nullptr, nullptr, 0, hints, &list) == 0) {
     for (fi_info* i = list; i != nullptr; i = i->next) names.insert(i->fabric_attr->prov_name);
-    fi_freeinfo(list);
+    lib.freeinfo(list);
   }
-  fi_freeinfo(hints);
+  lib.freeinfo(hints);
   std::string out;
   for (const std::string& n : names) out += (out.empty() ? "" : ", ") + n;
   return out.empty() ? "none" : out;
@@ -33,12 +36,13 @@ std::string providers_here() {
 }  // namespace
 
 std::string fabric_error(const char* call, long code) {
-  return std::string(call) + " failed: " + fi_strerror(static_cast<int>(code < 0 ? -code : code)) + " (" +
+  return std::string(call) + " failed: " + fabric_library().strerror(static_cast<int>(code < 0 ? -code : code)) + " (" +
          std::to_string(code) + ")";
 }
 
 Fabric::Fabric(const std::string& provider) {
-  fi_info* hints = fi_allocinfo();
+  const FabricLibrary& lib = fabric_library();
+  fi_info* hints = lib.dupinfo(nullptr);
   if (hints == nullptr) throw NetError("fi_allocinfo failed: out of memory");
   hints->ep_attr->type = FI_EP_RDM;
   hints->caps = FI_TAGGED;
@@ -47,8 +51,8 @@ Fabric::Fabric(const std::string& provider) {
   hints->domain_attr->threading = FI_THREAD_DOMAIN;  // one thread calls libfabric
   hints->mode = FI_CONTEXT;
   hints->fabric_attr->prov_name = ::strdup(provider.c_str());
-  const int found = fi_getinfo(kFabricVersion, nullptr, nullptr, 0, hints, &info_);
-  fi_freeinfo(hints);
+  const int found = lib.getinfo(kFabricVersion, nullptr, nullptr, 0, hints, &info_);
+  lib.freeinfo(hints);
   if (found != 0 || info_ == nullptr) {
     throw NetError("net_provider '" + provider + "' offers no reliable-datagram endpoint with tagged messages in order (" +
                    fabric_error("fi_getinfo", found) + "); this machine has: " + providers_here());
@@ -61,7 +65,7 @@ Fabric::Fabric(const std::string& provider) {
       throw NetError("provider " + provider_ + ": " + fabric_error(call, code));
     }
   };
-  check("fi_fabric", fi_fabric(info_->fabric_attr, &fabric_, nullptr));
+  check("fi_fabric", lib.fabric(info_->fabric_attr, &fabric_, nullptr));
   check("fi_domain", fi_domain(fabric_, info_, &domain_, nullptr));
   fi_av_attr av_attr{};
   av_attr.type = FI_AV_TABLE;
@@ -86,7 +90,7 @@ void Fabric::close() {
   if (av_ != nullptr) fi_close(&av_->fid);
   if (domain_ != nullptr) fi_close(&domain_->fid);
   if (fabric_ != nullptr) fi_close(&fabric_->fid);
-  if (info_ != nullptr) fi_freeinfo(info_);
+  if (info_ != nullptr) fabric_library().freeinfo(info_);
   ep_ = nullptr;
   cq_ = nullptr;
   av_ = nullptr;

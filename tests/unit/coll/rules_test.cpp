@@ -79,7 +79,7 @@ TEST(CollRules, MalformedRulesAreRefusedByName) {
             "test: collective_rules is a JSON object; expected an array of rules (man 7 mpf, Collective rules)");
   EXPECT_EQ(refusal(R"([{"operation": "bcast", "algorithm": "slots"}, {"operation": "bcast", "algorithm": "bruck"}])"),
             "test: collective_rules[1]: field 'algorithm' is 'bruck', not an algorithm of bcast; expected one of: "
-            "board, board_stage, cells, single_copy, slots");
+            "board, board_stage, cells, single_copy, slots, messages");
   EXPECT_EQ(refusal(R"([{"operation": "broadcast", "algorithm": "slots"}])"),
             "test: collective_rules[0]: field 'operation' is 'broadcast'; expected one of: barrier, bcast, reduce, "
             "allreduce, allgather, alltoall");
@@ -87,7 +87,7 @@ TEST(CollRules, MalformedRulesAreRefusedByName) {
             "test: collective_rules[0]: has no 'operation'; expected one of: barrier, bcast, reduce, allreduce, "
             "allgather, alltoall");
   EXPECT_EQ(refusal(R"([{"operation": "alltoall"}])"),
-            "test: collective_rules[0]: has no 'algorithm'; expected one of: board, single_copy, bruck, cells, slots");
+            "test: collective_rules[0]: has no 'algorithm'; expected one of: board, single_copy, bruck, cells, slots, messages");
   EXPECT_EQ(refusal(R"([3])"),
             "test: collective_rules[0]: is 3; expected a JSON object with an operation and an algorithm");
   EXPECT_EQ(refusal(R"([{"operation": "bcast", "algorithm": "single_copy", "radix": 2}])"),
@@ -218,7 +218,7 @@ TEST_F(TuningFile, AMalformedRuleIsRefusedNamingTheFile) {
     EXPECT_EQ(std::string(e.what()),
               "tuning file " + path_ +
                   ": collective_rules[1]: field 'algorithm' is 'tree', not an algorithm of alltoall; expected one "
-                  "of: board, single_copy, bruck, cells, slots");
+                  "of: board, single_copy, bruck, cells, slots, messages");
   }
 }
 
