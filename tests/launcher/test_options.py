@@ -287,7 +287,7 @@ class Tunables(JobTestCase):
         self.assertEqual(out, "")
         self.assertEqual(err.strip(),
                          f"mpfrun: tuning file {tuning}: collective_rules[1]: field 'algorithm' is 'bruck', not an "
-                         "algorithm of bcast; expected one of: board, board_stage, cells, single_copy, slots")
+                         "algorithm of bcast; expected one of: board, board_stage, cells, single_copy, slots, messages")
 
     def test_unknown_environment_tunable_is_an_error(self):
         env = dict(self.env, MPF_STOP_GRACE="5")
