@@ -85,6 +85,7 @@ void Runtime::init() {
   // other PMIx launcher the node's first rank makes it for the node.
   const char* fd_text = std::getenv(kEnvSegmentFd);
   const bool by_mpfrun = fd_text != nullptr && !job_.singleton;
+  by_mpfrun_ = by_mpfrun || job_.singleton;
   if (by_mpfrun) {
     try {
       attach_segment(shm::Segment::attach_fd(parse_fd(fd_text)));
@@ -195,7 +196,11 @@ void Runtime::finalize(const char* function) {
   // mpfinspect sees ranks that wait here for the others.
   engine_.announce_blocked(progress::BlockedCall::finalize(progress::WaitApi::runtime, function));
   try {
-    pmix_.fence(false);
+    if (by_mpfrun_) {
+      pmix_.fence(false);
+    } else {
+      finalize_fence_checked();
+    }
     engine_.clear_announced();
   } catch (const wireup::PeerLostError& e) {
     await_job_end(e.what());
@@ -213,6 +218,12 @@ void Runtime::finalize(const char* function) {
 }
 
 void Runtime::await_job_end(const std::string& why) {
+  // Another launcher may not stop the job (Slurm's srun, when a rank
+  // exited 0 without finalizing): ask it to, saying why.
+  if (!by_mpfrun_) {
+    std::fprintf(stderr, "mpf: rank %u: %s\n", job_.rank, why.c_str());
+    abort(1, why);
+  }
   // The launcher saw the peer die and is stopping every rank; reporting this
   // rank as failing too would only hide the cause. Wait to be stopped, and
   // speak up only if nobody stops us (a launcher that does not).

@@ -132,6 +132,12 @@ class Runtime {
   std::optional<shm::Segment> segment_;
   std::optional<wireup::RouteTable> routes_;
   shm::RankControl* control_ = nullptr;
+  // The finalize fence of a job another launcher started: a launcher's
+  // fence may succeed when a rank has ended without reaching it (Slurm's
+  // does), so every rank also publishes that it reached it, and a missing
+  // one ends the job with an error (runtime_nodes.cpp).
+  void finalize_fence_checked();
+  bool by_mpfrun_ = true;  // mpfrun (or nobody: a singleton) started this process
   std::optional<std::vector<std::uint32_t>> virtual_nodes_;  // mpfrun --virtual-nodes: node of each rank
   shm::Transport transport_;
   net::Transport network_;

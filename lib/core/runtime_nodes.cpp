@@ -22,6 +22,7 @@ namespace {
 constexpr const char* kKeySegment = "mpf.segment";  // the node's first rank: "<pid> <fd>" of the node's segment
 constexpr const char* kKeyNode = "mpf.node";        // the name of the rank's node
 constexpr const char* kKeyAddress = "mpf.net";      // the rank's network endpoint address
+constexpr const char* kKeyFinalize = "mpf.final";   // the rank reached the finalize fence
 
 std::vector<std::byte> bytes_of(const std::string& text) {
   const auto* p = reinterpret_cast<const std::byte*>(text.data());
@@ -162,6 +163,42 @@ void Runtime::connect_network() {
   } catch (const net::NetError& e) {
     throw RuntimeError(e.what());
   }
+}
+
+void Runtime::finalize_fence_checked() {
+  pmix_.put(kKeyFinalize, bytes_of("1"));
+  pmix_.commit();
+  try {
+    pmix_.fence(true);
+  } catch (const wireup::PeerLostError&) {
+    throw;
+  } catch (const wireup::WireupError& e) {
+    // Slurm's fence fails so when a rank ended without reaching it.
+    throw wireup::PeerLostError(std::string(e.what()) +
+                                ": a rank has probably ended without calling MPI_Finalize (or died)");
+  }
+  std::vector<std::uint32_t> missing;
+  for (std::uint32_t r = 0; r < job_.size; ++r) {
+    try {
+      pmix_.get(r, kKeyFinalize);
+    } catch (const wireup::WireupError&) {
+      missing.push_back(r);
+    }
+  }
+  if (missing.empty()) return;
+  std::string ranks;
+  for (const std::uint32_t r : missing) ranks += (ranks.empty() ? "" : ", ") + std::to_string(r);
+  const std::string message = "rank" + std::string(missing.size() == 1 ? " " : "s ") + ranks +
+                              " ended without calling MPI_Finalize (or the finalize of the API it used), so the " +
+                              "job failed";
+  // One rank says so (the lowest that finalized); the launcher ends the rest.
+  std::uint32_t reporter = 0;
+  while (std::find(missing.begin(), missing.end(), reporter) != missing.end()) ++reporter;
+  if (job_.rank == reporter) {
+    std::fprintf(stderr, "mpf: %s\n", message.c_str());
+    abort(1, message);
+  }
+  std::_Exit(1);
 }
 
 }  // namespace mpf::core

@@ -60,6 +60,7 @@ std::optional<std::vector<std::uint32_t>> virtual_nodes(const JobInfo& job) {
 
 void apply_nodes(JobInfo& job, const std::vector<std::uint32_t>& node_of) {
   job.node_id = node_of[job.rank];
+  job.hostname += "/node" + std::to_string(job.node_id);
   job.local_peers.clear();
   for (std::uint32_t r = 0; r < node_of.size(); ++r) {
     if (node_of[r] != job.node_id) continue;

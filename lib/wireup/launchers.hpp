@@ -27,7 +27,8 @@ void refuse_other_launchers();
 std::optional<std::vector<std::uint32_t>> virtual_nodes(const JobInfo& job);
 
 // Makes `job`'s node facts those of its virtual node: local rank and size,
-// local peers, node id.
+// local peers, node id, and its name ("host/node1": what
+// MPI_Get_processor_name says).
 void apply_nodes(JobInfo& job, const std::vector<std::uint32_t>& node_of);
 
 }  // namespace mpf::wireup

@@ -116,31 +116,22 @@ static void test_split(void) {
     CHECK(top == want, "split: part's rank 0 is world rank %d, expected %d", top, want);
     MPI_Comm_free(&part);
   }
-  /* split_type SHARED: the ranks of this rank's node (all of them on one
-     node; the test's environment says how many nodes, consecutive ranks
-     together, mpfrun --virtual-nodes made). */
+  /* split_type SHARED: the ranks of this rank's node, which share its
+     processor name (the node's name; mpfrun --virtual-nodes names each
+     virtual node). */
   MPI_Comm node;
   CHECK_RC(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node));
   int nsize;
   MPI_Comm_size(node, &nsize);
-  const char* nodes_text = getenv("MPFRUN_NODES");
-  int expected = size;
-  if (nodes_text != NULL) {
-    /* "0,0,1,1": count the ranks listed with this rank's node. */
-    int mine = -1, count = 0, index = 0;
-    for (const char* p = nodes_text; *p != '\0'; ++index) {
-      const int n = (int)strtol(p, (char**)&p, 10);
-      if (index == rank) mine = n;
-      if (*p == ',') ++p;
-    }
-    index = 0;
-    for (const char* p = nodes_text; *p != '\0'; ++index) {
-      const int n = (int)strtol(p, (char**)&p, 10);
-      if (n == mine) ++count;
-      if (*p == ',') ++p;
-    }
-    expected = count;
-  }
+  char name[MPI_MAX_PROCESSOR_NAME] = {0};
+  int length;
+  MPI_Get_processor_name(name, &length);
+  char* names = malloc((size_t)size * MPI_MAX_PROCESSOR_NAME);
+  CHECK(names != NULL, "out of memory");
+  MPI_Allgather(name, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, names, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, MPI_COMM_WORLD);
+  int expected = 0;
+  for (int r = 0; r < size; ++r) expected += strcmp(names + (size_t)r * MPI_MAX_PROCESSOR_NAME, name) == 0;
+  free(names);
   CHECK(nsize == expected, "shared split has %d ranks, expected %d", nsize, expected);
   MPI_Comm_free(&node);
 }
