@@ -522,7 +522,10 @@ int Runner::run() {
   }
   for (std::uint32_t node = 0; node < nodes; ++node) {
     try {
-      segment.segments.push_back(core::create_job_segment(node_sizes[node], static_cast<std::uint32_t>(cpus.size()),
+      // Virtual nodes share this machine: each counts on its share of the CPUs.
+      const auto share = static_cast<std::uint32_t>(
+          std::max<std::uint64_t>(1, std::uint64_t{cpus.size()} * node_sizes[node] / static_cast<std::uint64_t>(nranks)));
+      segment.segments.push_back(core::create_job_segment(node_sizes[node], share,
                                                           nodes == 1 ? job_.jobid : job_.jobid + ".node" + std::to_string(node),
                                                           tunables_));
     } catch (const core::JobTooLargeError& e) {

@@ -96,7 +96,7 @@ void Runtime::init() {
     create_own_segment();
   } else {
     resolve_own_tunables();
-    if (job_.local_rank == 0) create_node_segment();
+    publish_machine();
   }
   const bool across_nodes = job_.local_size != job_.size;
   if (across_nodes) open_network();
@@ -108,7 +108,7 @@ void Runtime::init() {
       throw RuntimeError(e.what());
     }
   }
-  if (!by_mpfrun && !job_.singleton && job_.local_rank != 0) join_node_segment();
+  if (!by_mpfrun && !job_.singleton) share_node_segment();
   if (across_nodes) {
     routes_.emplace(nodes_of_ranks(), job_.rank);
     connect_network();
@@ -218,18 +218,19 @@ void Runtime::finalize(const char* function) {
 }
 
 void Runtime::await_job_end(const std::string& why) {
-  // Another launcher may not stop the job (Slurm's srun, when a rank
-  // exited 0 without finalizing): ask it to, saying why.
-  if (!by_mpfrun_) {
-    std::fprintf(stderr, "mpf: rank %u: %s\n", job_.rank, why.c_str());
-    abort(1, why);
-  }
   // The launcher saw the peer die and is stopping every rank; reporting this
-  // rank as failing too would only hide the cause. Wait to be stopped, and
-  // speak up only if nobody stops us (a launcher that does not).
-  std::this_thread::sleep_for(std::chrono::seconds(60));
-  std::fprintf(stderr, "rank %u: %s, and the job was not stopped; exiting\n", job_.rank, why.c_str());
-  std::_Exit(1);
+  // rank as failing too would only hide the cause. Wait to be stopped.
+  if (by_mpfrun_) {
+    std::this_thread::sleep_for(std::chrono::seconds(60));
+    std::fprintf(stderr, "rank %u: %s, and the job was not stopped; exiting\n", job_.rank, why.c_str());
+    std::_Exit(1);
+  }
+  // Another launcher tells nobody why (Slurm's srun cancels the step, or
+  // does not stop it at all when a rank exited 0 without finalizing): say
+  // so, and after a moment ask it to end the job.
+  std::fprintf(stderr, "mpf: rank %u: %s\n", job_.rank, why.c_str());
+  std::this_thread::sleep_for(std::chrono::seconds(3));
+  abort(1, why);
 }
 
 void Runtime::abort(int code, const std::string& message) {

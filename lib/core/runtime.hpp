@@ -107,12 +107,15 @@ class Runtime {
   static Runtime* instance_;  // the process's runtime, once create() made it
   void attach_segment(shm::Segment segment);
   void create_own_segment();
-  // A job started by a PMIx launcher other than mpfrun: the node's first
-  // rank creates the node's segment and publishes where the others find
-  // it; they attach after the fence (runtime_nodes.cpp).
+  // A job started by a PMIx launcher other than mpfrun: every rank says
+  // which machine it runs on (virtual nodes of a test cluster share one);
+  // after the fence the node's first rank creates the node's segment, for
+  // its share of the machine's CPUs, and publishes where the others find
+  // it; they attach after a second fence (runtime_nodes.cpp).
   void resolve_own_tunables();
-  void create_node_segment();
-  void join_node_segment();
+  void publish_machine();
+  void share_node_segment();
+  std::uint32_t node_cpu_share();
   // A job across nodes: the endpoint is opened and its address published
   // before the fence, and connected to the other nodes' ranks after it.
   void open_network();

@@ -21,6 +21,7 @@ namespace {
 // PMIx keys each rank publishes.
 constexpr const char* kKeySegment = "mpf.segment";  // the node's first rank: "<pid> <fd>" of the node's segment
 constexpr const char* kKeyNode = "mpf.node";        // the name of the rank's node
+constexpr const char* kKeyMachine = "mpf.machine";  // the machine it runs on (gethostname)
 constexpr const char* kKeyAddress = "mpf.net";      // the rank's network endpoint address
 constexpr const char* kKeyFinalize = "mpf.final";   // the rank reached the finalize fence
 
@@ -56,22 +57,53 @@ void Runtime::resolve_own_tunables() {
   }
 }
 
-void Runtime::create_node_segment() {
-  const auto ncpus = std::max(1u, std::thread::hardware_concurrency());
+void Runtime::publish_machine() {
+  char name[256] = {};
+  ::gethostname(name, sizeof name - 1);
   try {
-    // An anonymous memfd: the kernel frees it when the last rank of the
-    // node that maps it ends, however the job ends.
-    attach_segment(create_job_segment(job_.local_size, ncpus, job_.nspace + "@" + job_.hostname, *tunables_));
-    pmix_.put(kKeySegment, bytes_of(std::to_string(::getpid()) + " " + std::to_string(segment_->fd())));
-  } catch (const shm::SegmentError& e) {
-    throw RuntimeError(e.what());
+    pmix_.put(kKeyMachine, bytes_of(name));
   } catch (const wireup::WireupError& e) {
     throw RuntimeError(e.what());
   }
 }
 
-void Runtime::join_node_segment() {
+// The CPUs this node's ranks may count on: the machine's, shared among the
+// job's ranks on the machine in proportion (all of them on a real cluster,
+// where a node is a machine; a part on a test cluster of virtual nodes), so
+// that ranks that outnumber the machine's CPUs wait by blocking.
+std::uint32_t Runtime::node_cpu_share() {
+  const auto cpus = std::max(1u, std::thread::hardware_concurrency());
+  const std::string mine = text_of(pmix_.get(job_.rank, kKeyMachine));
+  std::uint32_t on_machine = 0;
+  for (std::uint32_t r = 0; r < job_.size; ++r) {
+    try {
+      if (text_of(pmix_.get(r, kKeyMachine)) == mine) ++on_machine;
+    } catch (const wireup::WireupError&) {
+      // A rank that has ended since the fence: the segment's users notice.
+    }
+  }
+  if (on_machine <= job_.local_size) return cpus;
+  return std::max<std::uint32_t>(1, static_cast<std::uint32_t>(std::uint64_t{cpus} * job_.local_size / on_machine));
+}
+
+void Runtime::share_node_segment() {
   const std::uint32_t first = job_.local_peers.front();
+  try {
+    if (job_.local_rank == 0) {
+      // An anonymous memfd: the kernel frees it when the last rank of the
+      // node that maps it ends, however the job ends.
+      attach_segment(create_job_segment(job_.local_size, node_cpu_share(), job_.nspace + "@" + job_.hostname,
+                                        *tunables_));
+      pmix_.put(kKeySegment, bytes_of(std::to_string(::getpid()) + " " + std::to_string(segment_->fd())));
+    }
+    pmix_.commit();
+    pmix_.fence(true);
+  } catch (const shm::SegmentError& e) {
+    throw RuntimeError(e.what());
+  } catch (const wireup::WireupError& e) {
+    throw RuntimeError(e.what());
+  }
+  if (job_.local_rank == 0) return;
   std::string where;
   try {
     where = text_of(pmix_.get(first, kKeySegment));
@@ -191,14 +223,8 @@ void Runtime::finalize_fence_checked() {
   const std::string message = "rank" + std::string(missing.size() == 1 ? " " : "s ") + ranks +
                               " ended without calling MPI_Finalize (or the finalize of the API it used), so the " +
                               "job failed";
-  // One rank says so (the lowest that finalized); the launcher ends the rest.
-  std::uint32_t reporter = 0;
-  while (std::find(missing.begin(), missing.end(), reporter) != missing.end()) ++reporter;
-  if (job_.rank == reporter) {
-    std::fprintf(stderr, "mpf: %s\n", message.c_str());
-    abort(1, message);
-  }
-  std::_Exit(1);
+  // Ended cleanly (exit 0) or not, the launcher may not stop the job.
+  await_job_end(message);
 }
 
 }  // namespace mpf::core

@@ -1,0 +1,182 @@
+"""Jobs across nodes under a resource manager: a Slurm cluster of four
+virtual nodes on this machine (tests/harness/slurm_cluster.py), started once
+for these tests, runs the same binaries as mpfrun does with srun --mpi=pmix;
+the ranks of each node share a segment they make themselves and reach the
+other nodes through the network transport. And the launchers the toolkit
+refuses: PMI-1/PMI-2 ones (MPICH's hydra, srun --mpi=pmi2) and srun without
+PMIx.
+"""
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import time
+import unittest
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "harness"))
+from slurm_cluster import SlurmCluster  # noqa: E402
+
+PROGRAMS = os.environ["MPF_PROGRAMS"]
+MPI_PROGRAMS = os.environ["MPF_MPI_PROGRAMS"]
+JOB_TIMEOUT = 120
+
+
+def job_actions():
+    return os.path.join(PROGRAMS, "job_actions")
+
+
+def alive(pid):
+    try:
+        os.kill(pid, 0)
+        return True
+    except ProcessLookupError:
+        return False
+
+
+def segment_inode(pid):
+    """The inode of the toolkit's node segment that process `pid` maps."""
+    with open(f"/proc/{pid}/maps") as f:
+        for line in f:
+            if "memfd:mpf-job-" in line:
+                return int(line.split()[4])
+    return None
+
+
+class Cluster(unittest.TestCase):
+    cluster = None
+
+    @classmethod
+    def setUpClass(cls):
+        cls.cluster = SlurmCluster(nodes=4)
+        cls.cluster.start()
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.cluster.stop()
+
+    def setUp(self):
+        self.env = dict(self.cluster.env)
+        for name in list(self.env):
+            if name.startswith("MPF_"):
+                del self.env[name]
+        self.env["MPF_TUNING_FILE"] = ""
+
+    def srun(self, *args, env=None, timeout=JOB_TIMEOUT):
+        """Runs srun to completion; returns (status, stdout, stderr), with how
+        long it took in self.seconds. A job
+        that outlives `timeout` is cancelled and the test fails with what it
+        printed."""
+        # --overcommit: more ranks than a virtual node has CPUs, as mpfrun allows.
+        proc = subprocess.Popen(["srun", "--overcommit", *args], stdin=subprocess.DEVNULL,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env or self.env, text=True)
+        start = time.monotonic()
+        try:
+            out, err = proc.communicate(timeout=timeout)
+            self.seconds = time.monotonic() - start
+        except subprocess.TimeoutExpired:
+            subprocess.run(["scancel", "--user", "root"], env=self.env, timeout=30)
+            out, err = proc.communicate(timeout=60)
+            self.fail(f"srun {' '.join(args)} ran longer than {timeout} s:\n{out}\n{err}")
+        return proc.returncode, out, err
+
+    def test_ranks_on_two_nodes_greet_each_other(self):
+        status, out, err = self.srun("--mpi=pmix", "-N", "2", "-n", "4", job_actions(), "hello")
+        self.assertEqual(status, 0, err)
+        nodes = dict(re.findall(r"^hello from rank (\d) of 4 on (n\d)$", out, re.M))
+        self.assertEqual(nodes, {"0": "n1", "1": "n1", "2": "n2", "3": "n2"}, out)
+
+    def test_self_checking_mpi_programs_across_two_and_three_nodes(self):
+        cases = [
+            ("collectives", 3, 5, []),
+            ("collectives", 2, 4, []),
+            ("ordering", 2, 5, []),
+            ("comms", 2, 4, []),
+            ("nbc", 3, 4, []),
+            ("intercomm", 2, 4, []),
+            ("bigmsg", 2, 2, ["64"]),
+            ("send_modes", 2, 2, ["64", "4096"]),
+        ]
+        for program, nodes, ranks, args in cases:
+            with self.subTest(program=program, nodes=nodes, ranks=ranks):
+                status, out, err = self.srun("--mpi=pmix", "-N", str(nodes), "-n", str(ranks),
+                                             os.path.join(MPI_PROGRAMS, program), *args)
+                self.assertEqual(status, 0, out + err)
+                self.assertRegex(out, rf"(?m)^{program} ok")
+                print(f"{program} on {nodes} nodes, {ranks} ranks: {self.seconds:.1f} s", file=sys.stderr)
+
+    def test_a_flood_across_nodes_throttles_its_senders(self):
+        # Two senders on one node flood a receiver on another with 100 000
+        # unexpected messages each, into a 64 KiB unexpected pool.
+        env = dict(self.env, MPF_UNEXPECTED_POOL="64KiB")
+        status, out, err = self.srun("--mpi=pmix", "-N", "2", "-n", "3", "--distribution=cyclic",
+                                     os.path.join(MPI_PROGRAMS, "flood"), "two", "100000", env=env)
+        self.assertEqual(status, 0, out + err)
+        self.assertRegex(out, r"(?m)^flood ok: two, 100000 messages from each of 2 senders")
+
+    def test_a_rank_killed_on_one_node_ends_the_job_everywhere(self):
+        start = time.monotonic()
+        status, out, err = self.srun("--mpi=pmix", "-N", "2", "-n", "4", job_actions(), "crash", "3")
+        self.assertEqual(status, 128 + signal.SIGSEGV, err)
+        self.assertLess(time.monotonic() - start, 60)
+        left = subprocess.run(["pgrep", "-f", job_actions()], capture_output=True, text=True).stdout.split()
+        self.assertEqual(left, [], "ranks left behind")
+
+    def test_a_rank_that_skips_finalize_fails_the_job(self):
+        status, out, err = self.srun("--mpi=pmix", "-N", "2", "-n", "4", job_actions(), "no-finalize", "3")
+        self.assertNotEqual(status, 0, err)
+        self.assertRegex(err, r"without calling MPI_Finalize")
+
+    def test_ranks_on_different_nodes_never_share_a_segment(self):
+        proc = subprocess.Popen(["srun", "--mpi=pmix", "-N", "2", "-n", "4", job_actions(), "wait-signal"],
+                                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                env=self.env, text=True)
+        try:
+            pids = {}
+            deadline = time.monotonic() + JOB_TIMEOUT
+            while len(pids) < 4 and time.monotonic() < deadline:
+                line = proc.stdout.readline()
+                if not line:
+                    break
+                m = re.match(r"ready (\d+) (\d+)", line)
+                if m:
+                    pids[int(m.group(1))] = int(m.group(2))
+            self.assertEqual(sorted(pids), [0, 1, 2, 3], proc.stderr.read() if proc.poll() is not None else "")
+            inodes = {rank: segment_inode(pid) for rank, pid in pids.items()}
+            self.assertIsNotNone(inodes[0])
+            self.assertEqual(inodes[0], inodes[1], "ranks 0 and 1 (node n1) share the node's segment")
+            self.assertEqual(inodes[2], inodes[3], "ranks 2 and 3 (node n2) share the node's segment")
+            self.assertNotEqual(inodes[0], inodes[2], "nodes n1 and n2 must not share a segment")
+            for pid in pids.values():
+                os.kill(pid, signal.SIGUSR1)
+            out, err = proc.communicate(timeout=JOB_TIMEOUT)
+            self.assertEqual(proc.returncode, 0, err)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.communicate()
+
+    def test_srun_with_pmi2_or_without_pmix_is_refused(self):
+        for mpi, expected in (("--mpi=pmi2", r"launcher that speaks PMI-1/PMI-2 only"),
+                              ("--mpi=none", r"Slurm step started without PMIx")):
+            with self.subTest(mpi=mpi):
+                status, out, err = self.srun(mpi, "-N", "2", "-n", "2", job_actions(), "hello")
+                self.assertNotEqual(status, 0)
+                self.assertRegex(err, expected)
+                self.assertNotIn("hello from rank", out, "ranks must not run as singletons")
+
+
+@unittest.skipIf(shutil.which("mpiexec.hydra") is None, "MPICH's mpiexec.hydra is not installed")
+class Hydra(unittest.TestCase):
+    def test_hydra_is_refused_not_run_as_singletons(self):
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("MPF_", "PMIX_", "SLURM_"))}
+        result = subprocess.run(["mpiexec.hydra", "-launcher", "fork", "-n", "2", job_actions(), "hello"],
+                                stdin=subprocess.DEVNULL, capture_output=True, text=True, env=env, timeout=60)
+        self.assertNotEqual(result.returncode, 0)
+        self.assertRegex(result.stderr, r"PMI-1/PMI-2 only \(PMI_RANK=[01], PMI_SIZE=2")
+        self.assertNotIn("hello from rank", result.stdout)
+
+
+if __name__ == "__main__":
+    unittest.main()
