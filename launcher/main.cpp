@@ -15,6 +15,7 @@
 #include "launcher/job_runner.hpp"
 #include "launcher/options.hpp"
 #include "launcher/report.hpp"
+#include "launcher/srun_launch.hpp"
 
 extern char** environ;
 
@@ -73,6 +74,13 @@ int main(int argc, char** argv) {
     return 0;
   }
 
+  // Inside a Slurm allocation of several nodes, srun starts the ranks.
+  try {
+    if (launches_through_srun(options)) return run_through_srun(options, tunables);
+  } catch (const UsageError& e) {
+    std::fprintf(stderr, "mpfrun: %s\n", e.what());
+    return kUsageStatus;
+  }
   if (!options.report_path.empty()) {
     // Found out now, not after the job has run.
     const std::filesystem::path report(options.report_path);

@@ -168,7 +168,8 @@ void check_hosts(const std::vector<std::string>& hosts, const std::string& sourc
   for (const std::string& host : hosts) {
     if (!is_this_machine(host)) {
       throw UsageError("host '" + host + "' (from " + source + ") is not this machine (" + this_host_name() +
-                       "); multi-node launch is not yet available");
+                       "); mpfrun starts ranks on other machines only through Slurm: inside an allocation "
+                       "(salloc -N 2, sbatch), it launches with srun on the allocation's nodes");
     }
   }
 }
@@ -203,10 +204,11 @@ ParseResult parse_command_line(int argc, char** argv) {
   std::vector<std::string> hosts;
   std::string hostfile, bind_to = "auto", map_by = "core";
   add_context_options(app, first, env_settings);
-  app.add_option("-H,--host", hosts, "Hosts to run on, comma-separated (this machine only, for now)")
+  app.add_option("-H,--host", hosts,
+                 "Hosts to run on, comma-separated: this machine only (other machines: through Slurm)")
       ->delimiter(',')
       ->allow_extra_args(false);
-  app.add_option("--hostfile", hostfile, "File of hosts, one per line (this machine only, for now)")
+  app.add_option("--hostfile", hostfile, "File of hosts, one per line: this machine only (other machines: through Slurm)")
       ->check(CLI::ExistingFile);
   app.add_option("--map-by", map_by, "Place consecutive ranks on consecutive cores, or round-robin over NUMA nodes")
       ->check(CLI::IsMember({"core", "numa"}))
@@ -215,6 +217,12 @@ ParseResult parse_command_line(int argc, char** argv) {
                  "Bind each rank to its core, its NUMA node's CPUs, or nothing; auto: to its core when ranks "
                  "outnumber the CPUs and divide evenly among them, else nothing")
       ->check(CLI::IsMember({"auto", "none", "core", "numa"}))
+      ->capture_default_str();
+  std::string launcher = "auto";
+  app.add_option("--launcher", launcher,
+                 "Who starts the ranks: srun (Slurm places them on the allocation's nodes), mpfrun (on this "
+                 "machine), or auto: srun inside a Slurm allocation of several nodes, else mpfrun")
+      ->check(CLI::IsMember({"auto", "mpfrun", "srun"}))
       ->capture_default_str();
   app.add_option("--virtual-nodes", o.virtual_nodes,
                  "Split this machine's ranks into K nodes, consecutive ranks together, each with its own shared "
@@ -262,6 +270,12 @@ ParseResult parse_command_line(int argc, char** argv) {
               : bind_to == "none" ? BindTo::none
                                   : BindTo::automatic;
   o.map_by = map_by == "numa" ? MapBy::numa : MapBy::core;
+  o.launcher = launcher == "srun"     ? Options::Launcher::srun
+               : launcher == "mpfrun" ? Options::Launcher::mpfrun
+                                      : Options::Launcher::automatic;
+  for (const char* name : {"--host", "--hostfile", "--map-by", "--bind-to", "--report-bindings", "--virtual-nodes"}) {
+    if (app.count(name) > 0) o.placement_options.push_back(name);
+  }
   if (!hosts.empty()) check_hosts(hosts, "--host");
   o.hosts = hosts;
   if (!hostfile.empty()) {

@@ -42,6 +42,12 @@ struct Options {
   std::string output_dir;
   double timeout_seconds = 0;  // 0: no timeout
   int virtual_nodes = 1;       // --virtual-nodes: split the ranks into this many nodes joined by the network
+  // --launcher: who starts the ranks. auto: srun inside a Slurm allocation
+  // of several nodes, mpfrun itself otherwise.
+  enum class Launcher { automatic, mpfrun, srun } launcher = Launcher::automatic;
+  // Options given that decide where ranks run, which under srun Slurm
+  // decides instead ("--bind-to", ...), as the user wrote them.
+  std::vector<std::string> placement_options;
   std::vector<std::string> sets;  // NAME=VALUE
   std::string tuning_file;
   bool list_params = false;

@@ -62,6 +62,13 @@ std::string timestamp_now() {
 
 }  // namespace
 
+std::string line_prefix(bool timestamp, bool tag, std::uint32_t rank) {
+  std::string out;
+  if (timestamp) out += timestamp_now();
+  if (tag) out += "[" + std::to_string(rank) + "] ";
+  return out;
+}
+
 OutputForwarder::OutputForwarder(OutputFormat format, std::uint32_t nranks) : format_(std::move(format)) {
   sources_.reserve(2 * nranks);
   if (format_.directory.empty()) return;
@@ -108,10 +115,7 @@ OutputForwarder::Source* OutputForwarder::find(int fd) {
 }
 
 void OutputForwarder::emit(Source& source, std::string_view line) {
-  std::string out;
-  out.reserve(line.size() + 48);
-  if (format_.timestamp) out += timestamp_now();
-  if (format_.tag) out += "[" + std::to_string(source.rank) + "] ";
+  std::string out = line_prefix(format_.timestamp, format_.tag, source.rank);
   out += line;
   // One write per line: lines from different ranks never mix.
   write_all(source.sink, out.data(), out.size());

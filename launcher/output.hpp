@@ -12,6 +12,10 @@
 
 namespace mpf::launcher {
 
+// What --timestamp-output and --tag-output put before a line of `rank`'s:
+// "2026-11-26T20:58:01.123 [3] ".
+std::string line_prefix(bool timestamp, bool tag, std::uint32_t rank);
+
 struct OutputFormat {
   bool tag = false;
   bool timestamp = false;

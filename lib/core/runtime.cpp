@@ -225,11 +225,13 @@ void Runtime::await_job_end(const std::string& why) {
     std::fprintf(stderr, "rank %u: %s, and the job was not stopped; exiting\n", job_.rank, why.c_str());
     std::_Exit(1);
   }
-  // Another launcher tells nobody why (Slurm's srun cancels the step, or
-  // does not stop it at all when a rank exited 0 without finalizing): say
-  // so, and after a moment ask it to end the job.
+  // Another launcher may not stop the job (Slurm's srun, when a rank
+  // exited 0 without finalizing), or stop it without saying why: unless it
+  // has stopped this rank within a second (a peer crashed: it says so
+  // itself), say why, and after a moment more ask it to end the job.
+  std::this_thread::sleep_for(std::chrono::seconds(1));
   std::fprintf(stderr, "mpf: rank %u: %s\n", job_.rank, why.c_str());
-  std::this_thread::sleep_for(std::chrono::seconds(3));
+  std::this_thread::sleep_for(std::chrono::seconds(2));
   abort(1, why);
 }
 

@@ -18,6 +18,7 @@ import unittest
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "harness"))
 from slurm_cluster import SlurmCluster  # noqa: E402
 
+MPFRUN = os.environ["MPFRUN"]
 PROGRAMS = os.environ["MPF_PROGRAMS"]
 MPI_PROGRAMS = os.environ["MPF_MPI_PROGRAMS"]
 JOB_TIMEOUT = 120
@@ -165,6 +166,67 @@ class Cluster(unittest.TestCase):
                 self.assertNotEqual(status, 0)
                 self.assertRegex(err, expected)
                 self.assertNotIn("hello from rank", out, "ranks must not run as singletons")
+
+
+class MpfrunInAllocation(unittest.TestCase):
+    """mpfrun inside salloc -N 2: it launches through srun."""
+    cluster = None
+
+    @classmethod
+    def setUpClass(cls):
+        cls.cluster = SlurmCluster(nodes=4)
+        cls.cluster.start()
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.cluster.stop()
+
+    def setUp(self):
+        self.env = {k: v for k, v in self.cluster.env.items() if not k.startswith("MPF_")}
+        self.env["MPF_TUNING_FILE"] = ""
+
+    def salloc_mpfrun(self, *args, nodes=2, timeout=JOB_TIMEOUT):
+        result = subprocess.run(["salloc", "-N", str(nodes), "--overcommit", MPFRUN, *args],
+                                stdin=subprocess.DEVNULL, capture_output=True, text=True, env=self.env,
+                                timeout=timeout)
+        return result.returncode, result.stdout, result.stderr
+
+    def test_mpfrun_launches_on_the_allocations_nodes(self):
+        status, out, err = self.salloc_mpfrun("-n", "4", "--tag-output", job_actions(), "hello")
+        self.assertEqual(status, 0, err)
+        lines = sorted(re.findall(r"(?m)^\[(\d)\] hello from rank \1 of 4 on (n\d)$", out))
+        self.assertEqual(lines, [("0", "n1"), ("1", "n1"), ("2", "n2"), ("3", "n2")], out)
+
+    def test_tunables_reach_the_ranks(self):
+        status, out, err = self.salloc_mpfrun("-n", "2", "--set", "stop_grace_ms=1234",
+                                              os.path.join(PROGRAMS, "print_tunables"), "stop_grace_ms")
+        self.assertEqual(status, 0, err)
+        self.assertEqual(len(re.findall(r"(?m)^rank [01] stop_grace_ms=1234 ", out)), 2, out)
+
+    def test_a_crash_names_the_rank_and_its_node(self):
+        status, out, err = self.salloc_mpfrun("-n", "4", job_actions(), "crash", "3")
+        self.assertEqual(status, 128 + signal.SIGSEGV, err)
+        self.assertIn("mpfrun: rank 3 (on node n2) killed by signal 11 (Segmentation fault)", err)
+
+    def test_timeout_stops_the_job(self):
+        status, out, err = self.salloc_mpfrun("-n", "2", "--timeout", "3", job_actions(), "hang")
+        self.assertEqual(status, 124, err)
+        self.assertIn("mpfrun: timeout: the job ran longer than 3 s", err)
+
+    def test_options_slurm_decides_are_refused(self):
+        for option in (["--bind-to", "core"], ["--map-by", "numa"], ["--virtual-nodes", "2"]):
+            with self.subTest(option=option[0]):
+                status, out, err = self.salloc_mpfrun("-n", "2", *option, job_actions(), "hello")
+                self.assertEqual(status, 2, err)
+                self.assertIn(f"mpfrun: {option[0]}: inside a Slurm allocation of 2 nodes", err)
+                self.assertNotIn("hello from rank", out)
+
+    def test_launcher_srun_outside_an_allocation_is_refused(self):
+        env = {k: v for k, v in self.env.items() if not k.startswith("SLURM_JOB")}
+        result = subprocess.run([MPFRUN, "--launcher", "srun", "-n", "2", job_actions(), "hello"],
+                                capture_output=True, text=True, env=env, timeout=60)
+        self.assertEqual(result.returncode, 2)
+        self.assertIn("not inside a Slurm allocation", result.stderr)
 
 
 @unittest.skipIf(shutil.which("mpiexec.hydra") is None, "MPICH's mpiexec.hydra is not installed")
