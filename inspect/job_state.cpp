@@ -1,5 +1,7 @@
 #include "inspect/job_state.hpp"
 
+#include <algorithm>
+
 #include <sched.h>
 #include <time.h>
 
@@ -246,60 +248,137 @@ nlohmann::json node_memory_json(const shm::Segment& segment) {
 
 }  // namespace
 
+namespace {
+
+// One node's segment and the world ranks in it, by their place there.
+struct NodePart {
+  std::string name;
+  int segment_fd;
+  std::vector<std::uint32_t> world;
+};
+
+}  // namespace
+
 nlohmann::json read_job(const job::JobEntry& entry) {
   if (!job::RunRegistry::alive(entry)) {
     throw InspectError("job " + entry.jobid + " is not running (its mpfrun, pid " + std::to_string(entry.launcher_pid) +
                        ", is gone); `mpfrun --cleanup` removes its leftovers");
   }
-  shm::Segment segment = [&] {
-    try {
-      return shm::Segment::open_of_process(entry.launcher_pid, entry.segment_fd);
-    } catch (const shm::SegmentError& e) {
-      throw InspectError("cannot open job " + entry.jobid + "'s shared segment: " + e.what());
-    }
-  }();
-  nlohmann::json tunables;
-  std::string rndv_mode = "get";
-  try {
-    tunables = nlohmann::json::parse(segment.tunables_json());
-    for (const auto& t : tunables) {
-      if (t.at("name") == "rndv_mode") rndv_mode = t.at("value").get<std::string>();
-    }
-  } catch (const nlohmann::json::exception&) {
-    tunables = nullptr;
+  std::vector<NodePart> parts;
+  if (entry.nodes.empty()) {
+    parts.push_back({entry.host, entry.segment_fd, {}});
+  } else {
+    for (const job::NodeEntry& n : entry.nodes) parts.push_back({n.name, n.segment_fd, n.ranks});
   }
+  const bool several = parts.size() > 1;
   const std::int64_t now = monotonic_ns();
-  nlohmann::json ranks = nlohmann::json::array();
-  for (std::uint32_t r = 0; r < segment.header().nranks; ++r) ranks.push_back(rank_json(segment, r, now, rndv_mode));
-  // A wait on a conversation names it (its id is the record's tag) and the
-  // rank's role there (the record's context).
-  nlohmann::json conversations = conversations_json(segment, now);
-  for (auto& rank : ranks) {
-    nlohmann::json& b = rank["blocked_in"];
-    if (b.is_null() || b.value("kind", "") != "conversation") continue;
-    b["role"] = conversation_role(b.at("context").get<std::uint32_t>());
-    b["waits_for"] = conversation_wait(b.at("context").get<std::uint32_t>());
-    for (const auto& c : conversations) {
-      if (c.at("id") == b.at("tag")) b["conversation"] = c.at("name");
+  nlohmann::json ranks = nlohmann::json::array(), windows = nlohmann::json::array(),
+                 conversations = nlohmann::json::array(), nodes = nlohmann::json::array();
+  nlohmann::json tunables, shmem, regions, node_memory = nlohmann::json::array();
+  std::uint64_t segment_bytes = 0, resident_bytes = 0;
+  std::uint32_t cpus = 0;
+  bool oversubscribed = false;
+  for (NodePart& part : parts) {
+    // Every node is read or the inspection fails naming it: never a job
+    // shown without some of its ranks.
+    shm::Segment segment = [&] {
+      try {
+        return shm::Segment::open_of_process(entry.launcher_pid, part.segment_fd);
+      } catch (const shm::SegmentError& e) {
+        throw InspectError("cannot open job " + entry.jobid + "'s shared segment" +
+                           (several ? " of node " + part.name : std::string()) + ": " + e.what());
+      }
+    }();
+    const std::uint32_t local_ranks = segment.header().nranks;
+    if (part.world.empty()) {
+      for (std::uint32_t r = 0; r < local_ranks; ++r) part.world.push_back(r);
     }
+    if (part.world.size() != local_ranks) {
+      throw InspectError("job " + entry.jobid + ": node " + part.name + "'s segment holds " +
+                         std::to_string(local_ranks) + " ranks, but its entry lists " +
+                         std::to_string(part.world.size()));
+    }
+    std::string rndv_mode = "get";
+    nlohmann::json node_tunables;
+    try {
+      node_tunables = nlohmann::json::parse(segment.tunables_json());
+      for (const auto& t : node_tunables) {
+        if (t.at("name") == "rndv_mode") rndv_mode = t.at("value").get<std::string>();
+      }
+    } catch (const nlohmann::json::exception&) {
+      node_tunables = nullptr;
+    }
+    nlohmann::json node_ranks = nlohmann::json::array();
+    for (std::uint32_t r = 0; r < local_ranks; ++r) node_ranks.push_back(rank_json(segment, r, now, rndv_mode));
+    // A wait on a conversation names it (its id is the record's tag) and the
+    // rank's role there (the record's context).
+    nlohmann::json node_conversations = conversations_json(segment, now);
+    for (auto& rank : node_ranks) {
+      nlohmann::json& b = rank["blocked_in"];
+      if (b.is_null() || b.value("kind", "") != "conversation") continue;
+      b["role"] = conversation_role(b.at("context").get<std::uint32_t>());
+      b["waits_for"] = conversation_wait(b.at("context").get<std::uint32_t>());
+      for (const auto& c : node_conversations) {
+        if (c.at("id") == b.at("tag")) b["conversation"] = c.at("name");
+      }
+    }
+    // A SHMEM wait names its word and comparison, or its lock and holder.
+    nlohmann::json node_shmem = add_shmem_state(segment, node_ranks);
+    // The node's ranks as the job numbers them.
+    for (std::uint32_t r = 0; r < local_ranks; ++r) {
+      nlohmann::json& rank = node_ranks[r];
+      rank["rank"] = part.world[r];
+      if (several) {
+        rank["node"] = part.name;
+        rank["transport"] = "shared memory within node " + part.name + ", the network to the other nodes";
+        nlohmann::json in_flight = nlohmann::json::object();
+        for (const auto& [peer, n] : rank["packets_in_flight_to"].items()) {
+          in_flight[std::to_string(part.world[std::stoul(peer)])] = n;
+        }
+        rank["packets_in_flight_to"] = in_flight;
+      }
+      ranks.push_back(std::move(rank));
+    }
+    for (auto& w : windows_json(segment, now)) windows.push_back(std::move(w));
+    for (auto& c : node_conversations) conversations.push_back(std::move(c));
+    for (auto& m : node_memory_json(segment)) {
+      m["owner_rank"] = part.world.at(m["owner_rank"].get<std::uint32_t>());
+      node_memory.push_back(std::move(m));
+    }
+    if (nodes.empty()) {
+      tunables = node_tunables;
+      shmem = node_shmem;
+      regions = regions_json(segment);
+      cpus = segment.header().ncpus;
+    }
+    oversubscribed = oversubscribed || segment.header().oversubscribed != 0;
+    segment_bytes += segment.bytes();
+    resident_bytes += segment.resident_bytes();
+    nodes.push_back({{"name", part.name},
+                     {"ranks", part.world},
+                     {"cpus", segment.header().ncpus},
+                     {"oversubscribed", segment.header().oversubscribed != 0},
+                     {"segment_bytes", segment.bytes()},
+                     {"segment_resident_bytes", segment.resident_bytes()}});
   }
-  // A SHMEM wait names its word and comparison, or its lock and holder.
-  nlohmann::json shmem = add_shmem_state(segment, ranks);
-  return {{"job",
-           {{"jobid", entry.jobid},
-            {"mpfrun_pid", entry.launcher_pid},
-            {"host", entry.host},
-            {"command", entry.command},
-            {"ranks", segment.header().nranks},
-            {"cpus", segment.header().ncpus},
-            {"oversubscribed", segment.header().oversubscribed != 0},
-            {"segment_bytes", segment.bytes()},
-            {"segment_resident_bytes", segment.resident_bytes()},
-            {"segment_regions", regions_json(segment)},
-            {"node_memory", node_memory_json(segment)}}},
+  std::sort(ranks.begin(), ranks.end(),
+            [](const nlohmann::json& a, const nlohmann::json& b) { return a["rank"] < b["rank"]; });
+  nlohmann::json job = {{"jobid", entry.jobid},
+                        {"mpfrun_pid", entry.launcher_pid},
+                        {"host", entry.host},
+                        {"command", entry.command},
+                        {"ranks", ranks.size()},
+                        {"cpus", cpus},
+                        {"oversubscribed", oversubscribed},
+                        {"segment_bytes", segment_bytes},
+                        {"segment_resident_bytes", resident_bytes},
+                        {"segment_regions", regions},
+                        {"node_memory", node_memory}};
+  if (several) job["nodes"] = nodes;
+  return {{"job", job},
           {"tunables", tunables},
           {"ranks", ranks},
-          {"windows", windows_json(segment, now)},
+          {"windows", windows},
           {"conversations", conversations},
           {"shmem", shmem}};
 }

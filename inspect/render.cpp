@@ -2,8 +2,10 @@
 
 #include <cstdio>
 #include <sstream>
+#include <vector>
 #include <string>
 
+#include "common/number_ranges.hpp"
 #include "core/context_space.hpp"
 
 namespace mpf::inspect {
@@ -140,7 +142,9 @@ std::string shmem_wait_text(const nlohmann::json& w) {
 }
 
 void render_rank(std::ostringstream& out, const nlohmann::json& r, bool full) {
-  out << "rank " << r["rank"] << " (pid " << r["pid"] << "): ";
+  out << "rank " << r["rank"] << " (pid " << r["pid"];
+  if (r.contains("node")) out << " on " << r["node"].get<std::string>();
+  out << "): ";
   const std::string state = r["state"];
   if (state == "not_initialized") {
     out << "has not initialised (starting, or not an MPI, SHMEM or MPF program)\n";
@@ -251,11 +255,24 @@ std::string render_job_list(const nlohmann::json& jobs) {
 std::string render_job(const nlohmann::json& job, std::optional<std::uint32_t> rank) {
   std::ostringstream out;
   const auto& j = job["job"];
-  out << "job " << j["jobid"].get<std::string>() << ": " << j["ranks"] << " ranks on " << j["host"].get<std::string>()
-      << " (" << j["cpus"] << " CPUs" << (j["oversubscribed"].get<bool>() ? ", oversubscribed" : "") << "), mpfrun pid "
-      << j["mpfrun_pid"] << ": " << command_line(j["command"]) << "\n";
+  out << "job " << j["jobid"].get<std::string>() << ": " << j["ranks"] << " ranks on ";
+  if (j.contains("nodes")) {
+    out << j["nodes"].size() << " nodes (";
+    for (std::size_t n = 0; n < j["nodes"].size(); ++n) {
+      const auto& node = j["nodes"][n];
+      std::vector<std::uint32_t> members = node["ranks"].get<std::vector<std::uint32_t>>();
+      out << (n == 0 ? "" : "; ") << node["name"].get<std::string>() << (members.size() == 1 ? ": rank " : ": ranks ") << common::number_ranges(members) << ", "
+          << node["cpus"] << " CPUs" << (node["oversubscribed"].get<bool>() ? ", oversubscribed" : "");
+    }
+    out << ")";
+  } else {
+    out << j["host"].get<std::string>() << " (" << j["cpus"] << " CPUs"
+        << (j["oversubscribed"].get<bool>() ? ", oversubscribed" : "") << ")";
+  }
+  out << ", mpfrun pid " << j["mpfrun_pid"] << ": " << command_line(j["command"]) << "\n";
   if (j.contains("segment_resident_bytes")) {
-    out << "shared memory: " << mebibytes(j["segment_resident_bytes"]) << " in use of the segment's "
+    out << "shared memory: " << mebibytes(j["segment_resident_bytes"]) << " in use of the "
+        << (j.contains("nodes") ? std::to_string(j["nodes"].size()) + " segments' " : std::string("segment's "))
         << mebibytes(j["segment_bytes"]);
     for (const auto& m : j["node_memory"]) {
       out << "; " << m["name"].get<std::string>() << " of rank " << m["owner_rank"] << ", " << mebibytes(m["bytes"]);

@@ -570,6 +570,15 @@ int Runner::run() {
   entry.launcher_pid = ::getpid();
   entry.launcher_start_ticks = job::process_start_ticks(::getpid()).value_or(0);
   entry.segment_fd = segment.segments[0].fd();
+  if (segment.segments.size() > 1) {
+    for (std::uint32_t node = 0; node < segment.segments.size(); ++node) {
+      job::NodeEntry n{job_.host + "/node" + std::to_string(node), segment.segments[node].fd(), {}};
+      for (std::uint32_t r = 0; r < segment.node_of.size(); ++r) {
+        if (segment.node_of[r] == node) n.ranks.push_back(r);
+      }
+      entry.nodes.push_back(std::move(n));
+    }
+  }
   entry.pmix_tmpdir = tmpdir.path();
   entry.host = job_.host;
   entry.command = options_.command_line;

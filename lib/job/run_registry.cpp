@@ -18,15 +18,21 @@ namespace fs = std::filesystem;
 nlohmann::json to_json(const JobEntry& e) {
   nlohmann::json ranks = nlohmann::json::array();
   for (const RankEntry& r : e.ranks) ranks.push_back({{"rank", r.rank}, {"pid", r.pid}, {"program", r.program}});
-  return {{"jobid", e.jobid},
-          {"launcher_pid", e.launcher_pid},
-          {"launcher_start_ticks", e.launcher_start_ticks},
-          {"segment_fd", e.segment_fd},
-          {"pmix_tmpdir", e.pmix_tmpdir},
-          {"host", e.host},
-          {"command", e.command},
-          {"start_unix_ms", e.start_unix_ms},
-          {"ranks", ranks}};
+  nlohmann::json out = {{"jobid", e.jobid},
+                        {"launcher_pid", e.launcher_pid},
+                        {"launcher_start_ticks", e.launcher_start_ticks},
+                        {"segment_fd", e.segment_fd},
+                        {"pmix_tmpdir", e.pmix_tmpdir},
+                        {"host", e.host},
+                        {"command", e.command},
+                        {"start_unix_ms", e.start_unix_ms},
+                        {"ranks", ranks}};
+  if (!e.nodes.empty()) {
+    nlohmann::json nodes = nlohmann::json::array();
+    for (const NodeEntry& n : e.nodes) nodes.push_back({{"name", n.name}, {"segment_fd", n.segment_fd}, {"ranks", n.ranks}});
+    out["nodes"] = nodes;
+  }
+  return out;
 }
 
 JobEntry job_entry_from_json(const nlohmann::json& j) {
@@ -42,6 +48,12 @@ JobEntry job_entry_from_json(const nlohmann::json& j) {
   for (const auto& r : j.at("ranks")) {
     e.ranks.push_back({r.at("rank").get<std::uint32_t>(), r.at("pid").get<pid_t>(),
                        r.at("program").get<std::string>()});
+  }
+  if (j.contains("nodes")) {
+    for (const auto& n : j.at("nodes")) {
+      e.nodes.push_back({n.at("name").get<std::string>(), n.at("segment_fd").get<int>(),
+                         n.at("ranks").get<std::vector<std::uint32_t>>()});
+    }
   }
   return e;
 }

@@ -23,6 +23,15 @@ struct RankEntry {
   std::string program;
 };
 
+// One node's part of a job that mpfrun split into virtual nodes: its
+// segment (a descriptor of mpfrun's) and the world ranks on it, in their
+// order in that segment.
+struct NodeEntry {
+  std::string name;
+  int segment_fd = -1;
+  std::vector<std::uint32_t> ranks;
+};
+
 struct JobEntry {
   std::string jobid;
   pid_t launcher_pid = 0;
@@ -33,6 +42,9 @@ struct JobEntry {
   std::vector<std::string> command;        // mpfrun's own command line
   std::int64_t start_unix_ms = 0;
   std::vector<RankEntry> ranks;
+  // Several nodes (mpfrun --virtual-nodes): each node's segment; empty for
+  // one node, whose segment is segment_fd.
+  std::vector<NodeEntry> nodes;
 };
 
 nlohmann::json to_json(const JobEntry& entry);

@@ -135,6 +135,30 @@ class Inspect(JobTestCase):
                       err)
         self.assert_clean()
 
+    def test_a_job_on_virtual_nodes_is_shown_whole(self):
+        # Two ranks on each of two virtual nodes: every node's segment is read,
+        # ranks are numbered as the job numbers them and name their node.
+        proc = self.start("--timeout", "60", "--virtual-nodes", "2", "-n", "4", ACTIONS, "stuck-recv")
+        state = self.wait_for_stuck_job(proc)
+        jsonschema.validate(state, self.load_schema("mpfinspect-job.schema.json"))
+        self.assertEqual([r["rank"] for r in state["ranks"]], [0, 1, 2, 3])
+        self.assertEqual([n["ranks"] for n in state["job"]["nodes"]], [[0, 1], [2, 3]])
+        self.assertEqual([r["node"] for r in state["ranks"]], [state["job"]["nodes"][0]["name"]] * 2 +
+                         [state["job"]["nodes"][1]["name"]] * 2)
+        status, out, _ = self.inspect(str(proc.pid))
+        self.assertEqual(status, 0)
+        self.assertRegex(out, r"job \d+: 4 ranks on 2 nodes \(\S+/node0: ranks 0-1, .*; \S+/node1: ranks 2-3, ")
+        proc.terminate()
+        proc.communicate(timeout=60)
+
+    def test_a_receive_cycle_across_nodes_is_named(self):
+        status, _, err = self.mpfrun("--timeout", "2", "--virtual-nodes", "2", "-n", "2", ACTIONS, "recv-cycle")
+        self.assertEqual(status, 124)
+        self.assertIn("2 ranks on 2 nodes", err)
+        self.assertIn("rank 0 waits in MPI_Recv(source 1, tag 7) while rank 1 waits in MPI_Recv(source 0, tag 9)",
+                      err)
+        self.assert_clean()
+
     def test_tag_mismatch_is_named(self):
         status, _, err = self.mpfrun("--timeout", "2", "-n", "2", ACTIONS, "tag-mismatch")
         self.assertEqual(status, 124)
