@@ -38,7 +38,7 @@ class CommandLine(JobTestCase):
             (["--timeout", "-3", "true"], "--timeout"),
             (["--env", "NOEQUALS", "true"], "--env NOEQUALS: expected VAR=VALUE"),
             (["-x", "TEST_SURELY_UNSET_VARIABLE", "true"], "TEST_SURELY_UNSET_VARIABLE is not set"),
-            (["-H", "node2", "true"], "multi-node launch is not yet available"),
+            (["-H", "node2", "true"], "on other machines only through Slurm"),
             (["--set", "stop_grace_ms=lots", "true"], "stop_grace_ms"),
             (["--set", "no_such_tunable=1", "true"], "unknown tunable 'no_such_tunable'"),
             (["-n", "1", "true", ":", "--tag-output", "true"], "not allowed after ':'"),

@@ -295,9 +295,9 @@ TEST(Options, HostThisMachine) {
 TEST(Options, HostElsewhereIsRefused) {
   const std::string error = usage_error({"--host", "some-other-host.invalid", "true"});
   EXPECT_THAT(error, HasSubstr("'some-other-host.invalid'"));
-  EXPECT_THAT(error, HasSubstr("multi-node launch is not yet available"));
+  EXPECT_THAT(error, HasSubstr("on other machines only through Slurm"));
   EXPECT_THAT(usage_error({"--host", "localhost,some-other-host.invalid", "true"}),
-              HasSubstr("multi-node launch is not yet available"));
+              HasSubstr("on other machines only through Slurm"));
 }
 
 TEST(Options, HostfileWithCommentsAndSlots) {
@@ -321,7 +321,7 @@ TEST(Options, HostfileErrors) {
   const std::string error = usage_error({"--hostfile", dir / "elsewhere", "true"});
   EXPECT_THAT(error, HasSubstr("'some-other-host.invalid'"));
   EXPECT_THAT(error, HasSubstr("--hostfile " + dir / "elsewhere"));
-  EXPECT_THAT(error, HasSubstr("multi-node launch is not yet available"));
+  EXPECT_THAT(error, HasSubstr("on other machines only through Slurm"));
   EXPECT_THAT(usage_error({"--hostfile", dir / "comments", "true"}), HasSubstr("names no host"));
   EXPECT_THAT(usage_error({"--hostfile", dir / "missing", "true"}), HasSubstr("missing"));
 }
