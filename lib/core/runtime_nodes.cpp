@@ -127,7 +127,10 @@ void Runtime::share_node_segment() {
 void Runtime::open_network() {
   const std::string& provider = tunables_->text(common::Tunable::net_provider);
   try {
-    network_.open(provider);
+    // A packet and the most data behind it (an eager buffer's, eager_limit
+    // rounded up to a cache line).
+    const auto eager = static_cast<std::size_t>(tunables_->integer(common::Tunable::eager_limit));
+    network_.open(provider, sizeof(net::WireMessage) + (eager + 63) / 64 * 64);
     pmix_.put(kKeyAddress, network_.address());
     if (!virtual_nodes_) pmix_.put(kKeyNode, bytes_of(job_.hostname));
   } catch (const net::NetError& e) {

@@ -138,6 +138,8 @@ class Transport {
   void count_matched(std::uint32_t sender, std::uint64_t units) { node_->matched(sender, me_) += units; }
 
   // --- rma -----------------------------------------------------------------------
+  void unexpose(std::uint32_t, transport::RemoteMemory) {}
+  static constexpr bool can_put(std::uint32_t) { return true; }
   transport::RemoteMemory expose(std::uint32_t, const void* buffer, std::uint64_t) const {
     return {reinterpret_cast<std::uint64_t>(buffer), 0};
   }

@@ -42,23 +42,37 @@ std::string fabric_error(const char* call, long code) {
 
 Fabric::Fabric(const std::string& provider) {
   const FabricLibrary& lib = fabric_library();
-  fi_info* hints = lib.dupinfo(nullptr);
-  if (hints == nullptr) throw NetError("fi_allocinfo failed: out of memory");
-  hints->ep_attr->type = FI_EP_RDM;
-  hints->caps = FI_TAGGED;
-  hints->tx_attr->msg_order = FI_ORDER_SAS;  // the engine's packets arrive in order per pair
-  hints->rx_attr->msg_order = FI_ORDER_SAS;
-  hints->domain_attr->threading = FI_THREAD_DOMAIN;  // one thread calls libfabric
-  hints->mode = FI_CONTEXT;
-  hints->fabric_attr->prov_name = ::strdup(provider.c_str());
-  const int found = lib.getinfo(kFabricVersion, nullptr, nullptr, 0, hints, &info_);
-  lib.freeinfo(hints);
+  // With remote reads if the provider has them, else messages alone.
+  int found = -FI_ENODATA;
+  for (const bool rma : {true, false}) {
+    fi_info* hints = lib.dupinfo(nullptr);
+    if (hints == nullptr) throw NetError("fi_allocinfo failed: out of memory");
+    hints->ep_attr->type = FI_EP_RDM;
+    hints->caps = FI_TAGGED | (rma ? FI_RMA | FI_READ | FI_REMOTE_READ : 0);
+    hints->tx_attr->msg_order = FI_ORDER_SAS;  // the engine's packets arrive in order per pair
+    hints->rx_attr->msg_order = FI_ORDER_SAS;
+    hints->domain_attr->threading = FI_THREAD_DOMAIN;  // one thread calls libfabric
+    // Registration modes this transport handles: keys and addresses
+    // either way; not FI_MR_LOCAL (the reader's buffers are the program's).
+    hints->domain_attr->mr_mode = FI_MR_PROV_KEY | FI_MR_VIRT_ADDR;
+    hints->mode = FI_CONTEXT;
+    hints->fabric_attr->prov_name = ::strdup(provider.c_str());
+    found = lib.getinfo(kFabricVersion, nullptr, nullptr, 0, hints, &info_);
+    lib.freeinfo(hints);
+    if (found == 0 && info_ != nullptr) {
+      remote_read_ = rma;
+      break;
+    }
+  }
   if (found != 0 || info_ == nullptr) {
     throw NetError("net_provider '" + provider + "' offers no reliable-datagram endpoint with tagged messages in order (" +
                    fabric_error("fi_getinfo", found) + "); this machine has: " + providers_here());
   }
   provider_ = info_->fabric_attr->prov_name;
   inject_bytes_ = info_->tx_attr->inject_size;
+  provider_keys_ = (info_->domain_attr->mr_mode & FI_MR_PROV_KEY) != 0;
+  virtual_addresses_ = (info_->domain_attr->mr_mode & FI_MR_VIRT_ADDR) != 0;
+  max_message_bytes_ = info_->ep_attr->max_msg_size;
   auto check = [this](const char* call, int code) {
     if (code != 0) {
       close();

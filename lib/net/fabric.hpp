@@ -44,6 +44,16 @@ class Fabric {
   std::vector<fi_addr_t> insert(std::span<const std::vector<std::byte>> addresses);
 
   fid_ep* endpoint() const { return ep_; }
+  fid_domain* domain() const { return domain_; }
+  // The provider reads memory a peer registered (FI_RMA with FI_READ) and
+  // needs no registration of the reader's own buffer: rendezvous by remote
+  // read. Otherwise large messages move by messages.
+  bool remote_read() const { return remote_read_; }
+  // Registration rules: keys chosen by the provider (FI_MR_PROV_KEY), and
+  // remote addresses as virtual addresses (FI_MR_VIRT_ADDR) or offsets.
+  bool provider_keys() const { return provider_keys_; }
+  bool virtual_addresses() const { return virtual_addresses_; }
+  std::uint64_t max_message_bytes() const { return max_message_bytes_; }
   fid_cq* queue() const { return cq_; }
   fid_fabric* fabric() const { return fabric_; }
   // The descriptor that becomes readable when the queue has completions
@@ -66,6 +76,10 @@ class Fabric {
   int wait_fd_ = -1;
   std::string provider_;
   std::size_t inject_bytes_ = 0;
+  bool remote_read_ = false;
+  bool provider_keys_ = false;
+  bool virtual_addresses_ = false;
+  std::uint64_t max_message_bytes_ = 0;
 };
 
 }  // namespace mpf::net

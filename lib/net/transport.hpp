@@ -23,8 +23,13 @@
 //             matched in the header of every message it sends back, and in
 //             a credit message of its own when half a window or a quarter
 //             of the share is owed, or before it sleeps
-//   large     rendezvous moves by messages (RmaPath::by_messages): the
-//             engine streams chunks of eager_bytes through send slots
+//   large     rendezvous by remote read where the provider has it: the
+//             sender registers its buffer (expose), the receiver reads it
+//             with one fi_read that completes later (start_get,
+//             finished_gets), the sender deregisters it when the
+//             receiver's fin arrives (unexpose); otherwise by messages
+//             (RmaPath::by_messages): the engine streams chunks of
+//             eager_bytes through send slots
 //   waiting   the endpoint's completion queue does not ring the rank's
 //             doorbell: before the rank sleeps, may_sleep() asks libfabric
 //             whether it may wait (fi_trywait) and arms a thread that rings
@@ -69,16 +74,17 @@ using FatalHandler = void (*)(const std::string& message);
 
 class Transport {
  public:
-  static constexpr transport::Capabilities kCapabilities{.eager = true, .get = false, .put = false, .split_copy = false};
+  static constexpr transport::Capabilities kCapabilities{.eager = true, .get = true, .put = false, .split_copy = false};
   // The ids of this rank's send slots lent as eager buffers carry this bit,
   // which no shared-memory eager buffer's id has: transport::Routed tells
   // whose a buffer of this rank's is by it.
   static constexpr std::uint32_t kSendSlotMark = 1u << 31;
 
   // --- init (transport_init.cpp) ------------------------------------------------
-  // Opens this rank's endpoint of `provider`, before the address exchange.
+  // Opens this rank's endpoint of `provider`, before the address exchange,
+  // for messages of up to `largest_message` bytes (a packet and its data).
   // Throws NetError naming the provider and what failed.
-  void open(const std::string& provider);
+  void open(const std::string& provider, std::size_t largest_message);
   std::vector<std::byte> address() const { return fabric_->address(); }
   // After the exchange: the ranks on other nodes (world ranks) and their
   // addresses, in the same order, are inserted; buffers are made and
@@ -107,6 +113,26 @@ class Transport {
   void release_eager(std::uint32_t owner, transport::EagerRef buffer);
   std::uint64_t matched_by(std::uint32_t peer) const { return peers_[peer].matched_there; }
   void count_matched(std::uint32_t sender, std::uint64_t units);
+
+  // --- rma (transport_rma.cpp) -----------------------------------------------------
+  // Whether a peer reads what this rank exposes (rendezvous by remote read).
+  bool remote_read() const { return fabric_->remote_read(); }
+  // Registers `bytes` at `buffer` for peers to read; {0, 0} when nothing
+  // needs registering (no bytes, or no remote read).
+  transport::RemoteMemory expose(const void* buffer, std::uint64_t bytes);
+  // Deregisters what expose() returned (once every reader is done).
+  void unexpose(transport::RemoteMemory memory);
+  // Starts reading `bytes` of `peer`'s exposed memory into `local`:
+  // in_progress, then finished_gets() reports `cookie`; retry when the
+  // provider cannot (too large): the engine then asks for messages.
+  common::Status start_get(std::uint32_t peer, void* local, transport::RemoteMemory remote, std::uint64_t bytes,
+                           std::uint64_t cookie);
+  // Calls done(cookie, ok) for every read that has finished since.
+  template <class Done>
+  void finished_gets(Done&& done) {
+    for (const auto& [cookie, ok] : finished_reads_) done(cookie, ok);
+    finished_reads_.clear();
+  }
 
   // --- progress (transport_progress.cpp, poll here) ------------------------------
   template <class OnPacket>
@@ -188,6 +214,19 @@ class Transport {
   std::unique_ptr<std::byte[]> receive_memory_;
   std::vector<fi_context2> receive_contexts_;
   std::vector<std::uint32_t> unposted_;  // buffers the endpoint refused to post for now
+  // Remote reads: registrations by key, reads in flight by their context.
+  struct Read {
+    fi_context2 context;
+    std::uint64_t cookie;
+  };
+  std::map<std::uint64_t, fid_mr*> registered_;
+  std::uint64_t next_key_ = 1;
+  std::vector<std::unique_ptr<Read>> reads_;      // every Read made, reused
+  std::vector<Read*> free_reads_;
+  std::vector<std::pair<std::uint64_t, bool>> finished_reads_;  // (cookie, ok)
+  bool read_failure_reported_ = false;
+  void on_read_done(Read* read, bool ok);
+  Read* read_of(void* context);
 };
 
 template <class OnPacket>

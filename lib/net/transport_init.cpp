@@ -3,11 +3,19 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 
 #include "net/transport.hpp"
 
 namespace mpf::net {
-void Transport::open(const std::string& provider) { fabric_ = std::make_unique<Fabric>(provider); }
+void Transport::open(const std::string& provider, std::size_t largest_message) {
+  // ofi_rxm sends a message larger than its buffers (16 KiB) in a
+  // rendezvous of its own, a round trip more for every eager message and
+  // chunk: its buffers are made to hold ours, unless the user chose.
+  const std::string rxm_buffer = std::to_string((largest_message + 255) / 256 * 256);
+  ::setenv("FI_OFI_RXM_BUFFER_SIZE", rxm_buffer.c_str(), 0);
+  fabric_ = std::make_unique<Fabric>(provider);
+}
 
 void Transport::connect(const Options& options, std::uint32_t me, std::uint32_t size, shm::RankControl& control,
                         FatalHandler fatal, std::span<const std::uint32_t> peers,
@@ -43,6 +51,8 @@ bool Transport::drained() {
 
 void Transport::close() {
   watch_.stop();
+  for (const auto& [key, mr] : registered_) fi_close(&mr->fid);
+  registered_.clear();
   fabric_.reset();
   peers_.clear();
   ready_.clear();

@@ -4,6 +4,7 @@
 #include <rdma/fi_tagged.h>
 
 #include <algorithm>
+#include <cstdio>
 
 #include "net/transport.hpp"
 
@@ -24,6 +25,8 @@ void Transport::read_completions() {
       auto* context = static_cast<fi_context2*>(e.op_context);
       if ((e.flags & FI_RECV) != 0) {
         on_arrival(static_cast<std::uint32_t>(context - receive_contexts_.data()), e.tag);
+      } else if ((e.flags & FI_READ) != 0) {
+        on_read_done(read_of(e.op_context), true);
       } else {
         free_slots_.push_back(static_cast<std::uint32_t>(context - send_contexts_.data()));
       }
@@ -41,6 +44,16 @@ void Transport::read_completions() {
 void Transport::on_error() {
   fi_cq_err_entry error{};
   if (fi_cq_readerr(fabric_->queue(), &error, 0) != 1) fail("reported an error it then could not read");
+  if (Read* read = read_of(error.op_context)) {
+    // A failed read fails its message at both ends (the engine's fin),
+    // not the job.
+    if (!read_failure_reported_) {
+      std::fprintf(stderr, "rank %u: a remote read failed: %s\n", me_, fabric_error("completion", -error.err).c_str());
+      read_failure_reported_ = true;
+    }
+    on_read_done(read, false);
+    return;
+  }
   auto* context = static_cast<fi_context2*>(error.op_context);
   std::string with;
   if (context >= send_contexts_.data() && context < send_contexts_.data() + send_contexts_.size()) {

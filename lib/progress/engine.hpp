@@ -202,6 +202,7 @@ class BasicEngine {
   // The transport failed to move `r`'s data (and said why): `r` fails, and
   // so does the peer's request, told by a fin with kFailed.
   void fail_copy(Request* r, std::uint32_t peer);
+  void finish_gets();
   bool start_split(Request* r, std::uint32_t source);
   void advance_splits();
   bool advance_split(Request* x, bool claim);
@@ -263,6 +264,7 @@ class BasicEngine {
   std::size_t backlog_count_ = 0;
   std::size_t incomplete_sends_ = 0;
   std::vector<std::uint32_t> rendezvous_out_;  // per peer: our rendezvous sends not yet complete
+  std::size_t gets_in_flight_ = 0;  // reads started that finish later (async_get)
   std::deque<Request*> reads_;    // matched rendezvous receives to read with CMA (get), in order;
                                   // those with chunk_bytes set wait for a SplitCopy (advance_reads)
   std::vector<Request*> splits_;  // split copies this rank takes part in, unfinished

@@ -195,7 +195,8 @@ bool BasicEngine<T>::try_start_send(Request* r) {
   h.kind = PacketKind::rts;
   r->rendezvous = true;
   ++rendezvous_out_[peer];
-  p->rendezvous = {transport_->expose(peer, r->buffer, r->bytes), 0, 0, 0};
+  r->remote = transport_->expose(peer, r->buffer, r->bytes);  // unexposed when the send completes
+  p->rendezvous = {r->remote, 0, 0, 0};
   transport_->publish(peer);
   shm::count(counters_->rndv_sent);
   shm::count(counters_->rndv_bytes, r->bytes);
@@ -429,7 +430,10 @@ void BasicEngine<T>::complete(Request* r, std::uint64_t bytes) {
   r->status.bytes = bytes;
   r->stage = Stage::complete;
   if (r->is_send) --incomplete_sends_;
-  if (r->rendezvous) --rendezvous_out_[static_cast<std::uint32_t>(r->peer)];
+  if (r->rendezvous) {
+    --rendezvous_out_[static_cast<std::uint32_t>(r->peer)];
+    if (r->is_send) transport_->unexpose(static_cast<std::uint32_t>(r->peer), r->remote);
+  }
 }
 
 namespace detail {
@@ -500,7 +504,8 @@ void BasicEngine<T>::deliver(Request* r, const Message& m) {
       // (get), a write by the sender (put), or both ends at once (split);
       // else chunks through eager buffers.
       const bool direct = transport_->rma_path(m.source) == transport::RmaPath::direct && rndv_mode_ != RndvMode::copy;
-      const bool by_get = direct && T::kCapabilities.get && (rndv_mode_ != RndvMode::put || !T::kCapabilities.put);
+      const bool by_get = direct && T::kCapabilities.get &&
+                          (rndv_mode_ != RndvMode::put || !T::kCapabilities.put || !transport_->can_put(m.source));
       const bool by_put = direct && !by_get && T::kCapabilities.put;
       const bool split = by_get && T::kCapabilities.split_copy && rndv_mode_ == RndvMode::split &&
                          accepted >= kSplitMinBytes && rendezvous_out_[m.source] == 0 &&
@@ -634,6 +639,23 @@ void BasicEngine<T>::advance_reads() {
     return;
   }
   reads_.pop_front();
+  if constexpr (T::kCapabilities.async_get) {
+    if (transport_->reads_later(source)) [[unlikely]] {
+      const common::Status started = transport_->start_get(source, r->buffer, r->remote, r->transfer_bytes, r->cookie());
+      if (started == common::Status::in_progress) {
+        ++gets_in_flight_;  // finished in progress(): finish_gets()
+        return;
+      }
+      if (started == common::Status::error) {
+        fail_copy(r, source);
+        return;
+      }
+      send_control(source,
+                   {PacketKind::cts, kCopyMode, 0, 0, 0, transport_->rank(), r->transfer_bytes, r->peer_cookie},
+                   {{0, 0}, r->cookie(), 0, 0});
+      return;
+    }
+  }
   const common::Status read = transport_->get(source, r->buffer, r->remote, 0, r->transfer_bytes);
   if (read == common::Status::done) {
     copied_ = true;
@@ -932,7 +954,30 @@ void BasicEngine<T>::progress() {
     advance_reads();
   if (!splits_.empty()) [[unlikely]]
     advance_splits();
+  if constexpr (T::kCapabilities.async_get) {
+    if (gets_in_flight_ > 0) [[unlikely]]
+      finish_gets();
+  }
   for (std::uint32_t i = 0; i < hook_count_; ++i) hooks_[i]();
+}
+
+// Reads that finish later (a network's remote reads): each finished one
+// completes its receive and tells the sender (fin), or fails both.
+template <transport::Transport T>
+void BasicEngine<T>::finish_gets() {
+  if constexpr (T::kCapabilities.async_get) {
+    transport_->finished_gets([this](std::uint64_t cookie, bool ok) {
+      --gets_in_flight_;
+      Request* r = pool_.find(cookie);
+      if (r == nullptr || r->stage != Stage::receiving) return;
+      if (ok) {
+        copied_ = true;
+        finish_single_copy(r, r->peer_rank);
+      } else {
+        fail_copy(r, r->peer_rank);
+      }
+    });
+  }
 }
 
 }  // namespace mpf::progress

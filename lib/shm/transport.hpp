@@ -116,6 +116,8 @@ class Transport {
 
   // --- rma (transport_rma_inline.hpp, transport_rma.cpp) ----------------------
   // CMA reaches any address of a peer's: exposing memory is naming it.
+  void unexpose(std::uint32_t, transport::RemoteMemory) {}
+  static constexpr bool can_put(std::uint32_t) { return true; }
   transport::RemoteMemory expose(std::uint32_t, const void* buffer, std::uint64_t) const {
     return {reinterpret_cast<std::uint64_t>(buffer), 0};
   }

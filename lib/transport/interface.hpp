@@ -50,6 +50,10 @@ struct Capabilities {
   bool get;         // reads memory a peer exposed
   bool put;         // writes memory a peer exposed
   bool split_copy;  // shares counters with a peer for a split copy (both ends copy chunks)
+  // Its reads of some peers finish later (a network's remote read): for
+  // those (reads_later), start_get() answers in_progress and
+  // finished_gets() reports the end.
+  bool async_get = false;
 };
 
 // How large messages move between this rank and a peer, and why.
@@ -116,7 +120,9 @@ concept Transport = requires(T& t, const T& ct, std::uint32_t peer, std::uint64_
   t.count_matched(peer, bytes);
 
   // rma
-  { ct.expose(peer, clocal, bytes) } -> std::same_as<RemoteMemory>;  // for `peer` to reach
+  { t.expose(peer, clocal, bytes) } -> std::same_as<RemoteMemory>;  // for `peer` to reach
+  t.unexpose(peer, remote);  // `peer` no longer reaches it (the exposing send completed)
+  { ct.can_put(peer) } -> std::same_as<bool>;  // whether put() reaches `peer`
   { ct.rma_path(peer) } -> std::same_as<RmaPath>;
   { ct.rma_proven(peer) } -> std::same_as<bool>;  // a get or put with `peer` has worked
   // done; retry: refused (nothing moved; the pair's rma_path is `refused`
@@ -143,6 +149,10 @@ concept Transport = requires(T& t, const T& ct, std::uint32_t peer, std::uint64_
   t.clear_room_wanted();
 };
 
+// With capability async_get, also:
+//   bool reads_later(peer)
+//   common::Status start_get(peer, local, remote, bytes, cookie)   (in_progress, retry, error)
+//   void finished_gets(done)                                       done(cookie, ok) for each read finished
 // With capability split_copy, also:
 //   std::int32_t try_take_split(peer, chunks, copied_chunks, copied_bytes)  (-1: none free)
 //   void release_split(peer, split)

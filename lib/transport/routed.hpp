@@ -7,9 +7,9 @@
 // What the two halves lend keeps their names apart: an eager buffer of
 // this rank's that the network lent carries net::Transport::kSendSlotMark
 // in its id (a buffer of a peer's is that peer's route's); the capabilities are the
-// shared-memory transport's, and a network peer's rma_path is by_messages,
-// so the engine moves large messages to it in chunks and never splits a
-// copy with it.
+// shared-memory transport's and a network peer's reads finish later
+// (async_get); a network peer's large messages are read remotely where the
+// provider can (else streamed in chunks), never put and never split.
 #pragma once
 
 #include <cstdint>
@@ -24,7 +24,8 @@ namespace mpf::transport {
 
 class Routed {
  public:
-  static constexpr Capabilities kCapabilities = shm::Transport::kCapabilities;
+  static constexpr Capabilities kCapabilities{.eager = true, .get = true, .put = true, .split_copy = true,
+                                              .async_get = true};
 
   // `network` is used only for ranks the route table puts on other nodes
   // (open and connected by then, when there are any).
@@ -93,13 +94,28 @@ class Routed {
     shm_->count_matched(sender, units);
   }
 
-  // --- rma: only on the node (a network peer's path is by_messages)
-  RemoteMemory expose(std::uint32_t peer, const void* buffer, std::uint64_t bytes) const {
+  // --- rma: a network peer reads what it is exposed (remote read), later;
+  // nothing is put to it
+  RemoteMemory expose(std::uint32_t peer, const void* buffer, std::uint64_t bytes) {
+    if (remote(peer)) [[unlikely]] return net_->expose(buffer, bytes);
     return shm_->expose(peer, buffer, bytes);
   }
+  void unexpose(std::uint32_t peer, RemoteMemory memory) {
+    if (remote(peer)) [[unlikely]] net_->unexpose(memory);
+  }
+  bool can_put(std::uint32_t peer) const { return !remote(peer); }
   RmaPath rma_path(std::uint32_t peer) const {
-    if (remote(peer)) [[unlikely]] return RmaPath::by_messages;
+    if (remote(peer)) [[unlikely]] return net_->remote_read() ? RmaPath::direct : RmaPath::by_messages;
     return shm_->rma_path(peer);
+  }
+  bool reads_later(std::uint32_t peer) const { return remote(peer); }
+  common::Status start_get(std::uint32_t peer, void* local, RemoteMemory memory, std::uint64_t bytes,
+                           std::uint64_t cookie) {
+    return net_->start_get(peer, local, memory, bytes, cookie);
+  }
+  template <class Done>
+  void finished_gets(Done&& done) {
+    net_->finished_gets(done);
   }
   bool rma_proven(std::uint32_t peer) const { return !remote(peer) && shm_->rma_proven(peer); }
   common::Status get(std::uint32_t peer, void* local, RemoteMemory remote_memory, std::uint64_t offset,
@@ -108,6 +124,7 @@ class Routed {
   }
   common::Status put(std::uint32_t peer, RemoteMemory remote_memory, std::uint64_t offset, const void* local,
                      std::uint64_t bytes) {
+    if (remote(peer)) [[unlikely]] return common::Status::retry;  // never asked: can_put() says no
     return shm_->put(peer, remote_memory, offset, local, bytes);
   }
   std::int32_t try_take_split(std::uint32_t peer, std::uint32_t chunks, std::uint32_t copied,

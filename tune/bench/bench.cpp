@@ -142,6 +142,11 @@ int run_bench(const Options& options) {
       report.implementations.push_back(std::move(peer));
     }
   }
+  if (options.network) {
+    for (Implementation& i : report.implementations) i.network = true;
+    report.notes.push_back("--network: every job runs on two nodes of this machine joined by the network (the "
+                           "toolkit: mpfrun --virtual-nodes 2), the other MPIs on their TCP paths");
+  }
   for (const Implementation& i : report.implementations) {
     for (const auto& [kernel, why] : i.unavailable) {
       report.notes.push_back(why + (i.id == "mpf" && report.implementations.size() > 1

@@ -32,6 +32,7 @@ struct Options {
   std::string out_dir;               // --out: report.md, plots, bench.json, the peers' kernel builds
   std::string cache_dir;             // --cache: where peers' kernels are built
   bool compare = false;
+  bool network = false;  // --network: two nodes of this machine joined by the network
   bool quick = false;
   bool progress = false;
   bool list_kernels = false;

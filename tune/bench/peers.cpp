@@ -112,18 +112,21 @@ std::vector<std::string> Implementation::launch(int np, const std::string& bindi
   switch (kind) {
     case LauncherKind::mpfrun:
       cmd.insert(cmd.end(), launcher_options.begin(), launcher_options.end());
+      if (network && np >= 2) cmd.insert(cmd.end(), {"--virtual-nodes", "2"});
       cmd.insert(cmd.end(), {"--timeout", std::to_string(static_cast<long>(timeout)), "--bind-to", binding, "-n", n});
       break;
     case LauncherKind::openmpi:
       if (::geteuid() == 0) cmd.push_back("--allow-run-as-root");
       // Open MPI refuses more ranks than cores unless told, and binding more
       // ranks than cores to cores unless allowed to overload them.
+      if (network) cmd.insert(cmd.end(), {"--mca", "btl", "tcp,self", "--mca", "pml", "ob1"});
       cmd.insert(cmd.end(), {"--oversubscribe", "--bind-to", binding == "core" && np > usable_cpus()
                                                                   ? "core:overload-allowed"
                                                                   : binding,
                              "-n", n});
       break;
     case LauncherKind::mpich:
+      if (network) cmd.insert(cmd.end(), {"-genv", "UCX_TLS", "tcp", "-genv", "FI_PROVIDER", "tcp"});
       cmd.insert(cmd.end(), {"-bind-to", binding, "-n", n});
       break;
   }

@@ -26,6 +26,9 @@ struct Implementation {
   // mpfrun only: options put before the others, as the tunable search's
   // `--set NAME=VALUE` pairs.
   std::vector<std::string> launcher_options;
+  // Through the network (mpftune bench --network): two nodes of this
+  // machine for the toolkit, the TCP path for the others.
+  bool network = false;
   std::string compiler;  // path of the wrapper that built its kernels (the toolkit's: CMake)
   std::string flags;     // compiler flags of its kernels
   std::string library;   // the kernels' "# library:" line (MPI_Get_library_version, lines joined
