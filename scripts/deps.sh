@@ -14,7 +14,10 @@ packages=(
   libgtest-dev libgmock-dev                      # unit tests
   python3 python3-jsonschema                     # test harness, report schema checks
   man-db groff-base                              # man pages and their checks
-  openmpi-bin libopenmpi-dev mpich libmpich-dev  # other MPIs for mpftune bench --compare
+  openmpi-bin libopenmpi-dev mpich libmpich-dev  # other MPIs for mpftune bench --compare (and PMIx hosts in tests)
+  slurmctld slurmd slurm-client                  # the tests' Slurm cluster of virtual nodes
+  libfabric-bin                                  # fi_info, fi_pingpong: the network's providers and raw figures
+  iproute2 util-linux                            # the tests' network and UTS namespaces (ip, unshare)
   gnuplot-nox                                    # mpftune bench's plots
 )
 

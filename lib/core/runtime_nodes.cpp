@@ -21,7 +21,7 @@ namespace {
 // PMIx keys each rank publishes.
 constexpr const char* kKeySegment = "mpf.segment";  // the node's first rank: "<pid> <fd>" of the node's segment
 constexpr const char* kKeyNode = "mpf.node";        // the name of the rank's node
-constexpr const char* kKeyMachine = "mpf.machine";  // the machine it runs on (gethostname)
+constexpr const char* kKeyMachine = "mpf.machine";  // the machine it runs on (its kernel's boot id)
 constexpr const char* kKeyAddress = "mpf.net";      // the rank's network endpoint address
 constexpr const char* kKeyFinalize = "mpf.final";   // the rank reached the finalize fence
 
@@ -58,10 +58,21 @@ void Runtime::resolve_own_tunables() {
 }
 
 void Runtime::publish_machine() {
-  char name[256] = {};
-  ::gethostname(name, sizeof name - 1);
+  // The kernel's boot id names the machine, whatever name its UTS namespace
+  // gives it (Open MPI's launchers and test clusters give each node its own).
+  std::string machine;
+  if (std::FILE* f = std::fopen("/proc/sys/kernel/random/boot_id", "r")) {
+    char id[64] = {};
+    if (std::fgets(id, sizeof id, f) != nullptr) machine = id;
+    std::fclose(f);
+  }
+  if (machine.empty()) {
+    char name[256] = {};
+    ::gethostname(name, sizeof name - 1);
+    machine = name;
+  }
   try {
-    pmix_.put(kKeyMachine, bytes_of(name));
+    pmix_.put(kKeyMachine, bytes_of(machine));
   } catch (const wireup::WireupError& e) {
     throw RuntimeError(e.what());
   }

@@ -229,6 +229,35 @@ class MpfrunInAllocation(unittest.TestCase):
         self.assertIn("not inside a Slurm allocation", result.stderr)
 
 
+HARNESS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "harness")
+
+
+@unittest.skipIf(shutil.which("mpirun.openmpi") is None, "Open MPI's mpirun is not installed")
+class OpenMpiHost(unittest.TestCase):
+    """Open MPI's mpirun as the PMIx host, with ssh replaced by a script that
+    runs each "node" here in a UTS namespace of its name, all inside a
+    network namespace of the test's own (loopback only)."""
+
+    def mpirun(self, *program):
+        script = ("ip link set lo up && exec mpirun.openmpi --allow-run-as-root --mca plm_rsh_agent "
+                  f"{os.path.join(HARNESS, 'fakessh')} -host n1:2,n2:2 -n 4 \"$@\"")
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("MPF_", "PMIX_", "SLURM_", "OMPI_"))}
+        env["MPF_TUNING_FILE"] = ""
+        return subprocess.run(["unshare", "-n", "sh", "-c", script, "sh", *program], stdin=subprocess.DEVNULL,
+                              capture_output=True, text=True, env=env, timeout=JOB_TIMEOUT)
+
+    def test_ranks_on_two_nodes_of_mpirun(self):
+        result = self.mpirun(job_actions(), "hello")
+        self.assertEqual(result.returncode, 0, result.stderr)
+        nodes = dict(re.findall(r"^hello from rank (\d) of 4 on (n\d)$", result.stdout, re.M))
+        self.assertEqual(nodes, {"0": "n1", "1": "n1", "2": "n2", "3": "n2"}, result.stdout)
+
+    def test_collectives_across_mpiruns_nodes(self):
+        result = self.mpirun(os.path.join(MPI_PROGRAMS, "collectives"))
+        self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
+        self.assertRegex(result.stdout, r"(?m)^collectives ok: 4 ranks")
+
+
 @unittest.skipIf(shutil.which("mpiexec.hydra") is None, "MPICH's mpiexec.hydra is not installed")
 class Hydra(unittest.TestCase):
     def test_hydra_is_refused_not_run_as_singletons(self):
