@@ -218,7 +218,14 @@ class Transport {
   struct Read {
     fi_context2 context;
     std::uint64_t cookie;
+    std::uint32_t peer;
+    void* local;
+    transport::RemoteMemory remote;
+    std::uint64_t bytes;
   };
+  std::deque<Read*> unposted_reads_;  // reads the endpoint refused for now, in order
+  bool try_post(Read* read);
+  void post_reads();
   std::map<std::uint64_t, fid_mr*> registered_;
   std::uint64_t next_key_ = 1;
   std::vector<std::unique_ptr<Read>> reads_;      // every Read made, reused

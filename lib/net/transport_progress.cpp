@@ -39,6 +39,14 @@ void Transport::read_completions() {
     for (const std::uint32_t b : again) post_receive(b);
   }
   flush_unsent();
+  post_reads();
+  // Credits due that the endpoint refused when they fell due.
+  for (const std::uint32_t peer : owed_) {
+    const Peer& p = peers_[peer];
+    if (p.consumed_here - p.consumed_told >= window_ / 2 || p.matched_here - p.matched_told >= credit_share_ / 4) {
+      send_credit(peer);
+    }
+  }
 }
 
 void Transport::on_error() {
@@ -141,7 +149,10 @@ bool Transport::may_sleep() {
     }
   }
   flush_unsent();
-  if (!unsent_.empty() || !owed_.empty()) return false;  // the endpoint needs progress to take them
+  post_reads();
+  if (!unsent_.empty() || !owed_.empty() || !unposted_reads_.empty()) {
+    return false;  // the endpoint needs progress to take them
+  }
   fid* queue = &fabric_->queue()->fid;
   if (fi_trywait(fabric_->fabric(), &queue, 1) != FI_SUCCESS) return false;
   watch_.arm();

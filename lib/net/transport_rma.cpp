@@ -39,23 +39,30 @@ common::Status Transport::start_get(std::uint32_t peer, void* local, transport::
     free_reads_.push_back(reads_.back().get());
   }
   Read* read = free_reads_.back();
-  read->cookie = cookie;
-  for (;;) {
-    const ssize_t posted = fi_read(fabric_->endpoint(), local, bytes, nullptr, peers_[peer].address, remote.address,
-                                   remote.key, &read->context);
-    if (posted == 0) break;
-    if (posted != -FI_EAGAIN) {
-      if (!read_failure_reported_) {
-        std::fprintf(stderr, "rank %u: a remote read from rank %u failed (%s); large messages go by messages\n", me_,
-                     peer, fabric_error("fi_read", posted).c_str());
-        read_failure_reported_ = true;
-      }
-      return common::Status::retry;
-    }
-    read_completions();  // the endpoint needs progress to take it
-  }
   free_reads_.pop_back();
+  *read = Read{{}, cookie, peer, local, remote, bytes};
+  // Behind reads the endpoint refused for now (it may be connecting to
+  // the peer, which must progress for that): retried at every poll.
+  if (!unposted_reads_.empty() || !try_post(read)) unposted_reads_.push_back(read);
   return common::Status::in_progress;
+}
+
+bool Transport::try_post(Read* read) {
+  const ssize_t posted = fi_read(fabric_->endpoint(), read->local, read->bytes, nullptr, peers_[read->peer].address,
+                                 read->remote.address, read->remote.key, &read->context);
+  if (posted == 0) return true;
+  if (posted == -FI_EAGAIN) return false;
+  if (!read_failure_reported_) {
+    std::fprintf(stderr, "rank %u: a remote read from rank %u failed (%s)\n", me_, read->peer,
+                 fabric_error("fi_read", posted).c_str());
+    read_failure_reported_ = true;
+  }
+  on_read_done(read, false);  // both ends' requests fail
+  return true;
+}
+
+void Transport::post_reads() {
+  while (!unposted_reads_.empty() && try_post(unposted_reads_.front())) unposted_reads_.pop_front();
 }
 
 Transport::Read* Transport::read_of(void* context) {
