@@ -44,6 +44,10 @@ struct JobRecord {
   std::uint64_t segment_bytes = 0;
   std::uint64_t segment_resident_bytes = 0;
   std::uint32_t cpus = 0;  // the CPUs the job runs on
+  // Each rank's node ("host", or "host/node1" with --virtual-nodes), and
+  // how many nodes.
+  std::vector<std::string> node_of;
+  std::uint32_t nodes = 1;
 };
 
 }  // namespace mpf::launcher

@@ -570,6 +570,10 @@ int Runner::run() {
   entry.launcher_pid = ::getpid();
   entry.launcher_start_ticks = job::process_start_ticks(::getpid()).value_or(0);
   entry.segment_fd = segment.segments[0].fd();
+  job_.nodes = static_cast<std::uint32_t>(segment.segments.size());
+  for (const std::uint32_t node : segment.node_of) {
+    job_.node_of.push_back(job_.nodes == 1 ? job_.host : job_.host + "/node" + std::to_string(node));
+  }
   if (segment.segments.size() > 1) {
     for (std::uint32_t node = 0; node < segment.segments.size(); ++node) {
       job::NodeEntry n{job_.host + "/node" + std::to_string(node), segment.segments[node].fd(), {}};

@@ -52,6 +52,7 @@ nlohmann::json job_report(const Options& options, const common::Tunables& tunabl
         {"rank", r.rank},
         {"pid", r.pid},
         {"host", job.host},
+        {"node", r.rank < job.node_of.size() ? job.node_of[r.rank] : job.host},
         {"program", options.apps[r.app].program},
         {"exit_code", r.exit_code >= 0 ? nlohmann::json(r.exit_code) : nlohmann::json(nullptr)},
         {"signal", r.term_signal > 0 ? nlohmann::json(r.term_signal) : nlohmann::json(nullptr)},
@@ -77,7 +78,12 @@ nlohmann::json job_report(const Options& options, const common::Tunables& tunabl
             {"exit_status", job.exit_status},
             {"outcome", job.outcome},
             {"segment_bytes", job.segment_bytes},
-            {"segment_resident_bytes", job.segment_resident_bytes}}},
+            {"segment_resident_bytes", job.segment_resident_bytes},
+            {"nodes", job.nodes},
+            {"transports", job.nodes > 1 ? nlohmann::json::array({"shared memory", "network"})
+                                         : nlohmann::json::array({"shared memory"})},
+            {"network_provider", job.nodes > 1 ? nlohmann::json(tunables.text(common::Tunable::net_provider))
+                                               : nlohmann::json(nullptr)}}},
           {"tunables", tunables.to_json()},
           {"collective_plan", world_plan(tunables, job)},
           {"ranks", ranks}};

@@ -316,6 +316,24 @@ class Report(JobTestCase):
         os.unlink(path)
         self.assert_clean()
 
+    def test_report_of_a_job_on_virtual_nodes_names_each_ranks_node(self):
+        path = os.path.join(self.tmpdir, "report.json")
+        status, _, err = self.mpfrun("--report", path, "--virtual-nodes", "2", "-n", "4", ACTIONS, "hello")
+        self.assertEqual(status, 0, err)
+        with open(path) as f:
+            report = json.load(f)
+        jsonschema.validate(report, self.load_schema("mpfrun-report.schema.json"))
+        self.assertEqual(report["job"]["nodes"], 2)
+        self.assertEqual(report["job"]["transports"], ["shared memory", "network"])
+        self.assertEqual(report["job"]["network_provider"], "tcp;ofi_rxm")
+        nodes = [r["node"] for r in report["ranks"]]
+        self.assertEqual(nodes[0], nodes[1])
+        self.assertEqual(nodes[2], nodes[3])
+        self.assertNotEqual(nodes[0], nodes[2])
+        self.assertTrue(nodes[0].endswith("/node0") and nodes[2].endswith("/node1"), nodes)
+        os.unlink(path)
+        self.assert_clean()
+
     def test_report_shows_the_worlds_collective_plan(self):
         tuning = os.path.join(self.tmpdir, "rules.json")
         tuned = {"operation": "bcast", "max_bytes": 1024, "algorithm": "slots", "radix": 2}
