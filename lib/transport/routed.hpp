@@ -36,7 +36,9 @@ class Routed {
     for (std::uint32_t r = 0; r < routes.size(); ++r) remote_[r] = routes[r].via == wireup::Via::network ? 1 : 0;
     networked_ = !routes.all_on_this_node();
   }
-  bool remote(std::uint32_t peer) const { return remote_[peer] != 0; }
+  // A job on one node (networked_ false) decides on one flag of this
+  // object, never loading the table.
+  bool remote(std::uint32_t peer) const { return networked_ && remote_[peer] != 0; }
   bool networked() const { return networked_; }
   shm::Transport& node_transport() { return *shm_; }
   net::Transport& network() { return *net_; }
@@ -68,19 +70,11 @@ class Routed {
     return shm_->try_take_chunk(peer, buffer);
   }
   std::byte* eager_data(std::uint32_t owner, EagerRef buffer) const {
-    if (owner == rank()) {
-      if ((buffer.id & net::Transport::kSendSlotMark) != 0) [[unlikely]] return net_->eager_data(owner, buffer);
-    } else if (remote(owner)) [[unlikely]] {
-      return net_->eager_data(owner, buffer);
-    }
+    if (networked_ && network_buffer(owner, buffer)) [[unlikely]] return net_->eager_data(owner, buffer);
     return shm_->eager_data(owner, buffer);
   }
   void release_eager(std::uint32_t owner, EagerRef buffer) {
-    if (owner == rank()) {
-      if ((buffer.id & net::Transport::kSendSlotMark) != 0) [[unlikely]] return net_->release_eager(owner, buffer);
-    } else if (remote(owner)) [[unlikely]] {
-      return net_->release_eager(owner, buffer);
-    }
+    if (networked_ && network_buffer(owner, buffer)) [[unlikely]] return net_->release_eager(owner, buffer);
     shm_->release_eager(owner, buffer);
   }
   void note_eager_sent(std::uint32_t bytes) { shm_->note_eager_sent(bytes); }
@@ -175,6 +169,12 @@ class Routed {
   bool may_sleep() { return !networked_ || net_->may_sleep(); }
 
  private:
+  // A buffer the network lent: one of this rank's send slots, or a
+  // receive buffer holding a network peer's data.
+  bool network_buffer(std::uint32_t owner, EagerRef buffer) const {
+    return owner == rank() ? (buffer.id & net::Transport::kSendSlotMark) != 0 : remote_[owner] != 0;
+  }
+
   shm::Transport* shm_ = nullptr;
   net::Transport* net_ = nullptr;
   std::vector<std::uint8_t> remote_;  // by world rank: 1 on another node
