@@ -91,17 +91,6 @@ class TempDir {
   std::string path_;
 };
 
-void set_env(std::vector<std::string>& env, const std::string& name, const std::string& value) {
-  const std::string prefix = name + "=";
-  for (std::string& e : env) {
-    if (e.compare(0, prefix.size(), prefix) == 0) {
-      e = prefix + value;
-      return;
-    }
-  }
-  env.push_back(prefix + value);
-}
-
 void arm_timer(int fd, std::int64_t ns) {
   itimerspec spec{};
   spec.it_value.tv_sec = ns / 1'000'000'000;

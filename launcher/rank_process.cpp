@@ -109,4 +109,15 @@ int wait_for_exec(RankProcess& p) {
   return n == static_cast<ssize_t>(sizeof err) ? err : 0;
 }
 
+void set_env(std::vector<std::string>& env, const std::string& name, const std::string& value) {
+  const std::string prefix = name + "=";
+  for (std::string& e : env) {
+    if (e.compare(0, prefix.size(), prefix) == 0) {
+      e = prefix + value;
+      return;
+    }
+  }
+  env.push_back(prefix + value);
+}
+
 }  // namespace mpf::launcher

@@ -38,4 +38,8 @@ RankProcess start_rank(const RankLaunch& launch);
 // failed execve. Closes the descriptor.
 int wait_for_exec(RankProcess& process);
 
+// Sets NAME=VALUE in an environment list ("NAME=VALUE" strings), replacing
+// an earlier value of NAME.
+void set_env(std::vector<std::string>& env, const std::string& name, const std::string& value);
+
 }  // namespace mpf::launcher

@@ -22,6 +22,7 @@
 #include "common/tunables_table.hpp"
 #include "launcher/messages.hpp"
 #include "launcher/output.hpp"
+#include "launcher/rank_process.hpp"
 
 extern char** environ;
 
@@ -51,21 +52,11 @@ std::string upper(std::string text) {
 std::vector<std::string> srun_environment(const Options& o) {
   std::vector<std::string> env;
   for (char** e = environ; *e != nullptr; ++e) env.emplace_back(*e);
-  auto set = [&env](const std::string& name, const std::string& value) {
-    const std::string prefix = name + "=";
-    for (std::string& e : env) {
-      if (e.compare(0, prefix.size(), prefix) == 0) {
-        e = prefix + value;
-        return;
-      }
-    }
-    env.push_back(prefix + value);
-  };
-  for (const auto& [name, value] : o.apps.front().env) set(name, value);
-  if (!o.tuning_file.empty()) set("MPF_TUNING_FILE", o.tuning_file);
+  for (const auto& [name, value] : o.apps.front().env) set_env(env, name, value);
+  if (!o.tuning_file.empty()) set_env(env, "MPF_TUNING_FILE", o.tuning_file);
   for (const std::string& s : o.sets) {
     const std::size_t eq = s.find('=');
-    set("MPF_" + upper(s.substr(0, eq)), s.substr(eq + 1));
+    set_env(env, "MPF_" + upper(s.substr(0, eq)), s.substr(eq + 1));
   }
   return env;
 }

@@ -206,28 +206,12 @@ Segment Segment::attach_fd(int fd) {
   return segment;
 }
 
-Segment Segment::attach_of_process(pid_t pid, int fd) {
+Segment Segment::map_of_process(pid_t pid, int fd, bool writable) {
   const std::string path = "/proc/" + std::to_string(pid) + "/fd/" + std::to_string(fd);
-  const int local = ::open(path.c_str(), O_RDWR | O_CLOEXEC);
+  const int local = ::open(path.c_str(), (writable ? O_RDWR : O_RDONLY) | O_CLOEXEC);
   if (local < 0) throw SegmentError(common::system_error_text("open " + path, errno));
   try {
-    Segment segment = map_checked(local, true, path);
-    ::close(local);
-    return segment;
-  } catch (...) {
-    ::close(local);
-    throw;
-  }
-}
-
-Segment Segment::open_of_process(pid_t launcher_pid, int fd) {
-  const std::string path = "/proc/" + std::to_string(launcher_pid) + "/fd/" + std::to_string(fd);
-  const int local = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (local < 0) {
-    throw SegmentError(common::system_error_text("open " + path, errno));
-  }
-  try {
-    Segment segment = map_checked(local, false, path);
+    Segment segment = map_checked(local, writable, path);
     ::close(local);
     return segment;
   } catch (...) {

@@ -52,10 +52,10 @@ class Segment {
   // For a rank of a job that mpfrun did not start: maps, read-write, the
   // segment that process `pid` (the node's first rank) created, through
   // /proc/<pid>/fd/<fd>.
-  static Segment attach_of_process(pid_t pid, int fd);
+  static Segment attach_of_process(pid_t pid, int fd) { return map_of_process(pid, fd, true); }
   // For mpfinspect: maps a running job's segment read-only through
   // /proc/<pid>/fd/<fd> of its mpfrun.
-  static Segment open_of_process(pid_t launcher_pid, int fd);
+  static Segment open_of_process(pid_t launcher_pid, int fd) { return map_of_process(launcher_pid, fd, false); }
 
   // The region holding the job's resolved tunables (Tunables::to_json).
   static RegionSpec tunables_spec();
@@ -93,6 +93,7 @@ class Segment {
  private:
   Segment(void* base, std::size_t bytes, int fd) : base_(base), bytes_(bytes), fd_(fd) {}
   static Segment map_checked(int fd, bool writable, const std::string& what);
+  static Segment map_of_process(pid_t pid, int fd, bool writable);
   void check_regions(const std::string& what);
   std::byte* at(std::uint64_t offset) const { return static_cast<std::byte*>(base_) + offset; }
 

@@ -36,6 +36,25 @@ def alive(pid):
         return False
 
 
+def cluster_processes(program):
+    """Processes of `program` that this file's cluster started (their
+    environment names its slurm.conf): not those of tests running beside."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/cmdline", "rb") as f:
+                if program.encode() not in f.read():
+                    continue
+            with open(f"/proc/{entry}/environ", "rb") as f:
+                if f"SLURM_CONF={CLUSTER.conf}".encode() in f.read().split(b"\0"):
+                    found.append(int(entry))
+        except OSError:
+            continue
+    return found
+
+
 def segment_inode(pid):
     """The inode of the toolkit's node segment that process `pid` maps."""
     with open(f"/proc/{pid}/maps") as f:
@@ -45,24 +64,28 @@ def segment_inode(pid):
     return None
 
 
-class Cluster(unittest.TestCase):
-    cluster = None
+# One cluster for every test of this file, started once.
+CLUSTER = SlurmCluster(nodes=4)
 
-    @classmethod
-    def setUpClass(cls):
-        cls.cluster = SlurmCluster(nodes=4)
-        cls.cluster.start()
 
-    @classmethod
-    def tearDownClass(cls):
-        cls.cluster.stop()
+def setUpModule():
+    CLUSTER.start()
+
+
+def tearDownModule():
+    CLUSTER.stop()
+
+
+class ClusterTestCase(unittest.TestCase):
+    """A test that talks to the cluster: its environment names the cluster
+    and holds no tunables of the caller's."""
 
     def setUp(self):
-        self.env = dict(self.cluster.env)
-        for name in list(self.env):
-            if name.startswith("MPF_"):
-                del self.env[name]
+        self.env = {k: v for k, v in CLUSTER.env.items() if not k.startswith("MPF_")}
         self.env["MPF_TUNING_FILE"] = ""
+
+
+class Cluster(ClusterTestCase):
 
     def srun(self, *args, env=None, timeout=JOB_TIMEOUT):
         """Runs srun to completion; returns (status, stdout, stderr), with how
@@ -121,8 +144,7 @@ class Cluster(unittest.TestCase):
         status, out, err = self.srun("--mpi=pmix", "-N", "2", "-n", "4", job_actions(), "crash", "3")
         self.assertEqual(status, 128 + signal.SIGSEGV, err)
         self.assertLess(time.monotonic() - start, 60)
-        left = subprocess.run(["pgrep", "-f", job_actions()], capture_output=True, text=True).stdout.split()
-        self.assertEqual(left, [], "ranks left behind")
+        self.assertEqual(cluster_processes(job_actions()), [], "ranks left behind")
 
     def test_a_rank_that_skips_finalize_fails_the_job(self):
         status, out, err = self.srun("--mpi=pmix", "-N", "2", "-n", "4", job_actions(), "no-finalize", "3")
@@ -168,22 +190,8 @@ class Cluster(unittest.TestCase):
                 self.assertNotIn("hello from rank", out, "ranks must not run as singletons")
 
 
-class MpfrunInAllocation(unittest.TestCase):
+class MpfrunInAllocation(ClusterTestCase):
     """mpfrun inside salloc -N 2: it launches through srun."""
-    cluster = None
-
-    @classmethod
-    def setUpClass(cls):
-        cls.cluster = SlurmCluster(nodes=4)
-        cls.cluster.start()
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.cluster.stop()
-
-    def setUp(self):
-        self.env = {k: v for k, v in self.cluster.env.items() if not k.startswith("MPF_")}
-        self.env["MPF_TUNING_FILE"] = ""
 
     def salloc_mpfrun(self, *args, nodes=2, timeout=JOB_TIMEOUT):
         result = subprocess.run(["salloc", "-N", str(nodes), "--overcommit", MPFRUN, *args],

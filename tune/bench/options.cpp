@@ -68,8 +68,8 @@ void add_bench_options(CLI::App& app, Options& o) {
                "MPICH; OpenSHMEM: Open MPI's OSHMEM), interleaved, and report the toolkit's ratio to the faster one");
   app.add_flag("--network", o.network,
                "Measure the network path: every job's ranks on two nodes of this machine that talk through the "
-               "network (the toolkit: mpfrun --virtual-nodes 2, ranks split in halves; Open MPI: its TCP path, "
-               "--mca btl tcp,self --mca pml ob1; MPICH: UCX_TLS=tcp and FI_PROVIDER=tcp)");
+               "network (the toolkit: two virtual nodes of mpfrun, ranks split in halves; Open MPI: its TCP "
+               "transport; MPICH: UCX and libfabric over TCP)");
   app.add_flag("--quick", o.quick, "A short run (few sizes, few repetitions, small process counts), for CI");
   app.add_flag("--progress", o.progress, "Show progress on standard error even when it is not a terminal");
   app.add_flag("--list-kernels", o.list_kernels, "List the kernels and what they measure, then exit");
