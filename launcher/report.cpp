@@ -29,7 +29,10 @@ std::string utc_time(std::int64_t unix_ns) {
 nlohmann::json world_plan(const common::Tunables& tunables, const JobRecord& job) {
   const auto nranks = static_cast<std::uint32_t>(job.ranks.size());
   const coll::JobFacts facts = coll::launch_facts(tunables, nranks, job.cpus);
-  const coll::Plan plan = coll::Plan::build(coll::rules_from(tunables), facts, {.ranks = nranks, .world = true});
+  // Across virtual nodes the world's collectives go by messages (the
+  // board, slots and cells are one node's).
+  const coll::Plan plan = coll::Plan::build(coll::rules_from(tunables), facts,
+                                            {.ranks = nranks, .world = true, .across_nodes = job.nodes > 1});
   nlohmann::json rules = nlohmann::json::array();
   for (const coll::Rule& rule : plan.as_rules()) rules.push_back(coll::to_json(rule));
   return {{"communicator", "MPI_COMM_WORLD"},

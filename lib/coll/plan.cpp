@@ -123,7 +123,7 @@ std::uint64_t first_difference(const std::vector<Candidate>& a, const std::vecto
 
 Plan Plan::build(std::span<const Rule> tuned, const JobFacts& facts, const Shape& shape) {
   Plan plan;
-  const Setting s{facts, shape, shape.world && facts.board};
+  const Setting s{facts, shape, shape.world && facts.board && !shape.across_nodes};
   plan.on_board_ = s.on_board;
   plan.exchanges_fit_ = shape.ranks <= facts.exchange_max;
   plan.cpus_ = facts.cpus;

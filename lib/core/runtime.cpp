@@ -169,7 +169,7 @@ void Runtime::start_messaging() {
   // coll_board turns it off.
   // (Not for a world across nodes: the board is one node's.)
   board_.init(transport_, !spans_nodes() && coll::board_wanted(*tunables_, transport_.size(), transport_.ncpus()));
-  coll_facts_ = coll::job_facts(*tunables_, transport_.size(), transport_.ncpus(), cells_.capacity(), board_.in_use(),
+  coll_facts_ = coll::job_facts(*tunables_, transport_.local_size(), transport_.ncpus(), cells_.capacity(), board_.in_use(),
                                 board_.stage_capacity());
   if (common::DebugTopics::from(*tunables_).wireup) {
     const shm::SegmentHeader& h = segment_->header();

@@ -331,6 +331,10 @@ class Report(JobTestCase):
         self.assertEqual(nodes[2], nodes[3])
         self.assertNotEqual(nodes[0], nodes[2])
         self.assertTrue(nodes[0].endswith("/node0") and nodes[2].endswith("/node1"), nodes)
+        # The world's collectives across nodes go by messages.
+        plan = report["collective_plan"]
+        self.assertFalse(plan["board"])
+        self.assertEqual({r["algorithm"] for r in plan["rules"]}, {"messages"})
         os.unlink(path)
         self.assert_clean()
 
