@@ -162,7 +162,8 @@ void SrunJob::relay(int fd, std::string& pending, bool is_stderr, bool eof) {
 
 void SrunJob::start(const std::vector<std::string>& argv, const std::vector<std::string>& env) {
   int out_pipe[2] = {-1, -1}, err_pipe[2];
-  if (labelled_ && ::pipe2(out_pipe, O_CLOEXEC) != 0) throw std::runtime_error(common::system_error_text("pipe", errno));
+  if (labelled_ && ::pipe2(out_pipe, O_CLOEXEC) != 0)
+    throw std::runtime_error(common::system_error_text("pipe", errno));
   if (::pipe2(err_pipe, O_CLOEXEC) != 0) throw std::runtime_error(common::system_error_text("pipe", errno));
   std::vector<char*> args, envp;
   for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
@@ -227,8 +228,8 @@ int SrunJob::run() {
   // --overcommit: more ranks than the allocation has CPUs is allowed, as on
   // one machine; --kill-on-bad-exit: a rank that fails ends the job, as
   // under mpfrun; --input=0: standard input goes to rank 0.
-  std::vector<std::string> argv{"srun", "--mpi=pmix", "--overcommit", "--kill-on-bad-exit=1",
-                                "--input=0", "-n", std::to_string(nranks)};
+  std::vector<std::string> argv{"srun",      "--mpi=pmix", "--overcommit",        "--kill-on-bad-exit=1",
+                                "--input=0", "-n",         std::to_string(nranks)};
   labelled_ = o_.tag_output || o_.timestamp_output;
   if (labelled_) argv.emplace_back("--label");
   if (!o_.output_dir.empty()) {
@@ -334,12 +335,12 @@ int slurm_allocation_nodes() {
 
 bool launches_through_srun(const Options& o) {
   const int nodes = slurm_allocation_nodes();
-  const bool srun = o.launcher == Options::Launcher::srun ||
-                    (o.launcher == Options::Launcher::automatic && nodes > 1);
+  const bool srun = o.launcher == Options::Launcher::srun || (o.launcher == Options::Launcher::automatic && nodes > 1);
   if (!srun) return false;
   if (nodes == 0) {
-    throw UsageError("--launcher srun: this is not inside a Slurm allocation (no SLURM_JOB_ID); start one with "
-                     "salloc -N 2 or sbatch, or run mpfrun's own launcher on this machine");
+    throw UsageError(
+        "--launcher srun: this is not inside a Slurm allocation (no SLURM_JOB_ID); start one with "
+        "salloc -N 2 or sbatch, or run mpfrun's own launcher on this machine");
   }
   for (const std::string& option : o.placement_options) {
     throw UsageError(option + ": inside a Slurm allocation of " + std::to_string(nodes) +
@@ -347,8 +348,9 @@ bool launches_through_srun(const Options& o) {
                      decided_by_slurm(option) + "; or --launcher mpfrun runs the job on this machine alone");
   }
   if (!o.report_path.empty()) {
-    throw UsageError("--report: mpfrun cannot yet report on a job launched through srun (per rank it sees only "
-                     "srun's exit status); --launcher mpfrun runs the job on this machine with its report");
+    throw UsageError(
+        "--report: mpfrun cannot yet report on a job launched through srun (per rank it sees only "
+        "srun's exit status); --launcher mpfrun runs the job on this machine with its report");
   }
   return true;
 }

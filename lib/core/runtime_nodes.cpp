@@ -103,8 +103,8 @@ void Runtime::share_node_segment() {
     if (job_.local_rank == 0) {
       // An anonymous memfd: the kernel frees it when the last rank of the
       // node that maps it ends, however the job ends.
-      attach_segment(create_job_segment(job_.local_size, node_cpu_share(), job_.nspace + "@" + job_.hostname,
-                                        *tunables_));
+      attach_segment(
+          create_job_segment(job_.local_size, node_cpu_share(), job_.nspace + "@" + job_.hostname, *tunables_));
       pmix_.put(kKeySegment, bytes_of(std::to_string(::getpid()) + " " + std::to_string(segment_->fd())));
     }
     pmix_.commit();
@@ -130,8 +130,8 @@ void Runtime::share_node_segment() {
   try {
     attach_segment(shm::Segment::attach_of_process(static_cast<pid_t>(pid), static_cast<int>(fd)));
   } catch (const shm::SegmentError& e) {
-    throw RuntimeError("cannot attach to the node's shared segment, made by rank " + std::to_string(first) +
-                       " (pid " + std::to_string(pid) + "): " + e.what());
+    throw RuntimeError("cannot attach to the node's shared segment, made by rank " + std::to_string(first) + " (pid " +
+                       std::to_string(pid) + "): " + e.what());
   }
 }
 
@@ -164,8 +164,8 @@ std::vector<std::uint32_t> Runtime::nodes_of_ranks() {
     try {
       name = text_of(pmix_.get(r, kKeyNode));
     } catch (const wireup::WireupError& e) {
-      throw RuntimeError("rank " + std::to_string(r) + " did not publish its node (it has probably ended): " +
-                         e.what());
+      throw RuntimeError("rank " + std::to_string(r) +
+                         " did not publish its node (it has probably ended): " + e.what());
     }
     node_of[r] = numbers.emplace(name, static_cast<std::uint32_t>(numbers.size())).first->second;
   }
@@ -195,8 +195,8 @@ void Runtime::connect_network() {
     }
   }
   // Messages to other nodes carry as much data as the node's eager buffers.
-  const shm::TransportLayout node_layout(
-      segment_->region(shm::TransportLayout::kName, shm::TransportLayout::kVersion), job_.local_size);
+  const shm::TransportLayout node_layout(segment_->region(shm::TransportLayout::kName, shm::TransportLayout::kVersion),
+                                         job_.local_size);
   const net::Options options{
       .provider = tunables_->text(common::Tunable::net_provider),
       .window = static_cast<std::uint32_t>(tunables_->integer(common::Tunable::ring_slots)),

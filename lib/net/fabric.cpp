@@ -65,7 +65,8 @@ Fabric::Fabric(const std::string& provider) {
     }
   }
   if (found != 0 || info_ == nullptr) {
-    throw NetError("net_provider '" + provider + "' offers no reliable-datagram endpoint with tagged messages in order (" +
+    throw NetError("net_provider '" + provider +
+                   "' offers no reliable-datagram endpoint with tagged messages in order (" +
                    fabric_error("fi_getinfo", found) + "); this machine has: " + providers_here());
   }
   provider_ = info_->fabric_attr->prov_name;

@@ -62,8 +62,8 @@
 namespace mpf::net {
 
 struct Options {
-  std::string provider;       // net_provider: a libfabric provider name
-  std::uint32_t window = 32;  // packets in flight per pair (ring_slots, as on the node)
+  std::string provider;            // net_provider: a libfabric provider name
+  std::uint32_t window = 32;       // packets in flight per pair (ring_slots, as on the node)
   std::uint32_t eager_bytes = 0;   // data bytes a message carries at most (the node's eager buffer size)
   std::uint64_t credit_share = 0;  // the engine's share of a receiver's unexpected pool per sender
 };
@@ -161,12 +161,12 @@ class Transport {
     std::uint64_t matched_here = 0;    // its data we matched
     std::uint64_t consumed_told = 0;   // what we last told it
     std::uint64_t matched_told = 0;
-    std::deque<Arrival> arrived;  // its packets not taken yet, in order
-    std::uint64_t next_seq = 0;   // the number of its next packet in order
+    std::deque<Arrival> arrived;             // its packets not taken yet, in order
+    std::uint64_t next_seq = 0;              // the number of its next packet in order
     std::map<std::uint64_t, Arrival> early;  // packets whose completion came before an earlier one's
-    bool deferred = false;        // the engine left its oldest packet (no room yet)
-    bool listed = false;          // in ready_
-    bool owed = false;            // in owed_
+    bool deferred = false;                   // the engine left its oldest packet (no room yet)
+    bool listed = false;                     // in ready_
+    bool owed = false;                       // in owed_
   };
   struct Unsent {
     std::uint32_t slot;
@@ -198,8 +198,8 @@ class Transport {
   std::uint32_t window_ = 0;
   std::uint32_t eager_bytes_ = 0;
   std::uint64_t credit_share_ = 0;
-  std::size_t stride_ = 0;  // bytes of a send slot or receive buffer
-  std::vector<Peer> peers_;  // by world rank (ranks on this node: unused)
+  std::size_t stride_ = 0;            // bytes of a send slot or receive buffer
+  std::vector<Peer> peers_;           // by world rank (ranks on this node: unused)
   std::vector<std::uint32_t> ready_;  // peers with packets arrived
   std::vector<std::uint32_t> owed_;   // peers we owe credits
   bool retry_deferred_ = false;
@@ -208,8 +208,8 @@ class Transport {
   std::vector<fi_context2> send_contexts_;
   std::vector<std::uint32_t> free_slots_;
   std::uint32_t send_slots_ = 0;
-  std::uint32_t claimed_ = 0;           // try_claim()'s slot, until publish()
-  std::deque<Unsent> unsent_;           // sends the endpoint refused for now, in order
+  std::uint32_t claimed_ = 0;  // try_claim()'s slot, until publish()
+  std::deque<Unsent> unsent_;  // sends the endpoint refused for now, in order
   // Receive buffers, each posted until a message lands in it.
   std::unique_ptr<std::byte[]> receive_memory_;
   std::vector<fi_context2> receive_contexts_;
@@ -228,7 +228,7 @@ class Transport {
   void post_reads();
   std::map<std::uint64_t, fid_mr*> registered_;
   std::uint64_t next_key_ = 1;
-  std::vector<std::unique_ptr<Read>> reads_;      // every Read made, reused
+  std::vector<std::unique_ptr<Read>> reads_;  // every Read made, reused
   std::vector<Read*> free_reads_;
   std::vector<std::pair<std::uint64_t, bool>> finished_reads_;  // (cookie, ok)
   bool read_failure_reported_ = false;

@@ -1,6 +1,6 @@
 // Completions, arrivals and sleeping over the network (see transport.hpp).
-#include <rdma/fi_errno.h>
 #include <rdma/fi_eq.h>
+#include <rdma/fi_errno.h>
 #include <rdma/fi_tagged.h>
 
 #include <algorithm>
@@ -138,8 +138,8 @@ bool Transport::may_sleep() {
   // What we owe goes out first: a sender may be waiting for it.
   for (std::size_t i = 0; i < owed_.size();) {
     Peer& p = peers_[owed_[i]];
-    const bool settled = (p.consumed_here == p.consumed_told && p.matched_here == p.matched_told) ||
-                         send_credit(owed_[i]);
+    const bool settled =
+        (p.consumed_here == p.consumed_told && p.matched_here == p.matched_told) || send_credit(owed_[i]);
     if (settled) {
       p.owed = false;
       owed_[i] = owed_.back();

@@ -24,8 +24,8 @@ namespace mpf::transport {
 
 class Routed {
  public:
-  static constexpr Capabilities kCapabilities{.eager = true, .get = true, .put = true, .split_copy = true,
-                                              .async_get = true};
+  static constexpr Capabilities kCapabilities{
+      .eager = true, .get = true, .put = true, .split_copy = true, .async_get = true};
 
   // `network` is used only for ranks the route table puts on other nodes
   // (open and connected by then, when there are any).
@@ -53,53 +53,64 @@ class Routed {
 
   // --- msg
   progress::Packet* try_claim(std::uint32_t peer) {
-    if (remote(peer)) [[unlikely]] return net_->try_claim(peer);
+    if (remote(peer)) [[unlikely]]
+      return net_->try_claim(peer);
     return shm_->try_claim(peer);
   }
   void publish(std::uint32_t peer) {
-    if (remote(peer)) [[unlikely]] return net_->publish(peer);
+    if (remote(peer)) [[unlikely]]
+      return net_->publish(peer);
     shm_->publish(peer);
   }
   std::uint32_t eager_bytes() const { return shm_->eager_bytes(); }
   common::Status try_take_eager(std::uint32_t peer, std::uint64_t bytes, EagerRef& buffer) {
-    if (remote(peer)) [[unlikely]] return net_->try_take_buffer(buffer);
+    if (remote(peer)) [[unlikely]]
+      return net_->try_take_buffer(buffer);
     return shm_->try_take_eager(peer, bytes, buffer);
   }
   common::Status try_take_chunk(std::uint32_t peer, EagerRef& buffer) {
-    if (remote(peer)) [[unlikely]] return net_->try_take_buffer(buffer);
+    if (remote(peer)) [[unlikely]]
+      return net_->try_take_buffer(buffer);
     return shm_->try_take_chunk(peer, buffer);
   }
   std::byte* eager_data(std::uint32_t owner, EagerRef buffer) const {
-    if (networked_ && network_buffer(owner, buffer)) [[unlikely]] return net_->eager_data(owner, buffer);
+    if (networked_ && network_buffer(owner, buffer)) [[unlikely]]
+      return net_->eager_data(owner, buffer);
     return shm_->eager_data(owner, buffer);
   }
   void release_eager(std::uint32_t owner, EagerRef buffer) {
-    if (networked_ && network_buffer(owner, buffer)) [[unlikely]] return net_->release_eager(owner, buffer);
+    if (networked_ && network_buffer(owner, buffer)) [[unlikely]]
+      return net_->release_eager(owner, buffer);
     shm_->release_eager(owner, buffer);
   }
   void note_eager_sent(std::uint32_t bytes) { shm_->note_eager_sent(bytes); }
   void warm_next_eager() { shm_->warm_next_eager(); }
   std::uint64_t matched_by(std::uint32_t peer) const {
-    if (remote(peer)) [[unlikely]] return net_->matched_by(peer);
+    if (remote(peer)) [[unlikely]]
+      return net_->matched_by(peer);
     return shm_->matched_by(peer);
   }
   void count_matched(std::uint32_t sender, std::uint64_t units) {
-    if (remote(sender)) [[unlikely]] return net_->count_matched(sender, units);
+    if (remote(sender)) [[unlikely]]
+      return net_->count_matched(sender, units);
     shm_->count_matched(sender, units);
   }
 
   // --- rma: a network peer reads what it is exposed (remote read), later;
   // nothing is put to it
   RemoteMemory expose(std::uint32_t peer, const void* buffer, std::uint64_t bytes) {
-    if (remote(peer)) [[unlikely]] return net_->expose(buffer, bytes);
+    if (remote(peer)) [[unlikely]]
+      return net_->expose(buffer, bytes);
     return shm_->expose(peer, buffer, bytes);
   }
   void unexpose(std::uint32_t peer, RemoteMemory memory) {
-    if (remote(peer)) [[unlikely]] net_->unexpose(memory);
+    if (remote(peer)) [[unlikely]]
+      net_->unexpose(memory);
   }
   bool can_put(std::uint32_t peer) const { return !remote(peer); }
   RmaPath rma_path(std::uint32_t peer) const {
-    if (remote(peer)) [[unlikely]] return net_->remote_read() ? RmaPath::direct : RmaPath::by_messages;
+    if (remote(peer)) [[unlikely]]
+      return net_->remote_read() ? RmaPath::direct : RmaPath::by_messages;
     return shm_->rma_path(peer);
   }
   bool reads_later(std::uint32_t peer) const { return remote(peer); }
@@ -118,7 +129,8 @@ class Routed {
   }
   common::Status put(std::uint32_t peer, RemoteMemory remote_memory, std::uint64_t offset, const void* local,
                      std::uint64_t bytes) {
-    if (remote(peer)) [[unlikely]] return common::Status::retry;  // never asked: can_put() says no
+    if (remote(peer)) [[unlikely]]
+      return common::Status::retry;  // never asked: can_put() says no
     return shm_->put(peer, remote_memory, offset, local, bytes);
   }
   std::int32_t try_take_split(std::uint32_t peer, std::uint32_t chunks, std::uint32_t copied,
@@ -134,33 +146,41 @@ class Routed {
   template <class OnPacket>
   std::size_t poll(OnPacket&& on_packet) {
     std::size_t n = shm_->poll(on_packet);
-    if (networked_) [[unlikely]] n += net_->poll(on_packet);
+    if (networked_) [[unlikely]]
+      n += net_->poll(on_packet);
     return n;
   }
   void retry_deferred() {
     shm_->retry_deferred();
-    if (networked_) [[unlikely]] net_->retry_deferred();
+    if (networked_) [[unlikely]]
+      net_->retry_deferred();
   }
   const progress::Packet* peek(std::uint32_t peer) {
-    if (remote(peer)) [[unlikely]] return net_->peek(peer);
+    if (remote(peer)) [[unlikely]]
+      return net_->peek(peer);
     return shm_->peek(peer);
   }
   void consume(std::uint32_t peer) {
-    if (remote(peer)) [[unlikely]] return net_->consume(peer);
+    if (remote(peer)) [[unlikely]]
+      return net_->consume(peer);
     shm_->consume(peer);
   }
   // A network peer needs no wake: its endpoint's queue wakes it.
   void wake(std::uint32_t peer) {
-    if (!remote(peer)) [[likely]] shm_->wake(peer);
+    if (!remote(peer)) [[likely]]
+      shm_->wake(peer);
   }
   void wake_after_fence(std::uint32_t peer) {
-    if (!remote(peer)) [[likely]] shm_->wake_after_fence(peer);
+    if (!remote(peer)) [[likely]]
+      shm_->wake_after_fence(peer);
   }
   void wake_for_room(std::uint32_t peer) {
-    if (!remote(peer)) [[likely]] shm_->wake_for_room(peer);
+    if (!remote(peer)) [[likely]]
+      shm_->wake_for_room(peer);
   }
   void wake_later(std::uint32_t peer) {
-    if (!remote(peer)) [[likely]] shm_->wake_later(peer);
+    if (!remote(peer)) [[likely]]
+      shm_->wake_later(peer);
   }
   void flush_wakes() { shm_->flush_wakes(); }
   void wake_deferred() { shm_->wake_deferred(); }

@@ -87,8 +87,7 @@ Task bcast_messages_task(const Group& c, Key key, void* buffer, std::uint64_t by
   }
 }
 
-Task reduce_messages_task(const Group& c, Key key, const void* send, void* recv, int count, Combine combine,
-                          int root) {
+Task reduce_messages_task(const Group& c, Key key, const void* send, void* recv, int count, Combine combine, int root) {
   const int n = c.size();
   const std::size_t bytes = static_cast<std::size_t>(count) * combine.element_bytes();
   // acc: this rank's subtree (ranks rank .. rank + 2^k - 1), in rank order.
@@ -172,8 +171,8 @@ Task alltoallv_messages_task(const Group& c, Key key, const void* send, std::vec
   std::vector<std::unique_ptr<Message>> messages;
   for (int k = 1; k < n; ++k) {
     const auto from = static_cast<std::size_t>((c.rank - k + n) % n);
-    messages.push_back(std::make_unique<Message>(false, c, key, 0, static_cast<int>(from), out + recv_displs[from],
-                                                 recv_bytes[from]));
+    messages.push_back(
+        std::make_unique<Message>(false, c, key, 0, static_cast<int>(from), out + recv_displs[from], recv_bytes[from]));
   }
   for (int k = 1; k < n; ++k) {
     const auto to = static_cast<std::size_t>((c.rank + k) % n);
@@ -187,8 +186,8 @@ Task scan_messages_task(const Group& c, Key key, const void* send, void* recv, i
                         bool exclusive) {
   const std::size_t bytes = static_cast<std::size_t>(count) * combine.element_bytes();
   // prefix: x0 op ... op x(rank-1), from the rank below; then op this rank's.
-  std::vector<std::byte> prefix(bytes), mine(static_cast<const std::byte*>(send),
-                                             static_cast<const std::byte*>(send) + bytes);
+  std::vector<std::byte> prefix(bytes),
+      mine(static_cast<const std::byte*>(send), static_cast<const std::byte*>(send) + bytes);
   if (c.rank > 0) {
     Message in(false, c, key, 0, c.rank - 1, prefix.data(), bytes);
     co_await arrived(in);

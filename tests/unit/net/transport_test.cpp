@@ -4,6 +4,8 @@
 // credits that hold a sender back, remote reads, and the sleep watch that
 // rings a sleeping rank's doorbell when something arrives. Both ranks are
 // driven from this one thread, each poll a round of its progress.
+#include "net/transport.hpp"
+
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -13,7 +15,6 @@
 #include <thread>
 #include <vector>
 
-#include "net/transport.hpp"
 #include "shm/segment.hpp"
 #include "support/test_segment.hpp"
 
