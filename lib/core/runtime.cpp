@@ -228,10 +228,12 @@ void Runtime::await_job_end(const std::string& why) {
   // Another launcher may not stop the job (Slurm's srun, when a rank
   // exited 0 without finalizing), or stop it without saying why: unless it
   // has stopped this rank within a second (a peer crashed: it says so
-  // itself), say why, and after a moment more ask it to end the job.
+  // itself), say why, and if it still has not after ten, ask it to end the
+  // job. Asking sooner would hide the peer's own exit status behind ours
+  // on a loaded machine.
   std::this_thread::sleep_for(std::chrono::seconds(1));
   std::fprintf(stderr, "mpf: rank %u: %s\n", job_.rank, why.c_str());
-  std::this_thread::sleep_for(std::chrono::seconds(2));
+  std::this_thread::sleep_for(std::chrono::seconds(9));
   abort(1, why);
 }
 
