@@ -145,8 +145,7 @@ void Runtime::open_network() {
     pmix_.put(kKeyAddress, network_.address());
     if (!virtual_nodes_) pmix_.put(kKeyNode, bytes_of(job_.hostname));
   } catch (const net::NetError& e) {
-    throw RuntimeError("this job's ranks are on " + std::string(job_.local_size == job_.size ? "one" : "several") +
-                       " nodes and need the network: " + e.what());
+    throw RuntimeError(std::string("this job's ranks are on several nodes and need the network: ") + e.what());
   } catch (const wireup::WireupError& e) {
     throw RuntimeError(e.what());
   }

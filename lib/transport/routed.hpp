@@ -166,22 +166,10 @@ class Routed {
     shm_->consume(peer);
   }
   // A network peer needs no wake: its endpoint's queue wakes it.
-  void wake(std::uint32_t peer) {
-    if (!remote(peer)) [[likely]]
-      shm_->wake(peer);
-  }
-  void wake_after_fence(std::uint32_t peer) {
-    if (!remote(peer)) [[likely]]
-      shm_->wake_after_fence(peer);
-  }
-  void wake_for_room(std::uint32_t peer) {
-    if (!remote(peer)) [[likely]]
-      shm_->wake_for_room(peer);
-  }
-  void wake_later(std::uint32_t peer) {
-    if (!remote(peer)) [[likely]]
-      shm_->wake_later(peer);
-  }
+  void wake(std::uint32_t peer) { on_node<&shm::Transport::wake>(peer); }
+  void wake_after_fence(std::uint32_t peer) { on_node<&shm::Transport::wake_after_fence>(peer); }
+  void wake_for_room(std::uint32_t peer) { on_node<&shm::Transport::wake_for_room>(peer); }
+  void wake_later(std::uint32_t peer) { on_node<&shm::Transport::wake_later>(peer); }
   void flush_wakes() { shm_->flush_wakes(); }
   void wake_deferred() { shm_->wake_deferred(); }
   bool room_wanted() const { return shm_->room_wanted(); }
@@ -189,6 +177,12 @@ class Routed {
   bool may_sleep() { return !networked_ || net_->may_sleep(); }
 
  private:
+  // `wake` of the shared-memory transport, for a peer on this node only.
+  template <void (shm::Transport::*wake)(std::uint32_t)>
+  void on_node(std::uint32_t peer) {
+    if (!remote(peer)) [[likely]]
+      (shm_->*wake)(peer);
+  }
   // A buffer the network lent: one of this rank's send slots, or a
   // receive buffer holding a network peer's data.
   bool network_buffer(std::uint32_t owner, EagerRef buffer) const {

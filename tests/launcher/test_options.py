@@ -338,6 +338,14 @@ class Report(JobTestCase):
         os.unlink(path)
         self.assert_clean()
 
+    def test_an_unknown_network_provider_is_named_with_those_this_machine_has(self):
+        status, _, err = self.mpfrun("--virtual-nodes", "2", "-n", "2", "--set", "net_provider=nosuch",
+                                     ACTIONS, "hello")
+        self.assertNotEqual(status, 0)
+        self.assertIn("net_provider 'nosuch' offers no reliable-datagram endpoint", err)
+        self.assertIn("this machine has: ", err)
+        self.assert_clean()
+
     def test_report_shows_the_worlds_collective_plan(self):
         tuning = os.path.join(self.tmpdir, "rules.json")
         tuned = {"operation": "bcast", "max_bytes": 1024, "algorithm": "slots", "radix": 2}
