@@ -250,137 +250,150 @@ nlohmann::json node_memory_json(const shm::Segment& segment) {
 
 namespace {
 
-// One node's segment and the world ranks in it, by their place there.
-struct NodePart {
-  std::string name;
-  int segment_fd;
-  std::vector<std::uint32_t> world;
-};
+// One node's part of a job, read from its segment: its ranks (numbered as
+// the job numbers them), windows, conversations and memory, and what the
+// node is. A job is assembled from its nodes' parts, read here or, for a
+// Slurm job's other nodes, by mpfinspect there (cluster_job.hpp).
+nlohmann::json read_node(const shm::Segment& segment, const std::string& name, std::vector<std::uint32_t> world,
+                         bool several, std::int64_t now) {
+  const std::uint32_t local_ranks = segment.header().nranks;
+  if (world.empty()) {
+    for (std::uint32_t r = 0; r < local_ranks; ++r) world.push_back(r);
+  }
+  if (world.size() != local_ranks) {
+    throw InspectError("node " + name + "'s segment holds " + std::to_string(local_ranks) +
+                       " ranks, but its entry lists " + std::to_string(world.size()));
+  }
+  std::string rndv_mode = "get";
+  nlohmann::json tunables;
+  try {
+    tunables = nlohmann::json::parse(segment.tunables_json());
+    for (const auto& t : tunables) {
+      if (t.at("name") == "rndv_mode") rndv_mode = t.at("value").get<std::string>();
+    }
+  } catch (const nlohmann::json::exception&) {
+    tunables = nullptr;
+  }
+  nlohmann::json ranks = nlohmann::json::array();
+  for (std::uint32_t r = 0; r < local_ranks; ++r) ranks.push_back(rank_json(segment, r, now, rndv_mode));
+  // A wait on a conversation names it (its id is the record's tag) and the
+  // rank's role there (the record's context).
+  nlohmann::json conversations = conversations_json(segment, now);
+  for (auto& rank : ranks) {
+    nlohmann::json& b = rank["blocked_in"];
+    if (b.is_null() || b.value("kind", "") != "conversation") continue;
+    b["role"] = conversation_role(b.at("context").get<std::uint32_t>());
+    b["waits_for"] = conversation_wait(b.at("context").get<std::uint32_t>());
+    for (const auto& c : conversations) {
+      if (c.at("id") == b.at("tag")) b["conversation"] = c.at("name");
+    }
+  }
+  // A SHMEM wait names its word and comparison, or its lock and holder.
+  nlohmann::json shmem = add_shmem_state(segment, ranks);
+  // The node's ranks as the job numbers them.
+  for (std::uint32_t r = 0; r < local_ranks; ++r) {
+    nlohmann::json& rank = ranks[r];
+    rank["rank"] = world[r];
+    if (several) {
+      rank["node"] = name;
+      rank["transport"] = "shared memory within node " + name + ", the network to the other nodes";
+      nlohmann::json in_flight = nlohmann::json::object();
+      for (const auto& [peer, n] : rank["packets_in_flight_to"].items()) {
+        in_flight[std::to_string(world[std::stoul(peer)])] = n;
+      }
+      rank["packets_in_flight_to"] = in_flight;
+    }
+  }
+  nlohmann::json memory = node_memory_json(segment);
+  for (auto& m : memory) m["owner_rank"] = world.at(m["owner_rank"].get<std::uint32_t>());
+  return {{"name", name},
+          {"world", world},
+          {"cpus", segment.header().ncpus},
+          {"oversubscribed", segment.header().oversubscribed != 0},
+          {"segment_bytes", segment.bytes()},
+          {"segment_resident_bytes", segment.resident_bytes()},
+          {"segment_regions", regions_json(segment)},
+          {"tunables", tunables},
+          {"shmem", shmem},
+          {"ranks", ranks},
+          {"windows", windows_json(segment, now)},
+          {"conversations", conversations},
+          {"node_memory", memory}};
+}
 
 }  // namespace
+
+nlohmann::json assemble_job(nlohmann::json job, const std::vector<nlohmann::json>& nodes) {
+  const bool several = nodes.size() > 1;
+  nlohmann::json ranks = nlohmann::json::array(), windows = nlohmann::json::array(),
+                 conversations = nlohmann::json::array(), node_memory = nlohmann::json::array(),
+                 node_list = nlohmann::json::array();
+  std::uint64_t segment_bytes = 0, resident_bytes = 0;
+  bool oversubscribed = false;
+  for (const nlohmann::json& node : nodes) {
+    for (const auto& r : node.at("ranks")) ranks.push_back(r);
+    for (const auto& w : node.at("windows")) windows.push_back(w);
+    for (const auto& c : node.at("conversations")) conversations.push_back(c);
+    for (const auto& m : node.at("node_memory")) node_memory.push_back(m);
+    oversubscribed = oversubscribed || node.at("oversubscribed").get<bool>();
+    segment_bytes += node.at("segment_bytes").get<std::uint64_t>();
+    resident_bytes += node.at("segment_resident_bytes").get<std::uint64_t>();
+    node_list.push_back({{"name", node.at("name")},
+                         {"ranks", node.at("world")},
+                         {"cpus", node.at("cpus")},
+                         {"oversubscribed", node.at("oversubscribed")},
+                         {"segment_bytes", node.at("segment_bytes")},
+                         {"segment_resident_bytes", node.at("segment_resident_bytes")}});
+  }
+  std::sort(ranks.begin(), ranks.end(),
+            [](const nlohmann::json& a, const nlohmann::json& b) { return a["rank"] < b["rank"]; });
+  const nlohmann::json& first = nodes.front();
+  job["ranks"] = ranks.size();
+  job["cpus"] = first.at("cpus");
+  job["oversubscribed"] = oversubscribed;
+  job["segment_bytes"] = segment_bytes;
+  job["segment_resident_bytes"] = resident_bytes;
+  job["segment_regions"] = first.at("segment_regions");
+  job["node_memory"] = node_memory;
+  if (several) job["nodes"] = node_list;
+  return {{"job", job},
+          {"tunables", first.at("tunables")},
+          {"ranks", ranks},
+          {"windows", windows},
+          {"conversations", conversations},
+          {"shmem", first.at("shmem")}};
+}
+
+nlohmann::json read_node_of_process(pid_t pid, const job::NodeEntry& node, bool several) {
+  // Every node is read or the inspection fails naming it: never a job
+  // shown without some of its ranks.
+  try {
+    const shm::Segment segment = shm::Segment::open_of_process(pid, node.segment_fd);
+    return read_node(segment, node.name, node.ranks, several, monotonic_ns());
+  } catch (const shm::SegmentError& e) {
+    throw InspectError("cannot open the shared segment of node " + node.name + ": " + e.what());
+  }
+}
 
 nlohmann::json read_job(const job::JobEntry& entry) {
   if (!job::RunRegistry::alive(entry)) {
     throw InspectError("job " + entry.jobid + " is not running (its mpfrun, pid " + std::to_string(entry.launcher_pid) +
                        ", is gone); `mpfrun --cleanup` removes its leftovers");
   }
-  std::vector<NodePart> parts;
-  if (entry.nodes.empty()) {
-    parts.push_back({entry.host, entry.segment_fd, {}});
-  } else {
-    for (const job::NodeEntry& n : entry.nodes) parts.push_back({n.name, n.segment_fd, n.ranks});
+  std::vector<job::NodeEntry> parts = entry.nodes;
+  if (parts.empty()) parts.push_back({entry.host, entry.segment_fd, {}});
+  std::vector<nlohmann::json> nodes;
+  try {
+    for (const job::NodeEntry& part : parts) nodes.push_back(read_node_of_process(entry.launcher_pid, part, parts.size() > 1));
+  } catch (const InspectError& e) {
+    throw InspectError("job " + entry.jobid + ": " + e.what());
   }
-  const bool several = parts.size() > 1;
-  const std::int64_t now = monotonic_ns();
-  nlohmann::json ranks = nlohmann::json::array(), windows = nlohmann::json::array(),
-                 conversations = nlohmann::json::array(), nodes = nlohmann::json::array();
-  nlohmann::json tunables, shmem, regions, node_memory = nlohmann::json::array();
-  std::uint64_t segment_bytes = 0, resident_bytes = 0;
-  std::uint32_t cpus = 0;
-  bool oversubscribed = false;
-  for (NodePart& part : parts) {
-    // Every node is read or the inspection fails naming it: never a job
-    // shown without some of its ranks.
-    shm::Segment segment = [&] {
-      try {
-        return shm::Segment::open_of_process(entry.launcher_pid, part.segment_fd);
-      } catch (const shm::SegmentError& e) {
-        throw InspectError("cannot open job " + entry.jobid + "'s shared segment" +
-                           (several ? " of node " + part.name : std::string()) + ": " + e.what());
-      }
-    }();
-    const std::uint32_t local_ranks = segment.header().nranks;
-    if (part.world.empty()) {
-      for (std::uint32_t r = 0; r < local_ranks; ++r) part.world.push_back(r);
-    }
-    if (part.world.size() != local_ranks) {
-      throw InspectError("job " + entry.jobid + ": node " + part.name + "'s segment holds " +
-                         std::to_string(local_ranks) + " ranks, but its entry lists " +
-                         std::to_string(part.world.size()));
-    }
-    std::string rndv_mode = "get";
-    nlohmann::json node_tunables;
-    try {
-      node_tunables = nlohmann::json::parse(segment.tunables_json());
-      for (const auto& t : node_tunables) {
-        if (t.at("name") == "rndv_mode") rndv_mode = t.at("value").get<std::string>();
-      }
-    } catch (const nlohmann::json::exception&) {
-      node_tunables = nullptr;
-    }
-    nlohmann::json node_ranks = nlohmann::json::array();
-    for (std::uint32_t r = 0; r < local_ranks; ++r) node_ranks.push_back(rank_json(segment, r, now, rndv_mode));
-    // A wait on a conversation names it (its id is the record's tag) and the
-    // rank's role there (the record's context).
-    nlohmann::json node_conversations = conversations_json(segment, now);
-    for (auto& rank : node_ranks) {
-      nlohmann::json& b = rank["blocked_in"];
-      if (b.is_null() || b.value("kind", "") != "conversation") continue;
-      b["role"] = conversation_role(b.at("context").get<std::uint32_t>());
-      b["waits_for"] = conversation_wait(b.at("context").get<std::uint32_t>());
-      for (const auto& c : node_conversations) {
-        if (c.at("id") == b.at("tag")) b["conversation"] = c.at("name");
-      }
-    }
-    // A SHMEM wait names its word and comparison, or its lock and holder.
-    nlohmann::json node_shmem = add_shmem_state(segment, node_ranks);
-    // The node's ranks as the job numbers them.
-    for (std::uint32_t r = 0; r < local_ranks; ++r) {
-      nlohmann::json& rank = node_ranks[r];
-      rank["rank"] = part.world[r];
-      if (several) {
-        rank["node"] = part.name;
-        rank["transport"] = "shared memory within node " + part.name + ", the network to the other nodes";
-        nlohmann::json in_flight = nlohmann::json::object();
-        for (const auto& [peer, n] : rank["packets_in_flight_to"].items()) {
-          in_flight[std::to_string(part.world[std::stoul(peer)])] = n;
-        }
-        rank["packets_in_flight_to"] = in_flight;
-      }
-      ranks.push_back(std::move(rank));
-    }
-    for (auto& w : windows_json(segment, now)) windows.push_back(std::move(w));
-    for (auto& c : node_conversations) conversations.push_back(std::move(c));
-    for (auto& m : node_memory_json(segment)) {
-      m["owner_rank"] = part.world.at(m["owner_rank"].get<std::uint32_t>());
-      node_memory.push_back(std::move(m));
-    }
-    if (nodes.empty()) {
-      tunables = node_tunables;
-      shmem = node_shmem;
-      regions = regions_json(segment);
-      cpus = segment.header().ncpus;
-    }
-    oversubscribed = oversubscribed || segment.header().oversubscribed != 0;
-    segment_bytes += segment.bytes();
-    resident_bytes += segment.resident_bytes();
-    nodes.push_back({{"name", part.name},
-                     {"ranks", part.world},
-                     {"cpus", segment.header().ncpus},
-                     {"oversubscribed", segment.header().oversubscribed != 0},
-                     {"segment_bytes", segment.bytes()},
-                     {"segment_resident_bytes", segment.resident_bytes()}});
-  }
-  std::sort(ranks.begin(), ranks.end(),
-            [](const nlohmann::json& a, const nlohmann::json& b) { return a["rank"] < b["rank"]; });
-  nlohmann::json job = {{"jobid", entry.jobid},
-                        {"mpfrun_pid", entry.launcher_pid},
-                        {"host", entry.host},
-                        {"command", entry.command},
-                        {"ranks", ranks.size()},
-                        {"cpus", cpus},
-                        {"oversubscribed", oversubscribed},
-                        {"segment_bytes", segment_bytes},
-                        {"segment_resident_bytes", resident_bytes},
-                        {"segment_regions", regions},
-                        {"node_memory", node_memory}};
-  if (several) job["nodes"] = nodes;
-  return {{"job", job},
-          {"tunables", tunables},
-          {"ranks", ranks},
-          {"windows", windows},
-          {"conversations", conversations},
-          {"shmem", shmem}};
+  return assemble_job({{"jobid", entry.jobid},
+                       {"launcher", "mpfrun"},
+                       {"mpfrun_pid", entry.launcher_pid},
+                       {"host", entry.host},
+                       {"command", entry.command}},
+                      nodes);
 }
 
 nlohmann::json list_jobs(const job::RunRegistry& registry) {
@@ -389,12 +402,30 @@ nlohmann::json list_jobs(const job::RunRegistry& registry) {
           .count();
   nlohmann::json jobs = nlohmann::json::array();
   for (const job::JobEntry& e : registry.list()) {
-    jobs.push_back({{"jobid", e.jobid},
-                    {"mpfrun_pid", e.launcher_pid},
-                    {"ranks", e.ranks.size()},
-                    {"running_seconds", static_cast<double>(now_ms - e.start_unix_ms) * 1e-3},
-                    {"alive", job::RunRegistry::alive(e)},
-                    {"command", e.command}});
+    const bool alive = job::RunRegistry::alive(e);
+    if (e.is_node_part()) {
+      // The nodes of one job that registered here (all of them on a test
+      // cluster's virtual nodes) make one line.
+      auto same = std::find_if(jobs.begin(), jobs.end(), [&](const nlohmann::json& j) { return j["jobid"] == e.jobid; });
+      if (same != jobs.end()) {
+        (*same)["nodes_here"].push_back(e.host);
+        (*same)["alive"] = (*same)["alive"].get<bool>() && alive;
+        continue;
+      }
+    }
+    nlohmann::json job = {{"jobid", e.jobid},
+                          {"launcher", e.launcher},
+                          {"ranks", e.is_node_part() ? e.job_ranks : e.ranks.size()},
+                          {"running_seconds", static_cast<double>(now_ms - e.start_unix_ms) * 1e-3},
+                          {"alive", alive},
+                          {"command", e.command}};
+    if (e.is_node_part()) {
+      job["nodes"] = e.job_nodes;
+      job["nodes_here"] = {e.host};
+    } else {
+      job["mpfrun_pid"] = e.launcher_pid;
+    }
+    jobs.push_back(std::move(job));
   }
   return jobs;
 }

@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 #include <stdexcept>
+#include <vector>
 
 #include "job/run_registry.hpp"
 
@@ -17,13 +18,23 @@ class InspectError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// The job as it is now: job fields, tunables, per rank its state, the call
-// it is blocked in, its queues, ring occupancy per peer and counters, and
-// the job's RMA windows (windows.hpp).
+// The job mpfrun started, as it is now: job fields, tunables, per rank its
+// state, the call it is blocked in, its queues, ring occupancy per peer and
+// counters, and the job's RMA windows (windows.hpp).
 // Throws InspectError naming what could not be read.
 nlohmann::json read_job(const job::JobEntry& entry);
 
-// One line per registered job: id, ranks, age, command, alive or dead.
+// One node's part of a job: the segment that process `pid` holds as
+// node.segment_fd, its ranks numbered as node.ranks says (`several`: the
+// job has other nodes). Throws InspectError naming the node.
+nlohmann::json read_node_of_process(pid_t pid, const job::NodeEntry& node, bool several);
+
+// The job from its nodes' parts (read_node_of_process) and `job`'s fields
+// (jobid, launcher, host, command...).
+nlohmann::json assemble_job(nlohmann::json job, const std::vector<nlohmann::json>& nodes);
+
+// One line per registered job (a job another launcher started: one line for
+// its nodes registered here): id, ranks, age, command, alive or dead.
 nlohmann::json list_jobs(const job::RunRegistry& registry);
 
 }  // namespace mpf::inspect

@@ -7,14 +7,18 @@
 //   mpfinspect JOB --watch S   the same view every S seconds until the job ends
 //   mpfinspect --cleanup       remove what dead jobs left behind
 //   --json                     the same as JSON
+// A job srun started is read on each of its nodes (cluster_job.hpp): JOB is
+// then its Slurm id, "57.0" (or "57" for its only step).
 #include <CLI/CLI.hpp>
 #include <chrono>
 #include <thread>
 #include <cstdio>
+#include <cstdlib>
 #include <optional>
 
 #include "common/tunables.hpp"
 #include "common/version.hpp"
+#include "inspect/cluster_job.hpp"
 #include "inspect/deadlock.hpp"
 #include "inspect/job_state.hpp"
 #include "inspect/render.hpp"
@@ -32,7 +36,10 @@ int main(int argc, char** argv) {
   bool cleanup = false;
   double watch_seconds = 0;
   std::optional<std::uint32_t> rank;
-  app.add_option("job", jobid, "Job id (as listed by mpfinspect without arguments; it is mpfrun's pid)");
+  std::string node_parts;
+  app.add_option("job", jobid,
+                 "Job id: as listed by mpfinspect without arguments (mpfrun's pid), or a Slurm job's id "
+                 "(JOB.STEP, or JOB for its only step)");
   app.add_flag("--json", json, "Print JSON instead of text");
   app.add_option("--rank", rank, "Show only this rank, in full, with the tunables in effect");
   app.add_flag("--deadlock", deadlock,
@@ -42,6 +49,8 @@ int main(int argc, char** argv) {
       ->check(CLI::PositiveNumber)
       ->type_name("SECONDS");
   app.add_flag("--cleanup", cleanup, "Remove what jobs whose mpfrun was killed left behind, then exit");
+  // What mpfinspect runs on a Slurm job's nodes to read their parts.
+  app.add_option("--node-parts", node_parts)->group("");
   app.footer(
       "Exit status: 0 on success (with --deadlock: not deadlocked), 3 with --deadlock when the job is\n"
       "deadlocked, 1 when the job cannot be read, 2 for a bad command line, job id or rank.");
@@ -66,6 +75,14 @@ int main(int argc, char** argv) {
     registry.clean_dead_and_report("mpfinspect");
     return 0;
   }
+  if (!node_parts.empty()) {
+    // One line of JSON may be longer than srun relays whole: it goes in
+    // lines of at most 2000 characters, which the asking side joins.
+    const char* node = std::getenv("SLURMD_NODENAME");
+    const std::string text = mpf::inspect::read_parts_here(registry, node_parts, node != nullptr ? node : "").dump();
+    for (std::size_t at = 0; at < text.size(); at += 2000) std::printf("%s\n", text.substr(at, 2000).c_str());
+    return 0;
+  }
   if (watch_seconds > 0 && jobid.empty()) {
     std::fprintf(stderr, "mpfinspect: --watch needs a job id\n");
     return kUsageStatus;
@@ -75,48 +92,59 @@ int main(int argc, char** argv) {
     std::fputs(json ? (jobs.dump(2) + "\n").c_str() : mpf::inspect::render_job_list(jobs).c_str(), stdout);
     return 0;
   }
-  for (const mpf::job::JobEntry& entry : registry.list()) {
-    if (entry.jobid != jobid) continue;
-    if (watch_seconds > 0) {
-      // Until the job ends: clear the terminal, show it, wait.
-      for (;;) {
-        nlohmann::json state;
-        try {
-          state = mpf::inspect::read_job(entry);
-        } catch (const mpf::inspect::InspectError&) {
-          std::printf("mpfinspect: job %s has ended\n", jobid.c_str());
-          return 0;
-        }
-        const std::string view = json ? state.dump() + "\n"
-                                      : "\033[H\033[2J" + mpf::inspect::render_job(state, rank) +
-                                            mpf::inspect::render_deadlock(mpf::inspect::analyse_deadlock(state));
-        std::fputs(view.c_str(), stdout);
-        std::fflush(stdout);
-        std::this_thread::sleep_for(std::chrono::duration<double>(watch_seconds));
+  // The job as it is now: mpfrun's, or one another launcher started.
+  const auto read_state = [&]() -> std::optional<nlohmann::json> {
+    for (const mpf::job::JobEntry& entry : registry.list()) {
+      if (!entry.is_node_part() && entry.jobid == jobid) return mpf::inspect::read_job(entry);
+    }
+    mpf::inspect::SlurmReach reach;
+    reach.helper = mpf::inspect::this_program();
+    return mpf::inspect::read_launched_job(registry, jobid, reach);
+  };
+  std::optional<nlohmann::json> state;
+  try {
+    state = read_state();
+  } catch (const mpf::inspect::InspectError& e) {
+    std::fprintf(stderr, "mpfinspect: %s\n", e.what());
+    return 1;
+  }
+  if (state && watch_seconds > 0) {
+    // Until the job ends: clear the terminal, show it, wait.
+    for (;;) {
+      const std::string view = json ? state->dump() + "\n"
+                                    : "\033[H\033[2J" + mpf::inspect::render_job(*state, rank) +
+                                          mpf::inspect::render_deadlock(mpf::inspect::analyse_deadlock(*state));
+      std::fputs(view.c_str(), stdout);
+      std::fflush(stdout);
+      std::this_thread::sleep_for(std::chrono::duration<double>(watch_seconds));
+      try {
+        state = read_state();
+      } catch (const mpf::inspect::InspectError&) {
+        state.reset();
+      }
+      if (!state) {
+        std::printf("mpfinspect: job %s has ended\n", jobid.c_str());
+        return 0;
       }
     }
-    try {
-      const nlohmann::json state = mpf::inspect::read_job(entry);
-      if (rank && *rank >= state["ranks"].size()) {
-        std::fprintf(stderr, "mpfinspect: --rank %u: job %s has ranks 0..%zu\n", *rank, jobid.c_str(),
-                     state["ranks"].size() - 1);
-        return kUsageStatus;
-      }
-      if (deadlock) {
-        const nlohmann::json analysis = mpf::inspect::analyse_deadlock(state);
-        if (json) {
-          std::fputs((analysis.dump(2) + "\n").c_str(), stdout);
-        } else {
-          std::fputs(mpf::inspect::render_deadlock(analysis).c_str(), stdout);
-        }
-        return analysis["deadlocked"].get<bool>() ? kDeadlockedStatus : 0;
-      }
-      std::fputs(json ? (state.dump(2) + "\n").c_str() : mpf::inspect::render_job(state, rank).c_str(), stdout);
-      return 0;
-    } catch (const mpf::inspect::InspectError& e) {
-      std::fprintf(stderr, "mpfinspect: %s\n", e.what());
-      return 1;
+  }
+  if (state) {
+    if (rank && *rank >= (*state)["ranks"].size()) {
+      std::fprintf(stderr, "mpfinspect: --rank %u: job %s has ranks 0..%zu\n", *rank, jobid.c_str(),
+                   (*state)["ranks"].size() - 1);
+      return kUsageStatus;
     }
+    if (deadlock) {
+      const nlohmann::json analysis = mpf::inspect::analyse_deadlock(*state);
+      if (json) {
+        std::fputs((analysis.dump(2) + "\n").c_str(), stdout);
+      } else {
+        std::fputs(mpf::inspect::render_deadlock(analysis).c_str(), stdout);
+      }
+      return analysis["deadlocked"].get<bool>() ? kDeadlockedStatus : 0;
+    }
+    std::fputs(json ? (state->dump(2) + "\n").c_str() : mpf::inspect::render_job(*state, rank).c_str(), stdout);
+    return 0;
   }
   std::fprintf(stderr, "mpfinspect: no job %s in %s (mpfinspect without arguments lists the running jobs)\n",
                jobid.c_str(), run_dir.c_str());

@@ -28,11 +28,13 @@ std::string who(const nlohmann::json& v, const char* any) {
   return n < 0 ? std::string(any) : std::to_string(n);
 }
 
-std::string command_line(const nlohmann::json& command) {
+std::string words(const nlohmann::json& list, const char* between = " ") {
   std::string text;
-  for (const auto& word : command) text += (text.empty() ? "" : " ") + word.get<std::string>();
+  for (const auto& word : list) text += (text.empty() ? "" : between) + word.get<std::string>();
   return text;
 }
+
+std::string command_line(const nlohmann::json& command) { return words(command); }
 
 // What an RMA synchronization waits for, in words.
 std::string rma_wait_text(const nlohmann::json& b) {
@@ -245,9 +247,15 @@ std::string render_job_list(const nlohmann::json& jobs) {
   std::ostringstream out;
   if (jobs.empty()) return "no running jobs\n";
   for (const auto& j : jobs) {
-    out << "job " << j["jobid"].get<std::string>() << ": " << j["ranks"] << " ranks, running "
-        << seconds(j["running_seconds"]) << (j["alive"].get<bool>() ? "" : " (dead: mpfrun --cleanup removes it)")
-        << ": " << command_line(j["command"]) << "\n";
+    out << "job " << j["jobid"].get<std::string>() << ": " << j["ranks"] << " ranks, ";
+    if (j.contains("nodes")) {
+      // A job another launcher started: which of its nodes registered here.
+      out << "started by " << j["launcher"].get<std::string>() << " on " << j["nodes"].size() << " node"
+          << (j["nodes"].size() == 1 ? "" : "s") << " (here: " << words(j["nodes_here"], ", ") << "), ";
+    }
+    out << "running " << seconds(j["running_seconds"])
+        << (j["alive"].get<bool>() ? "" : " (dead: mpfrun --cleanup removes it)") << ": " << command_line(j["command"])
+        << "\n";
   }
   return out.str();
 }
@@ -269,7 +277,12 @@ std::string render_job(const nlohmann::json& job, std::optional<std::uint32_t> r
     out << j["host"].get<std::string>() << " (" << j["cpus"] << " CPUs"
         << (j["oversubscribed"].get<bool>() ? ", oversubscribed" : "") << ")";
   }
-  out << ", mpfrun pid " << j["mpfrun_pid"] << ": " << command_line(j["command"]) << "\n";
+  if (j.contains("mpfrun_pid")) {
+    out << ", mpfrun pid " << j["mpfrun_pid"];
+  } else {
+    out << ", started by " << j["launcher"].get<std::string>();
+  }
+  out << ": " << command_line(j["command"]) << "\n";
   if (j.contains("segment_resident_bytes")) {
     out << "shared memory: " << mebibytes(j["segment_resident_bytes"]) << " in use of the "
         << (j.contains("nodes") ? std::to_string(j["nodes"].size()) + " segments' " : std::string("segment's "))

@@ -579,9 +579,9 @@ int Runner::run() {
   registry.publish(entry);
   struct Unregister {
     const job::RunRegistry& registry;
-    const std::string& jobid;
-    ~Unregister() { registry.remove(jobid); }
-  } unregister{registry, job_.jobid};
+    const job::JobEntry& entry;
+    ~Unregister() { registry.remove(entry); }
+  } unregister{registry, entry};
 
   {
     OutputForwarder output({options_.tag_output, options_.timestamp_output, options_.output_dir},

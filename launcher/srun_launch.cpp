@@ -23,6 +23,10 @@
 
 #include "common/system_error.hpp"
 #include "common/tunables_table.hpp"
+#include "inspect/cluster_job.hpp"
+#include "inspect/deadlock.hpp"
+#include "inspect/job_state.hpp"
+#include "inspect/render.hpp"
 #include "launcher/messages.hpp"
 #include "launcher/output.hpp"
 #include "launcher/rank_process.hpp"
@@ -45,6 +49,47 @@ std::string decided_by_slurm(const std::string& option) {
   return "nothing: --virtual-nodes splits one machine, and a job launched through srun has real nodes";
 }
 
+// This mpfrun's mark on the job's ranks (MPFRUN_LAUNCH_TAG), by which
+// mpfinspect finds their nodes' parts when the job times out.
+std::string launch_tag() {
+  char host[256] = {};
+  ::gethostname(host, sizeof host - 1);
+  return std::string(host) + ":" + std::to_string(::getpid());
+}
+
+// mpfinspect, next to this mpfrun (installed) or in its build tree.
+std::string mpfinspect_program() {
+  std::error_code ec;
+  const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
+  for (const std::filesystem::path& p : {self.parent_path() / "mpfinspect", self.parent_path().parent_path() / "inspect" / "mpfinspect"}) {
+    if (::access(p.c_str(), X_OK) == 0) return p;
+  }
+  return "mpfinspect";
+}
+
+// What mpfinspect would show of a job that timed out, read on every node
+// through srun, so that a hung job's log says why it hung.
+void print_diagnosis(const common::Tunables& tunables) {
+  inspect::SlurmReach reach;
+  reach.helper = mpfinspect_program();
+  if (const char* job = std::getenv("SLURM_JOB_ID")) reach.slurm_job = job;
+  if (const char* nodes = std::getenv("SLURM_JOB_NODELIST")) reach.nodelist = nodes;
+  reach.node_count = slurm_allocation_nodes();
+  reach.timeout_seconds = 20;
+  try {
+    const std::optional<nlohmann::json> state = inspect::read_launched_job(job::RunRegistry(common::resolved_run_dir(tunables)), launch_tag(), reach);
+    if (!state) {
+      std::fprintf(stderr, "mpfrun: could not inspect the job: no node has its ranks registered\n");
+      return;
+    }
+    std::fprintf(stderr, "mpfrun: the job as mpfinspect sees it:\n%s%s",
+                 inspect::render_job(*state, std::nullopt).c_str(),
+                 inspect::render_deadlock(inspect::analyse_deadlock(*state)).c_str());
+  } catch (const inspect::InspectError& e) {
+    std::fprintf(stderr, "mpfrun: could not inspect the job: %s\n", e.what());
+  }
+}
+
 std::string upper(std::string text) {
   for (char& c : text) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
   return text;
@@ -56,6 +101,7 @@ std::vector<std::string> srun_environment(const Options& o) {
   std::vector<std::string> env;
   for (char** e = environ; *e != nullptr; ++e) env.emplace_back(*e);
   for (const auto& [name, value] : o.apps.front().env) set_env(env, name, value);
+  set_env(env, "MPFRUN_LAUNCH_TAG", launch_tag());
   if (!o.tuning_file.empty()) set_env(env, "MPF_TUNING_FILE", o.tuning_file);
   for (const std::string& s : o.sets) {
     const std::size_t eq = s.find('=');
@@ -293,6 +339,7 @@ int SrunJob::run() {
       if (!timed_out_) {
         std::fprintf(stderr, "mpfrun: timeout: the job ran longer than %s; stopping it\n",
                      format_seconds(o_.timeout_seconds).c_str());
+        print_diagnosis(tunables_);
       }
       timed_out_ = true;
       // srun ends the step on the first TERM; a job that does not end

@@ -117,6 +117,7 @@ void Runtime::init() {
   }
   start_messaging();
   reset_contexts();
+  if (!by_mpfrun_) register_node_part();
   initialized_ = true;
   if (control_ != nullptr) {
     control_->counters.init_ns.store(now_ns() - start, std::memory_order_relaxed);
@@ -208,6 +209,7 @@ void Runtime::finalize(const char* function) {
     throw RuntimeError(e.what());
   }
   finalized_ = true;
+  unregister_node_part();
   network_.close();
   if (control_ != nullptr) {
     control_->counters.finalize_ns.store(now_ns() - start, std::memory_order_relaxed);

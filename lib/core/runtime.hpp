@@ -15,6 +15,7 @@
 #include "coll/cells.hpp"
 #include "coll/channel.hpp"
 #include "common/tunables.hpp"
+#include "job/run_registry.hpp"
 #include "net/transport.hpp"
 #include "progress/engine.hpp"
 #include "shm/segment.hpp"
@@ -121,6 +122,11 @@ class Runtime {
   void open_network();
   std::vector<std::uint32_t> nodes_of_ranks();
   void connect_network();
+  // The node's first rank registers the node's part of the job in the run
+  // directory, so that mpfinspect finds it (job/run_registry.hpp); the
+  // entry goes when the rank finalizes, or as dead if it is killed.
+  void register_node_part();
+  void unregister_node_part();
   void start_messaging();
   // Another rank died and the launcher is ending the job: wait for it.
   [[noreturn]] void await_job_end(const std::string& why);
@@ -142,6 +148,8 @@ class Runtime {
   void finalize_fence_checked();
   bool by_mpfrun_ = true;  // mpfrun (or nobody: a singleton) started this process
   std::optional<std::vector<std::uint32_t>> virtual_nodes_;  // mpfrun --virtual-nodes: node of each rank
+  std::vector<std::string> node_names_;                       // another launcher's nodes, by number
+  std::optional<job::JobEntry> node_part_;                    // what register_node_part() published
   shm::Transport transport_;
   net::Transport network_;
   transport::Routed routed_;

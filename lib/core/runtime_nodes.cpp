@@ -4,8 +4,11 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
+#include <iterator>
 #include <map>
 #include <thread>
 
@@ -166,7 +169,9 @@ std::vector<std::uint32_t> Runtime::nodes_of_ranks() {
       throw RuntimeError("rank " + std::to_string(r) +
                          " did not publish its node (it has probably ended): " + e.what());
     }
-    node_of[r] = numbers.emplace(name, static_cast<std::uint32_t>(numbers.size())).first->second;
+    const auto [it, added] = numbers.emplace(name, static_cast<std::uint32_t>(numbers.size()));
+    if (added) node_names_.push_back(name);
+    node_of[r] = it->second;
   }
   // PMIx's local peers and the names must agree on who shares this node.
   std::vector<std::uint32_t> same;
@@ -208,6 +213,55 @@ void Runtime::connect_network() {
   } catch (const net::NetError& e) {
     throw RuntimeError(e.what());
   }
+}
+
+void Runtime::register_node_part() {
+  if (job_.local_rank != 0) return;
+  job::JobEntry e;
+  const char* slurm_job = std::getenv("SLURM_JOB_ID");
+  const char* slurm_step = std::getenv("SLURM_STEP_ID");
+  if (slurm_job != nullptr && slurm_step != nullptr) {
+    // The id Slurm's own commands show (squeue --steps, sacct).
+    e.jobid = std::string(slurm_job) + "." + slurm_step;
+    e.launcher = "srun";
+  } else {
+    e.jobid = job_.nspace;
+    e.launcher = "pmix";
+  }
+  e.launcher_pid = ::getpid();
+  e.launcher_start_ticks = job::process_start_ticks(e.launcher_pid).value_or(0);
+  e.segment_fd = segment_->fd();
+  e.host = job_.hostname;
+  // The program's command line, as mpfrun's entry gives mpfrun's.
+  std::ifstream cmdline("/proc/self/cmdline");
+  const std::string words{std::istreambuf_iterator<char>(cmdline), std::istreambuf_iterator<char>()};
+  for (std::size_t start = 0; start < words.size();) {
+    const std::size_t end = words.find('\0', start);
+    e.command.push_back(words.substr(start, end - start));
+    if (end == std::string::npos) break;
+    start = end + 1;
+  }
+  e.start_unix_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                        std::chrono::system_clock::now().time_since_epoch())
+                        .count();
+  e.nodes.push_back({job_.hostname, segment_->fd(), job_.local_peers});
+  e.job_nodes = node_names_.empty() ? std::vector<std::string>{job_.hostname} : node_names_;
+  e.job_ranks = job_.size;
+  if (const char* tag = std::getenv("MPFRUN_LAUNCH_TAG")) e.launch_tag = tag;
+  try {
+    job::RunRegistry(common::resolved_run_dir(*tunables_)).publish(e);
+    node_part_ = std::move(e);
+  } catch (const std::exception& error) {
+    // The job runs all the same; only mpfinspect will not find this node.
+    std::fprintf(stderr, "mpf: warning: mpfinspect will not see node %s of this job: %s\n", job_.hostname.c_str(),
+                 error.what());
+  }
+}
+
+void Runtime::unregister_node_part() {
+  if (!node_part_) return;
+  job::RunRegistry(common::resolved_run_dir(*tunables_)).remove(*node_part_);
+  node_part_.reset();
 }
 
 void Runtime::finalize_fence_checked() {

@@ -27,6 +27,12 @@ nlohmann::json to_json(const JobEntry& e) {
                         {"command", e.command},
                         {"start_unix_ms", e.start_unix_ms},
                         {"ranks", ranks}};
+  if (e.is_node_part()) {
+    out["launcher"] = e.launcher;
+    out["job_nodes"] = e.job_nodes;
+    out["job_ranks"] = e.job_ranks;
+    if (!e.launch_tag.empty()) out["launch_tag"] = e.launch_tag;
+  }
   if (!e.nodes.empty()) {
     nlohmann::json nodes = nlohmann::json::array();
     for (const NodeEntry& n : e.nodes) nodes.push_back({{"name", n.name}, {"segment_fd", n.segment_fd}, {"ranks", n.ranks}});
@@ -48,6 +54,12 @@ JobEntry job_entry_from_json(const nlohmann::json& j) {
   for (const auto& r : j.at("ranks")) {
     e.ranks.push_back({r.at("rank").get<std::uint32_t>(), r.at("pid").get<pid_t>(),
                        r.at("program").get<std::string>()});
+  }
+  if (j.contains("launcher")) {
+    e.launcher = j.at("launcher").get<std::string>();
+    e.job_nodes = j.at("job_nodes").get<std::vector<std::string>>();
+    e.job_ranks = j.at("job_ranks").get<std::uint32_t>();
+    e.launch_tag = j.value("launch_tag", "");
   }
   if (j.contains("nodes")) {
     for (const auto& n : j.at("nodes")) {
@@ -76,19 +88,20 @@ std::optional<std::uint64_t> process_start_ticks(pid_t pid) {
 
 RunRegistry::RunRegistry(std::string directory) : directory_(std::move(directory)) {}
 
-std::string RunRegistry::path_of(const std::string& jobid) const {
-  return directory_ + "/" + jobid + ".json";
+std::string RunRegistry::path_of(const std::string& file_name) const {
+  return directory_ + "/" + file_name + ".json";
 }
 
 void RunRegistry::publish(const JobEntry& entry) const {
-  if (entry.jobid.empty() || entry.jobid.find('/') != std::string::npos || entry.jobid[0] == '.') {
-    throw std::runtime_error("job id '" + entry.jobid + "' is not a plain file name");
+  const std::string name = entry.file_name();
+  if (entry.jobid.empty() || name.find('/') != std::string::npos || name[0] == '.') {
+    throw std::runtime_error("job id '" + name + "' is not a plain file name");
   }
   std::error_code ec;
   fs::create_directories(directory_, ec);
   if (ec) throw std::runtime_error("cannot create run directory " + directory_ + ": " + ec.message());
   ::chmod(directory_.c_str(), 0700);
-  const std::string final_path = path_of(entry.jobid);
+  const std::string final_path = path_of(name);
   const std::string temp_path = final_path + ".tmp";
   {
     std::ofstream out(temp_path, std::ios::trunc);
@@ -100,8 +113,8 @@ void RunRegistry::publish(const JobEntry& entry) const {
   }
 }
 
-void RunRegistry::remove(const std::string& jobid) const {
-  ::unlink(path_of(jobid).c_str());
+void RunRegistry::remove(const JobEntry& entry) const {
+  ::unlink(path_of(entry.file_name()).c_str());
 }
 
 std::vector<std::pair<std::string, JobEntry>> RunRegistry::list_files() const {

@@ -69,6 +69,13 @@ class SlurmCluster:
             # Per node: the PMIx plugin makes its directories here, and the
             # virtual nodes would collide in one /tmp.
             os.makedirs(os.path.join(self.dir, "tmp", node))
+        # Each task's MPF_RUN_DIR is its node's own, as /tmp is on a real
+        # cluster: a job's node parts are then found only on their node, and
+        # mpfinspect must reach them through srun.
+        self.task_prolog = os.path.join(self.dir, "task-prolog.sh")
+        with open(self.task_prolog, "w") as f:
+            f.write(f'#!/bin/sh\necho "export MPF_RUN_DIR={self.dir}/tmp/$SLURMD_NODENAME/mpf-run"\n')
+        os.chmod(self.task_prolog, 0o755)
         ports = free_ports(len(self.nodes) + 1)
         host = socket.gethostname()
         d = self.dir
@@ -86,6 +93,7 @@ SlurmctldPidFile={d}/run/slurmctld.pid
 SlurmctldLogFile={d}/log/slurmctld.log
 SlurmdLogFile={d}/log/slurmd-%n.log
 TmpFS={d}/tmp/%n
+TaskProlog={self.task_prolog}
 ProctrackType=proctrack/linuxproc
 TaskPlugin=task/none
 JobAcctGatherType=jobacct_gather/none
@@ -119,6 +127,10 @@ KillWait=2
                 raise ClusterError(f"the Slurm test cluster did not come up in {self.start_timeout} s "
                                    f"(idle nodes: {idle or 0}); its logs:\n{logs}")
             time.sleep(0.1)
+
+    def run_dir(self, node):
+        """Where the ranks on `node` register their node's part of a job."""
+        return os.path.join(self.dir, "tmp", node, "mpf-run")
 
     def logs(self):
         out = []

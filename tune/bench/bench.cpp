@@ -13,7 +13,7 @@
 #include "tune/bench/layout.hpp"
 #include "tune/bench/machine.hpp"
 #include "tune/bench/messages.hpp"
-#include "tune/bench/process.hpp"
+#include "common/child_process.hpp"
 #include "tune/bench/report.hpp"
 
 namespace mpf::tune::bench {
@@ -156,7 +156,7 @@ int run_bench(const Options& options) {
   }
   for (const std::string& n : report.notes) say(n);
 
-  catch_interrupts();
+  common::catch_interrupts();
   report.machine = describe_machine();
   report.started = report.machine["date"];
   const auto t0 = std::chrono::steady_clock::now();
@@ -166,7 +166,7 @@ int run_bench(const Options& options) {
   std::vector<std::string> ids;
   for (const Implementation& i : report.implementations) ids.push_back(i.id);
   report.results = gather(report.outcome.measurements, ids);
-  if (interrupted()) report.notes.push_back("interrupted: the reports hold what was measured until then");
+  if (common::interrupted()) report.notes.push_back("interrupted: the reports hold what was measured until then");
 
   std::fputs(text_report(report).c_str(), stdout);
   std::fflush(stdout);
@@ -180,7 +180,7 @@ int run_bench(const Options& options) {
     written = write_file(md, markdown_report(report, plots, problems)) && written;
     if (written) say("wrote " + md + (plots.empty() ? "" : " and " + std::to_string(plots.size()) + " plots"));
   }
-  if (interrupted()) return kInterruptedStatus;
+  if (common::interrupted()) return kInterruptedStatus;
   // A run that failed only after printing every result does not fail the
   // benchmark: the reports say how it ended.
   bool all_ok = written;

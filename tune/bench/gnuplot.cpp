@@ -1,6 +1,6 @@
 #include "tune/bench/gnuplot.hpp"
 
-#include "tune/bench/process.hpp"
+#include "common/child_process.hpp"
 
 namespace mpf::tune::bench {
 
@@ -9,7 +9,7 @@ constexpr double kGnuplotTimeout = 120;
 }
 
 std::optional<GnuplotRun> prepare_plots(const std::string& dir, std::vector<std::string>& problems) {
-  GnuplotRun run{.gnuplot = find_in_path("gnuplot"), .data = std::filesystem::path(dir) / "plot-data"};
+  GnuplotRun run{.gnuplot = common::find_in_path("gnuplot"), .data = std::filesystem::path(dir) / "plot-data"};
   if (run.gnuplot.empty()) {
     problems.push_back("no plots: gnuplot is not installed (Debian package gnuplot-nox)");
     return std::nullopt;
@@ -24,7 +24,7 @@ std::optional<GnuplotRun> prepare_plots(const std::string& dir, std::vector<std:
 }
 
 bool run_gnuplot(const GnuplotRun& run, const std::filesystem::path& script, std::vector<std::string>& problems) {
-  const ProcessResult result = run_process({run.gnuplot, script.string()}, kGnuplotTimeout);
+  const common::ProcessResult result = common::run_process({run.gnuplot, script.string()}, kGnuplotTimeout);
   if (result.ok()) return true;
   problems.push_back("gnuplot failed on " + script.string() + " (" + result.how_it_ended(kGnuplotTimeout) +
                      "): " + result.err.substr(0, 400));

@@ -11,7 +11,7 @@
 #include <sstream>
 
 #include "common/binding_rule.hpp"
-#include "tune/bench/process.hpp"
+#include "common/child_process.hpp"
 
 namespace mpf::tune::bench {
 
@@ -51,7 +51,7 @@ constexpr PeerDescription kPeers[] = {
 // in PATH; "" when it is.
 std::string not_the_same(const char* name, const std::string& found, const char* reference) {
   if (reference == nullptr) return "";
-  const std::string ref = find_in_path(reference);
+  const std::string ref = common::find_in_path(reference);
   std::error_code ec;
   if (!ref.empty() && fs::equivalent(found, ref, ec)) return "";
   return std::string(name) + " in PATH (" + found + ") is not the program " + reference +
@@ -68,7 +68,7 @@ std::string read_file(const fs::path& path) {
 // What decides whether a cached kernel is still good: the compile command
 // and the contents of the kernel's source and of every header beside it.
 std::string build_stamp(const std::vector<std::string>& command, const fs::path& source_dir, const fs::path& source) {
-  std::string text = shell_words(command) + "\n";
+  std::string text = common::shell_words(command) + "\n";
   std::string contents = read_file(source);
   std::vector<fs::path> headers;
   for (const auto& entry : fs::directory_iterator(source_dir)) {
@@ -157,8 +157,8 @@ PeerSearch find_peers(const std::vector<Api>& apis) {
   PeerSearch search;
   for (const PeerDescription& p : kPeers) {
     if (std::find(apis.begin(), apis.end(), p.api) == apis.end()) continue;
-    const std::string compiler = find_in_path(p.compiler);
-    const std::string launcher = find_in_path(p.launcher);
+    const std::string compiler = common::find_in_path(p.compiler);
+    const std::string launcher = common::find_in_path(p.launcher);
     if (compiler.empty() || launcher.empty()) {
       std::string what = compiler.empty() && launcher.empty() ? std::string(p.compiler) + " and " + p.launcher
                          : compiler.empty()                   ? std::string(p.compiler)
@@ -216,7 +216,7 @@ void build_peer_kernels(Implementation& peer, const std::string& source_dir, con
       peer.kernels[k] = exe;
       continue;
     }
-    const ProcessResult built = run_process(command, kCompileTimeout);
+    const common::ProcessResult built = common::run_process(command, kCompileTimeout);
     if (!built.ok()) {
       peer.unavailable[k] = "kernel " + k + " does not build with " + peer.compiler + " (" +
                             built.how_it_ended(kCompileTimeout) + "): " + first_lines(built.err, 3);
@@ -229,7 +229,7 @@ void build_peer_kernels(Implementation& peer, const std::string& source_dir, con
     }
     std::ofstream(stamp_file) << stamp;
     peer.kernels[k] = exe;
-    log.push_back("built " + exe.string() + ": " + shell_words(stamp_command) +
+    log.push_back("built " + exe.string() + ": " + common::shell_words(stamp_command) +
                   (built.err.empty() ? "" : "\n" + built.err));
   }
 }

@@ -4,7 +4,7 @@
 #include <sstream>
 
 #include "tune/bench/machine.hpp"
-#include "tune/bench/process.hpp"
+#include "common/child_process.hpp"
 #include "tune/bench/progress.hpp"
 #include "tune/bench/report.hpp"
 
@@ -33,7 +33,7 @@ std::string markdown_report(const BenchReport& r, const std::vector<std::string>
      << "\n\n";
   md << "Measured " << r.started << " on `" << r.machine.value("hostname", "") << "`: " << machine_line(r.machine)
      << ". The run took " << format_duration(r.seconds) << ".\n\n";
-  md << "Reproduce: `" << shell_words(r.options->command_line) << "`\n\n";
+  md << "Reproduce: `" << common::shell_words(r.options->command_line) << "`\n\n";
   md << "| id | library | kernels built with |\n|---|---|---|\n";
   for (const Implementation& i : r.implementations) {
     md << "| " << i.id << " | " << i.short_library() << " | " << i.compiler

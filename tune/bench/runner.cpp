@@ -3,7 +3,7 @@
 #include <sstream>
 
 #include "tune/bench/catalogue.hpp"
-#include "tune/bench/process.hpp"
+#include "common/child_process.hpp"
 #include "tune/bench/progress.hpp"
 
 namespace mpf::tune::bench {
@@ -48,11 +48,11 @@ bool printed_end(const std::string& out) {
   }
 }
 
-bool timed_out(const ProcessResult& r, LauncherKind kind) {
+bool timed_out(const common::ProcessResult& r, LauncherKind kind) {
   return r.timed_out || (kind == LauncherKind::mpfrun && r.exit_code == kMpfrunTimedOut);
 }
 
-void fail(RunRecord& run, const ProcessResult& r, double timeout, LauncherKind kind) {
+void fail(RunRecord& run, const common::ProcessResult& r, double timeout, LauncherKind kind) {
   run.status = timed_out(r, kind) ? "timeout" : "failed";
   run.message = r.how_it_ended(timeout);
   const std::string errors = last_lines(r.err, 4);
@@ -64,7 +64,7 @@ void fail(RunRecord& run, const ProcessResult& r, double timeout, LauncherKind k
 // with a crash in shmem_finalize, the run failed at exit: its results count
 // and the run says how it ended; returns true. Otherwise it failed or timed
 // out; returns false.
-bool ended_badly(RunRecord& run, const ProcessResult& r, bool all_printed, double timeout, LauncherKind kind) {
+bool ended_badly(RunRecord& run, const common::ProcessResult& r, bool all_printed, double timeout, LauncherKind kind) {
   if (!all_printed || timed_out(r, kind)) {
     fail(run, r, timeout, kind);
     return false;
@@ -83,7 +83,7 @@ void run_kernel(const Options& o, Implementation& impl, RunRecord& run, const st
   args.insert(args.end(), extra_args.begin(), extra_args.end());
   run.command = impl.launch(run.np, run.binding, o.timeout, impl.kernels.at(run.kernel), args);
   const double limit = o.timeout + (impl.kind == LauncherKind::mpfrun ? kMpfrunTimeoutMargin : 0);
-  const ProcessResult r = run_process(run.command, limit);
+  const common::ProcessResult r = common::run_process(run.command, limit);
   run.seconds = r.seconds;
   run.status = kOk;
   KernelOutput parsed;
@@ -117,7 +117,7 @@ void run_startup(const Options& o, Implementation& impl, RunRecord& run, const s
                 .higher_is_better = false, .warmup = 1, .iters = 1, .samples = {}};
   run.status = kOk;
   for (int launch = 0; launch <= o.launches(); ++launch) {
-    const ProcessResult r = run_process(run.command, limit);
+    const common::ProcessResult r = common::run_process(run.command, limit);
     run.seconds += r.seconds;
     if (!r.ok() && !ended_badly(run, r, printed_end(r.out), o.timeout, impl.kind)) break;
     if (launch > 0) m.samples.push_back(r.seconds * 1e3);
@@ -172,7 +172,7 @@ Outcome run_interleaved(const Options& o, std::vector<Implementation>& impls, co
   Outcome outcome;
   Progress progress(o.progress, kinds);
   for (const Step& s : steps) {
-    if (interrupted()) break;
+    if (common::interrupted()) break;
     Implementation& impl = impls[s.impl];
     RunRecord run;
     run.implementation = impl.id;
@@ -186,9 +186,9 @@ Outcome run_interleaved(const Options& o, std::vector<Implementation>& impls, co
     progress.start(what.str(), impl.id + " " + run.kernel + " " + std::to_string(run.np));
     run_one(o, impl, run, {}, outcome.measurements);
     progress.finish_run(run.seconds);
-    if (run.status != kOk && !interrupted()) {
+    if (run.status != kOk && !common::interrupted()) {
       progress.note("mpftune: " + run.kernel + " np=" + std::to_string(run.np) + " with " + impl.name + ": " +
-                    run.message + "\nmpftune: command: " + shell_words(run.command));
+                    run.message + "\nmpftune: command: " + common::shell_words(run.command));
     }
     outcome.runs.push_back(std::move(run));
   }

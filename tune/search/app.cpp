@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "tune/bench/process.hpp"
+#include "common/child_process.hpp"
 #include "tune/search/mpfrun_measurer.hpp"
 
 namespace mpf::tune::search {
@@ -37,9 +37,9 @@ Figures AppMeasurer::run(const Config& config, const Probe& probe) {
   argv.insert(argv.end(), sets.begin(), sets.end());
   argv.insert(argv.end(), {"--timeout", std::to_string(static_cast<long>(timeout_)), "-n", std::to_string(probe.np),
                            "/bin/sh", "-c", command_});
-  const bench::ProcessResult r = bench::run_process(argv, timeout_ + kMpfrunMargin);
+  const common::ProcessResult r = common::run_process(argv, timeout_ + kMpfrunMargin);
   spent_ += r.seconds;
-  if (bench::interrupted()) throw Interrupted{};
+  if (common::interrupted()) throw Interrupted{};
   if (!r.ok()) {
     const std::string why = last_line(r.err);
     throw MeasureError(r.how_it_ended(timeout_) + (why.empty() ? "" : ": " + why));

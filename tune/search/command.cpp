@@ -13,7 +13,7 @@
 #include "tune/bench/machine.hpp"
 #include "tune/bench/messages.hpp"
 #include "tune/bench/peers.hpp"
-#include "tune/bench/process.hpp"
+#include "common/child_process.hpp"
 #include "tune/search/app.hpp"
 #include "tune/search/journal.hpp"
 #include "tune/search/mpfrun_measurer.hpp"
@@ -176,7 +176,7 @@ int run_search_command(const Options& options) {
   if (!options.app.empty()) {
     // An application that fails with the defaults cannot be tuned: say so
     // now, not after every value has failed.
-    bench::catch_interrupts();
+    common::catch_interrupts();
     try {
       journal->run(Config{}, Probe{.kernel = kAppKernel, .np = options.app_np});
     } catch (const MeasureError& e) {
@@ -192,7 +192,7 @@ int run_search_command(const Options& options) {
   report.np = np;
   report.machine = bench::describe_machine();
   report.started = report.machine["date"];
-  bench::catch_interrupts();
+  common::catch_interrupts();
   const auto t0 = std::chrono::steady_clock::now();
   {
     // An application's job gives one sample: three jobs per value make its
@@ -217,7 +217,7 @@ int run_search_command(const Options& options) {
   bool written = true;
   if (report.outcome.interrupted) {
     report.tuning_note =
-        "not written: the search was interrupted (resume it with mpftune --resume --out " + options.out_dir + ")";
+        "not written: the search was common::interrupted (resume it with mpftune --resume --out " + options.out_dir + ")";
   } else {
     const std::string note = replaced_note(tuning_file);
     if (const std::string why = write_tuning_file(tuning_file, tuning_document(report.outcome.chosen, report.finished));

@@ -1,6 +1,6 @@
 #include "tune/search/mpfrun_measurer.hpp"
 
-#include "tune/bench/process.hpp"
+#include "common/child_process.hpp"
 #include "tune/bench/runner.hpp"
 
 namespace mpf::tune::search {
@@ -28,14 +28,14 @@ Figures MpfrunMeasurer::run(const Config& config, const Probe& probe) {
   std::vector<bench::TaggedMeasurement> measured;
   bench::run_one(options_, impl, run, probe.kernel_args(), measured);
   spent_ += run.seconds;
-  if (bench::interrupted()) throw Interrupted{};
-  if (!run.complete()) throw MeasureError(run.message + " (" + bench::shell_words(run.command) + ")");
+  if (common::interrupted()) throw Interrupted{};
+  if (!run.complete()) throw MeasureError(run.message + " (" + common::shell_words(run.command) + ")");
   Figures out;
   for (const bench::TaggedMeasurement& t : measured) {
     const bench::Measurement& m = t.measurement;
     out[PointKey{m.kernel, m.op, m.np, m.bytes}] = one_job(m.unit, m.higher_is_better, m.samples);
   }
-  if (out.empty()) throw MeasureError("the job printed no measurement (" + bench::shell_words(run.command) + ")");
+  if (out.empty()) throw MeasureError("the job printed no measurement (" + common::shell_words(run.command) + ")");
   return out;
 }
 

@@ -142,6 +142,52 @@ TEST(RunRegistryJson, FieldNames) {
   EXPECT_EQ(j.at("ranks").at(1).at("pid"), 5002);
 }
 
+// A node's part of a job srun started: what the whole job is travels with
+// it, and each node's part has its own file, so that the virtual nodes of a
+// test cluster can share a run directory.
+JobEntry node_part(const std::string& host) {
+  JobEntry e = sample_entry("57.0");
+  e.launcher = "srun";
+  e.host = host;
+  e.ranks.clear();
+  e.nodes = {{host, 9, host == "n1" ? std::vector<std::uint32_t>{0, 1} : std::vector<std::uint32_t>{2}}};
+  e.job_nodes = {"n1", "n2"};
+  e.job_ranks = 3;
+  e.launch_tag = "login:4242";
+  return e;
+}
+
+TEST(RunRegistryJson, NodePartRoundTrip) {
+  const JobEntry part = node_part("n2");
+  EXPECT_TRUE(part.is_node_part());
+  EXPECT_FALSE(sample_entry("1").is_node_part());
+  const JobEntry back = job_entry_from_json(nlohmann::json::parse(to_json(part).dump()));
+  expect_equal(back, part);
+  EXPECT_EQ(back.launcher, "srun");
+  EXPECT_EQ(back.job_nodes, part.job_nodes);
+  EXPECT_EQ(back.job_ranks, 3u);
+  EXPECT_EQ(back.launch_tag, "login:4242");
+  ASSERT_EQ(back.nodes.size(), 1u);
+  EXPECT_EQ(back.nodes[0].ranks, (std::vector<std::uint32_t>{2}));
+  // An mpfrun job's entry says nothing of launchers.
+  EXPECT_FALSE(to_json(sample_entry("1")).contains("launcher"));
+  EXPECT_EQ(job_entry_from_json(to_json(sample_entry("1"))).launcher, "mpfrun");
+}
+
+TEST(RunRegistry, NodePartsOfOneJobShareADirectory) {
+  TempDir tmp;
+  const RunRegistry registry((tmp.path() / "run").string());
+  registry.publish(node_part("n1"));
+  registry.publish(node_part("n2"));
+  EXPECT_TRUE(fs::exists(tmp.path() / "run" / "57.0+n1.json"));
+  EXPECT_TRUE(fs::exists(tmp.path() / "run" / "57.0+n2.json"));
+  EXPECT_EQ(jobids(registry.list()), (Ids{"57.0", "57.0"}));
+  registry.remove(node_part("n1"));
+  const std::vector<JobEntry> left = registry.list();
+  ASSERT_EQ(left.size(), 1u);
+  EXPECT_EQ(left[0].host, "n2");
+}
+
 TEST(RunRegistryJson, EmptyRanksAndCommand) {
   JobEntry e = sample_entry("job-3");
   e.ranks.clear();
@@ -191,11 +237,11 @@ TEST(RunRegistry, PublishListRemove) {
     EXPECT_EQ(file.path().extension(), ".json") << file.path();
   }
 
-  registry.remove("a");
+  registry.remove(sample_entry("a"));
   EXPECT_EQ(jobids(registry.list()), (Ids{"b"}));
   EXPECT_FALSE(fs::exists(tmp.path() / "run" / "a.json"));
-  registry.remove("a");  // removing twice is harmless
-  registry.remove("b");
+  registry.remove(sample_entry("a"));  // removing twice is harmless
+  registry.remove(sample_entry("b"));
   EXPECT_TRUE(registry.list().empty());
 }
 

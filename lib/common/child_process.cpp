@@ -1,4 +1,4 @@
-#include "tune/bench/process.hpp"
+#include "common/child_process.hpp"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -18,7 +18,7 @@
 
 extern char** environ;
 
-namespace mpf::tune::bench {
+namespace mpf::common {
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -177,4 +177,4 @@ ProcessResult run_process(const std::vector<std::string>& argv, double timeout_s
   return result;
 }
 
-}  // namespace mpf::tune::bench
+}  // namespace mpf::common

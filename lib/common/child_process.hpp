@@ -1,6 +1,6 @@
 // One command run to completion with a time limit, its output captured: how
 // mpftune starts every job (through mpfrun or another MPI's launcher) and
-// every compiler. The command runs in its own process group; when its time
+// every compiler, and how mpfinspect reads the nodes of a Slurm job. The command runs in its own process group; when its time
 // is up the group gets SIGTERM (a launcher then stops its ranks, and mpfrun
 // prints what each was doing), and SIGKILL when still there 5 s later.
 #pragma once
@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-namespace mpf::tune::bench {
+namespace mpf::common {
 
 struct ProcessResult {
   bool started = false;    // false: `error` says why it could not start
@@ -38,4 +38,4 @@ std::string find_in_path(const std::string& name);
 // A command as a shell would show it (for messages and reports).
 std::string shell_words(const std::vector<std::string>& argv);
 
-}  // namespace mpf::tune::bench
+}  // namespace mpf::common
