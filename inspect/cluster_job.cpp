@@ -164,7 +164,15 @@ std::optional<nlohmann::json> read_launched_job(const job::RunRegistry& registry
     if (common::find_in_path("srun").empty()) {
       unreached = "srun, which reads a Slurm job's other nodes, is not on PATH";
     } else {
-      const nlohmann::json answer = gather_through_srun(slurm_job, selector, reach);
+      nlohmann::json answer;
+      try {
+        answer = gather_through_srun(slurm_job, selector, reach);
+      } catch (const InspectError&) {
+        // Slurm does not know the job (or cannot be asked): with nothing
+        // of it here, there is no such job.
+        if (parts.empty() && problems.empty()) return std::nullopt;
+        throw;
+      }
       take(answer);
       if (answer.contains("srun")) unreached = answer["srun"].get<std::string>();
     }

@@ -146,7 +146,9 @@ int main(int argc, char** argv) {
     std::fputs(json ? (state->dump(2) + "\n").c_str() : mpf::inspect::render_job(*state, rank).c_str(), stdout);
     return 0;
   }
-  std::fprintf(stderr, "mpfinspect: no job %s in %s (mpfinspect without arguments lists the running jobs)\n",
+  std::fprintf(stderr,
+               "mpfinspect: no job %s in %s or in Slurm (mpfinspect without arguments lists the running jobs; a "
+               "job srun started is named JOB.STEP)\n",
                jobid.c_str(), run_dir.c_str());
   return kUsageStatus;
 }

@@ -168,6 +168,9 @@ void render_rank(std::ostringstream& out, const nlohmann::json& r, bool full) {
     } else if (b.contains("rma_wait")) {
       out << "blocked in " << b["function"].get<std::string>() << "(" << rma_wait_text(b) << ", context "
           << b["context"] << ") for " << seconds(b["seconds"]) << "\n";
+    } else if (b.value("kind", "") == "finalize") {
+      out << "blocked in " << b["function"].get<std::string>() << " (waiting for the other ranks to finalize) for "
+          << seconds(b["seconds"]) << "\n";
     } else if (b.value("api", "") == "shmem" && b.contains("collective")) {
       out << "blocked in " << b["function"].get<std::string>() << "(" << team_label(b["context"].get<std::uint32_t>())
           << ", collective #" << b["collective"]["seq"] << ") for " << seconds(b["seconds"]) << "\n";

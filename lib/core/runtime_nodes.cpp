@@ -249,7 +249,9 @@ void Runtime::register_node_part() {
   e.job_ranks = job_.size;
   if (const char* tag = std::getenv("MPFRUN_LAUNCH_TAG")) e.launch_tag = tag;
   try {
-    job::RunRegistry(common::resolved_run_dir(*tunables_)).publish(e);
+    const job::RunRegistry registry(common::resolved_run_dir(*tunables_));
+    registry.clean_dead_parts_of(job_.hostname);
+    registry.publish(e);
     node_part_ = std::move(e);
   } catch (const std::exception& error) {
     // The job runs all the same; only mpfinspect will not find this node.

@@ -162,6 +162,12 @@ std::vector<JobEntry> RunRegistry::clean_dead() const {
   return cleaned;
 }
 
+void RunRegistry::clean_dead_parts_of(const std::string& host) const {
+  for (const auto& [path, entry] : list_files()) {
+    if (entry.is_node_part() && entry.host == host && !alive(entry)) ::unlink(path.c_str());
+  }
+}
+
 void RunRegistry::clean_dead_and_report(const char* program) const {
   const std::vector<JobEntry> cleaned = clean_dead();
   for (const JobEntry& job : cleaned) {

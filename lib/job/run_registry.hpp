@@ -85,6 +85,10 @@ class RunRegistry {
   // Removes what dead jobs left behind (entry and PMIx directory) and returns
   // the jobs it cleaned.
   std::vector<JobEntry> clean_dead() const;
+  // Removes the dead node parts of jobs other launchers started on node
+  // `host` (a node's first rank does, before registering its own part; the
+  // processes of other nodes are not this machine's to judge).
+  void clean_dead_parts_of(const std::string& host) const;
   // clean_dead(), reported on standard output as `program` ("mpfrun").
   void clean_dead_and_report(const char* program) const;
 

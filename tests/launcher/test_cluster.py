@@ -6,6 +6,7 @@ other nodes through the network transport. And the launchers the toolkit
 refuses: PMI-1/PMI-2 ones (MPICH's hydra, srun --mpi=pmi2) and srun without
 PMIx.
 """
+import json
 import os
 import re
 import shutil
@@ -13,12 +14,16 @@ import signal
 import subprocess
 import sys
 import time
+import tempfile
 import unittest
+
+import jsonschema
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "harness"))
 from slurm_cluster import SlurmCluster  # noqa: E402
 
 MPFRUN = os.environ["MPFRUN"]
+MPFINSPECT = os.environ["MPFINSPECT"]
 PROGRAMS = os.environ["MPF_PROGRAMS"]
 MPI_PROGRAMS = os.environ["MPF_MPI_PROGRAMS"]
 JOB_TIMEOUT = 120
@@ -108,8 +113,12 @@ class Cluster(ClusterTestCase):
     def test_ranks_on_two_nodes_greet_each_other(self):
         status, out, err = self.srun("--mpi=pmix", "-N", "2", "-n", "4", job_actions(), "hello")
         self.assertEqual(status, 0, err)
+        # Ranks 0-1 on the allocation's first node, 2-3 on its second.
         nodes = dict(re.findall(r"^hello from rank (\d) of 4 on (n\d)$", out, re.M))
-        self.assertEqual(nodes, {"0": "n1", "1": "n1", "2": "n2", "3": "n2"}, out)
+        self.assertEqual(sorted(nodes), ["0", "1", "2", "3"], out)
+        self.assertEqual(nodes["0"], nodes["1"], out)
+        self.assertEqual(nodes["2"], nodes["3"], out)
+        self.assertNotEqual(nodes["0"], nodes["2"], out)
 
     def test_self_checking_mpi_programs_across_two_and_three_nodes(self):
         cases = [
@@ -202,8 +211,12 @@ class MpfrunInAllocation(ClusterTestCase):
     def test_mpfrun_launches_on_the_allocations_nodes(self):
         status, out, err = self.salloc_mpfrun("-n", "4", "--tag-output", job_actions(), "hello")
         self.assertEqual(status, 0, err)
-        lines = sorted(re.findall(r"(?m)^\[(\d)\] hello from rank \1 of 4 on (n\d)$", out))
-        self.assertEqual(lines, [("0", "n1"), ("1", "n1"), ("2", "n2"), ("3", "n2")], out)
+        # Slurm picks the allocation's nodes: ranks 0-1 on its first, 2-3 on its second.
+        nodes = dict(re.findall(r"(?m)^\[(\d)\] hello from rank \1 of 4 on (n\d)$", out))
+        self.assertEqual(sorted(nodes), ["0", "1", "2", "3"], out)
+        self.assertEqual(nodes["0"], nodes["1"], out)
+        self.assertEqual(nodes["2"], nodes["3"], out)
+        self.assertNotEqual(nodes["0"], nodes["2"], out)
 
     def test_tunables_reach_the_ranks(self):
         status, out, err = self.salloc_mpfrun("-n", "2", "--set", "stop_grace_ms=1234",
@@ -214,12 +227,21 @@ class MpfrunInAllocation(ClusterTestCase):
     def test_a_crash_names_the_rank_and_its_node(self):
         status, out, err = self.salloc_mpfrun("-n", "4", job_actions(), "crash", "3")
         self.assertEqual(status, 128 + signal.SIGSEGV, err)
-        self.assertIn("mpfrun: rank 3 (on node n2) killed by signal 11 (Segmentation fault)", err)
+        self.assertRegex(err, r"mpfrun: rank 3 \(on node n\d\) killed by signal 11 \(Segmentation fault\)")
 
     def test_timeout_stops_the_job(self):
         status, out, err = self.salloc_mpfrun("-n", "2", "--timeout", "3", job_actions(), "hang")
         self.assertEqual(status, 124, err)
         self.assertIn("mpfrun: timeout: the job ran longer than 3 s", err)
+
+    def test_timeout_shows_the_job_as_mpfinspect_sees_it(self):
+        # The diagnosis is read on both nodes through srun.
+        status, out, err = self.salloc_mpfrun("-n", "2", "--timeout", "3", job_actions(), "recv-cycle")
+        self.assertEqual(status, 124, err)
+        self.assertIn("mpfrun: the job as mpfinspect sees it:", err)
+        self.assertRegex(err, r"rank 0 \(pid \d+ on n\d\): blocked in MPI_Recv\(peer 1, tag 7")
+        self.assertRegex(err, r"rank 1 \(pid \d+ on n\d\): blocked in MPI_Recv\(peer 0, tag 9")
+        self.assertIn("rank 0 waits in MPI_Recv(source 1, tag 7) while rank 1 waits in MPI_Recv(source 0, tag 9)", err)
 
     def test_options_slurm_decides_are_refused(self):
         for option in (["--bind-to", "core"], ["--map-by", "numa"], ["--virtual-nodes", "2"]):
@@ -235,6 +257,88 @@ class MpfrunInAllocation(ClusterTestCase):
                                 capture_output=True, text=True, env=env, timeout=60)
         self.assertEqual(result.returncode, 2)
         self.assertIn("not inside a Slurm allocation", result.stderr)
+
+
+class InspectAcrossNodes(ClusterTestCase):
+    """mpfinspect on a hung job srun started on two nodes, each node's part
+    registered in its own run directory (as /tmp is a node's own): it is read
+    on every node through srun and shown and analysed whole."""
+
+    def setUp(self):
+        super().setUp()
+        # Nothing of the job is registered where mpfinspect runs.
+        self.here = tempfile.TemporaryDirectory()
+        self.env["MPF_RUN_DIR"] = self.here.name
+        # Cyclic: ranks 0 and 2 on one node, rank 1 on the other; 0 and 1 wait for each
+        # other across the nodes, 2 waits in MPI_Finalize.
+        before = self.registered()
+        self.job = subprocess.Popen(["srun", "--mpi=pmix", "--overcommit", "-N", "2", "-n", "3",
+                                     "--distribution=cyclic", job_actions(), "recv-cycle"],
+                                    stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                    env=self.env, text=True)
+        self.parts = []
+        deadline = time.monotonic() + JOB_TIMEOUT
+        while time.monotonic() < deadline and self.job.poll() is None and len(self.parts) < 2:
+            time.sleep(0.1)
+            self.parts = sorted(set(self.registered()) - set(before))
+        self.assertEqual(len(self.parts), 2, "each node's first rank registers the node's part")
+        self.jobid = os.path.basename(self.parts[0]).split("+")[0]
+        self.nodes = [os.path.basename(p)[:-len(".json")].split("+")[1] for p in self.parts]
+        time.sleep(0.5)  # the ranks reach their receives
+
+    @staticmethod
+    def registered():
+        """The node parts registered in the nodes' run directories."""
+        return [os.path.join(CLUSTER.run_dir(n), f) for n in CLUSTER.nodes if os.path.isdir(CLUSTER.run_dir(n))
+                for f in os.listdir(CLUSTER.run_dir(n)) if f.endswith(f"+{n}.json")]
+
+    def tearDown(self):
+        subprocess.run(["scancel", self.jobid.split(".")[0]], env=self.env, timeout=30)
+        self.job.communicate(timeout=JOB_TIMEOUT)
+        self.here.cleanup()
+
+    def inspect(self, *args):
+        return subprocess.run([MPFINSPECT, *args], capture_output=True, text=True, env=self.env, timeout=60)
+
+    def test_the_job_is_read_on_every_node_and_analysed_whole(self):
+        result = self.inspect("--json", self.jobid)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        state = json.loads(result.stdout)
+        with open(os.path.join(os.environ["MPF_SCHEMAS"], "mpfinspect-job.schema.json")) as f:
+            jsonschema.validate(state, json.load(f))
+        self.assertEqual(state["job"]["launcher"], "srun")
+        self.assertNotIn("mpfrun_pid", state["job"])
+        first, second = self.nodes
+        self.assertEqual([(n["name"], n["ranks"]) for n in state["job"]["nodes"]], [(first, [0, 2]), (second, [1])])
+        ranks = {r["rank"]: r for r in state["ranks"]}
+        self.assertEqual({r: ranks[r]["node"] for r in ranks}, {0: first, 1: second, 2: first})
+        self.assertEqual((ranks[0]["blocked_in"]["function"], ranks[0]["blocked_in"]["peer"]), ("MPI_Recv", 1))
+        self.assertEqual((ranks[1]["blocked_in"]["function"], ranks[1]["blocked_in"]["peer"]), ("MPI_Recv", 0))
+        self.assertEqual(ranks[2]["blocked_in"]["kind"], "finalize")
+        # The Slurm job id alone names its only step.
+        result = self.inspect(self.jobid.split(".")[0], "--deadlock")
+        self.assertEqual(result.returncode, 3, result.stdout + result.stderr)
+        self.assertIn("rank 0 waits in MPI_Recv(source 1, tag 7) while rank 1 waits in MPI_Recv(source 0, tag 9)",
+                      result.stdout)
+        text = self.inspect(self.jobid).stdout
+        self.assertIn(f"job {self.jobid}: 3 ranks on 2 nodes ({first}: ranks 0,2", text)
+        self.assertIn("started by srun", text)
+
+    def test_a_node_listing_shows_its_part(self):
+        env = dict(self.env, MPF_RUN_DIR=CLUSTER.run_dir(self.nodes[1]))
+        result = subprocess.run([MPFINSPECT], capture_output=True, text=True, env=env, timeout=60)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertIn(f"job {self.jobid}: 3 ranks, started by srun on 2 nodes (here: {self.nodes[1]})", result.stdout)
+
+    def test_a_node_that_cannot_be_read_is_named(self):
+        os.rename(self.parts[1], self.parts[1] + ".hidden")
+        try:
+            result = self.inspect(self.jobid)
+        finally:
+            os.rename(self.parts[1] + ".hidden", self.parts[1])
+        self.assertEqual(result.returncode, 1, result.stdout)
+        self.assertIn(f"mpfinspect: job {self.jobid}: 1 of its 2 nodes could not be read (node {self.nodes[1]}: "
+                      "mpfinspect found no part of the job registered there)", result.stderr)
 
 
 HARNESS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "harness")
