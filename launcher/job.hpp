@@ -24,6 +24,7 @@ struct RankRecord {
   int exit_code = -1;         // when it exited
   int term_signal = 0;        // when a signal killed it
   shm::RankState final_state = shm::RankState::launched;
+  bool state_known = true;    // false: a rank srun started that did not say (it never finalized)
   std::int64_t start_ns = 0;  // steady clock
   std::int64_t end_ns = 0;
   // Counters the rank published (shm::kCounterFields order), copied out of

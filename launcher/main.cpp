@@ -74,13 +74,6 @@ int main(int argc, char** argv) {
     return 0;
   }
 
-  // Inside a Slurm allocation of several nodes, srun starts the ranks.
-  try {
-    if (launches_through_srun(options)) return run_through_srun(options, tunables);
-  } catch (const UsageError& e) {
-    std::fprintf(stderr, "mpfrun: %s\n", e.what());
-    return kUsageStatus;
-  }
   if (!options.report_path.empty()) {
     // Found out now, not after the job has run.
     const std::filesystem::path report(options.report_path);
@@ -95,7 +88,9 @@ int main(int argc, char** argv) {
   JobRecord job;
   int status;
   try {
-    status = run_job(options, tunables, job);
+    // Inside a Slurm allocation of several nodes, srun starts the ranks.
+    status = launches_through_srun(options) ? run_through_srun(options, tunables, job)
+                                            : run_job(options, tunables, job);
   } catch (const UsageError& e) {
     std::fprintf(stderr, "mpfrun: %s\n", e.what());
     return kUsageStatus;

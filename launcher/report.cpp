@@ -60,7 +60,7 @@ nlohmann::json job_report(const Options& options, const common::Tunables& tunabl
         {"exit_code", r.exit_code >= 0 ? nlohmann::json(r.exit_code) : nlohmann::json(nullptr)},
         {"signal", r.term_signal > 0 ? nlohmann::json(r.term_signal) : nlohmann::json(nullptr)},
         {"signal_name", r.term_signal > 0 ? nlohmann::json(::strsignal(r.term_signal)) : nlohmann::json(nullptr)},
-        {"state", shm::to_string(r.final_state)},
+        {"state", r.state_known ? shm::to_string(r.final_state) : "unknown"},
         {"wall_seconds", r.end_ns > r.start_ns ? static_cast<double>(r.end_ns - r.start_ns) * 1e-9 : 0.0},
         {"counters", nlohmann::json::object()}};
     for (std::size_t i = 0; i < r.counters.size(); ++i) rank["counters"][std::string(shm::kCounterFields[i].name)] = r.counters[i];

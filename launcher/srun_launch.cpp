@@ -10,6 +10,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
+#include <fstream>
+#include <set>
 #include <cctype>
 #include <cerrno>
 #include <cstdio>
@@ -30,6 +33,8 @@
 #include "launcher/messages.hpp"
 #include "launcher/output.hpp"
 #include "launcher/rank_process.hpp"
+#include "shm/counters.hpp"
+#include "shm/ranks_layout.hpp"
 
 extern char** environ;
 
@@ -90,6 +95,11 @@ void print_diagnosis(const common::Tunables& tunables) {
   }
 }
 
+std::int64_t unix_now_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
 std::string upper(std::string text) {
   for (char& c : text) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
   return text;
@@ -144,19 +154,57 @@ struct TaskFailure {
   std::string what;
 };
 
+// "Exited with exit code 3" -> 3; -1 for anything else.
+int exit_code_of(const std::string& what) {
+  static const std::regex exited(R"(^Exited with exit code ([0-9]+)$)");
+  std::smatch m;
+  return std::regex_match(what, m, exited) ? std::stoi(m[1]) : -1;
+}
+
+// "Segmentation fault" -> SIGSEGV (srun names signals as strsignal does);
+// 0 for anything else.
+int signal_of(const std::string& what) {
+  for (int signo = 1; signo < NSIG; ++signo) {
+    const char* name = ::strsignal(signo);
+    if (name != nullptr && what == name) return signo;
+  }
+  return 0;
+}
+
+// Whether srun's task list ("3", "0-1", "0,2-3") holds `task`.
+bool number_ranges_contain(const std::string& list, std::uint32_t task) {
+  std::size_t start = 0;
+  while (start < list.size()) {
+    std::size_t end = list.find(',', start);
+    if (end == std::string::npos) end = list.size();
+    const std::string range = list.substr(start, end - start);
+    const std::size_t dash = range.find('-');
+    const unsigned long first = std::stoul(range.substr(0, dash));
+    const unsigned long last = dash == std::string::npos ? first : std::stoul(range.substr(dash + 1));
+    if (task >= first && task <= last) return true;
+    start = end + 1;
+  }
+  return false;
+}
+
 class SrunJob {
  public:
-  SrunJob(const Options& o, const common::Tunables& t) : o_(o), tunables_(t) {}
+  SrunJob(const Options& o, const common::Tunables& t, JobRecord& record) : o_(o), tunables_(t), record_(record) {}
   int run();
 
  private:
   void start(const std::vector<std::string>& argv, const std::vector<std::string>& env);
   void relay(int fd, std::string& pending, bool is_stderr, bool eof);
   void relay_line(const std::string& line, bool is_stderr);
-  int say_outcome(int status) const;
+  // The exit status, and the line that says why the job ended (printed
+  // when it failed).
+  std::pair<int, std::string> outcome(int status) const;
+  void record_ranks();
 
   const Options& o_;
   const common::Tunables& tunables_;
+  JobRecord& record_;
+  std::string report_dir_;  // where ranks write their entries of the report
   pid_t pid_ = -1;
   int out_fd_ = -1, err_fd_ = -1;
   bool labelled_ = false;  // srun --label: each line starts "N: "
@@ -239,34 +287,73 @@ void SrunJob::start(const std::vector<std::string>& argv, const std::vector<std:
 // The first failure srun reported is the job's cause (the others were
 // stopped because of it): it names the rank and its node, and gives the
 // exit status, as for a job on one machine (128 + N for signal N).
-int SrunJob::say_outcome(int status) const {
+std::pair<int, std::string> SrunJob::outcome(int status) const {
   if (failures_.empty()) {
-    if (status != 0) std::fprintf(stderr, "mpfrun: the job failed (srun exit status %d)\n", status);
-    return status;
+    if (status != 0) return {status, "the job failed (srun exit status " + std::to_string(status) + ")"};
+    return {0, "all " + std::to_string(o_.total_ranks()) + " ranks exited 0"};
   }
   const TaskFailure& f = failures_.front();
   const bool one = f.tasks.find_first_of(",-") == std::string::npos;
   const std::string who = std::string(one ? "rank " : "ranks ") + f.tasks + " (on node " + f.node + ")";
-  static const std::regex exited(R"(^Exited with exit code ([0-9]+)$)");
-  std::smatch m;
   int cause = status;
   std::string what = f.what;
-  if (std::regex_match(f.what, m, exited)) {
-    cause = std::stoi(m[1]);
-    what = (one ? "exited" : "exit") + std::string(" with code ") + std::string(m[1]);
-  } else {
-    for (int signo = 1; signo < NSIG; ++signo) {
-      const char* name = ::strsignal(signo);
-      if (name != nullptr && f.what == name) {
-        cause = 128 + signo;
-        what = (one ? "killed by " : "were killed by ") + signal_description(signo);
-        break;
-      }
-    }
+  if (const int code = exit_code_of(f.what); code >= 0) {
+    cause = code;
+    what = (one ? "exited" : "exit") + std::string(" with code ") + std::to_string(code);
+  } else if (const int signo = signal_of(f.what); signo > 0) {
+    cause = 128 + signo;
+    what = (one ? "killed by " : "were killed by ") + signal_description(signo);
   }
-  std::fprintf(stderr, "mpfrun: %s %s%s\n", who.c_str(), what.c_str(),
-               failures_.size() > 1 ? "; the other ranks were stopped" : "");
-  return cause == 0 ? status : cause;
+  return {cause == 0 ? status : cause,
+          who + " " + what + (failures_.size() > 1 ? "; the other ranks were stopped" : "")};
+}
+
+// Each rank's entry of the report: what it wrote when it finalized, and
+// how srun says it ended.
+void SrunJob::record_ranks() {
+  const auto nranks = static_cast<std::uint32_t>(o_.total_ranks());
+  std::set<std::string> nodes;
+  std::size_t app = 0;
+  for (std::uint32_t r = 0, first = 0; r < nranks; ++r) {
+    if (r >= first + static_cast<std::uint32_t>(o_.apps[app].nranks)) first += o_.apps[app++].nranks;
+    RankRecord rank;
+    rank.rank = r;
+    rank.app = app;
+    rank.exit_code = 0;
+    std::string node = "unknown";
+    std::ifstream in(report_dir_ + "/rank." + std::to_string(r) + ".json");
+    try {
+      const nlohmann::json entry = nlohmann::json::parse(in);
+      rank.pid = entry.at("pid").get<pid_t>();
+      node = entry.at("node").get<std::string>();
+      rank.final_state = shm::RankState::finalized;  // written when it finalized
+      rank.end_ns = static_cast<std::int64_t>(entry.at("wall_seconds").get<double>() * 1e9);
+      for (const shm::CounterField& f : shm::kCounterFields) {
+        rank.counters.push_back(entry.at("counters").value(std::string(f.name), std::uint64_t{0}));
+      }
+      record_.cpus = std::max(record_.cpus, entry.at("cpus").get<std::uint32_t>());
+      if (record_.jobid.empty() && entry.contains("jobid")) record_.jobid = entry["jobid"].get<std::string>();
+      record_.segment_bytes += entry.value("segment_bytes", std::uint64_t{0});
+      record_.segment_resident_bytes += entry.value("segment_resident_bytes", std::uint64_t{0});
+    } catch (const std::exception&) {
+      // It did not finalize (or the nodes do not share the directory): what
+      // srun says of it is all there is.
+      rank.counters.assign(shm::kCounterFields.size(), 0);
+      rank.state_known = false;
+    }
+    for (const TaskFailure& f : failures_) {
+      if (!number_ranges_contain(f.tasks, r)) continue;
+      node = f.node;
+      rank.exit_code = exit_code_of(f.what);
+      rank.term_signal = std::max(0, signal_of(f.what));
+      break;
+    }
+    if (node != "unknown") nodes.insert(node);
+    record_.node_of.push_back(node);
+    record_.ranks.push_back(std::move(rank));
+  }
+  record_.nodes = static_cast<std::uint32_t>(std::max<std::size_t>(1, nodes.size()));
+  if (record_.jobid.empty()) record_.jobid = std::getenv("SLURM_JOB_ID");
 }
 
 int SrunJob::run() {
@@ -301,6 +388,22 @@ int SrunJob::run() {
                  slurm_allocation_nodes(), line.c_str());
   }
 
+  std::vector<std::string> env = srun_environment(o_);
+  if (!o_.report_path.empty()) {
+    // Beside the report: the nodes see it as they see the report's directory.
+    const std::filesystem::path report = std::filesystem::absolute(o_.report_path);
+    std::string pattern = (report.parent_path() / ".mpfrun-report-XXXXXX").string();
+    if (::mkdtemp(pattern.data()) == nullptr) {
+      throw std::runtime_error(common::system_error_text("--report: cannot make a directory beside " + o_.report_path, errno));
+    }
+    report_dir_ = pattern;
+    set_env(env, "MPFRUN_REPORT_DIR", report_dir_);
+  }
+  char host[256] = {};
+  ::gethostname(host, sizeof host - 1);
+  record_.host = host;
+  record_.start_unix_ns = unix_now_ns();
+
   sigset_t handled;
   sigemptyset(&handled);
   for (int s : {SIGINT, SIGTERM, SIGHUP, SIGUSR1, SIGUSR2, SIGCHLD}) sigaddset(&handled, s);
@@ -308,7 +411,7 @@ int SrunJob::run() {
   ::pthread_sigmask(SIG_BLOCK, &handled, &previous);
   const int signal_fd = ::signalfd(-1, &handled, SFD_NONBLOCK | SFD_CLOEXEC);
   const int timer_fd = ::timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
-  start(argv, srun_environment(o_));
+  start(argv, env);
   if (o_.timeout_seconds > 0) {
     itimerspec spec{};
     spec.it_value.tv_sec = static_cast<time_t>(o_.timeout_seconds);
@@ -366,8 +469,21 @@ int SrunJob::run() {
   ::close(timer_fd);
   if (!dir.empty()) std::filesystem::remove_all(dir);
   const int status = WIFEXITED(wait_status) ? WEXITSTATUS(wait_status) : 128 + WTERMSIG(wait_status);
-  if (timed_out_) return kTimeoutStatus;
-  return say_outcome(status);
+  auto [exit_status, why] = outcome(status);
+  if (timed_out_) {
+    exit_status = kTimeoutStatus;
+    why = "timeout: the job ran longer than " + format_seconds(o_.timeout_seconds);
+  } else if (exit_status != 0) {
+    std::fprintf(stderr, "mpfrun: %s\n", why.c_str());
+  }
+  record_.end_unix_ns = unix_now_ns();
+  record_.exit_status = exit_status;
+  record_.outcome = why;
+  if (!report_dir_.empty()) {
+    record_ranks();
+    std::filesystem::remove_all(report_dir_);
+  }
+  return exit_status;
 }
 
 }  // namespace
@@ -394,17 +510,12 @@ bool launches_through_srun(const Options& o) {
                      " nodes, mpfrun launches with srun, and where ranks run is Slurm's to decide: " +
                      decided_by_slurm(option) + "; or --launcher mpfrun runs the job on this machine alone");
   }
-  if (!o.report_path.empty()) {
-    throw UsageError(
-        "--report: mpfrun cannot yet report on a job launched through srun (per rank it sees only "
-        "srun's exit status); --launcher mpfrun runs the job on this machine with its report");
-  }
   return true;
 }
 
-int run_through_srun(const Options& options, const common::Tunables& tunables) {
+int run_through_srun(const Options& options, const common::Tunables& tunables, JobRecord& record) {
   try {
-    SrunJob job(options, tunables);
+    SrunJob job(options, tunables, record);
     return job.run();
   } catch (const UsageError& e) {
     std::fprintf(stderr, "mpfrun: %s\n", e.what());

@@ -12,6 +12,7 @@
 #include <string>
 
 #include "common/tunables.hpp"
+#include "launcher/job.hpp"
 #include "launcher/options.hpp"
 
 namespace mpf::launcher {
@@ -25,7 +26,8 @@ int slurm_allocation_nodes();
 // outside an allocation or with options Slurm decides instead.
 bool launches_through_srun(const Options& options);
 
-// Runs the job through srun; returns mpfrun's exit status.
-int run_through_srun(const Options& options, const common::Tunables& tunables);
+// Runs the job through srun and records it for --report; returns mpfrun's
+// exit status.
+int run_through_srun(const Options& options, const common::Tunables& tunables, JobRecord& job);
 
 }  // namespace mpf::launcher

@@ -216,6 +216,7 @@ void Runtime::finalize(const char* function) {
     control_->state.store(static_cast<std::uint32_t>(shm::RankState::finalized),
                           std::memory_order_release);
   }
+  if (!by_mpfrun_) write_report_record();
   pmix_.finalize();
 }
 

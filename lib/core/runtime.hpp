@@ -127,6 +127,10 @@ class Runtime {
   // entry goes when the rank finalizes, or as dead if it is killed.
   void register_node_part();
   void unregister_node_part();
+  // mpfrun --report through srun (MPFRUN_REPORT_DIR): what this rank's
+  // entry of the report needs, written when it has finalized, since mpfrun
+  // cannot read other nodes' segments.
+  void write_report_record() const;
   void start_messaging();
   // Another rank died and the launcher is ending the job: wait for it.
   [[noreturn]] void await_job_end(const std::string& why);

@@ -12,9 +12,12 @@
 #include <map>
 #include <thread>
 
+#include <time.h>
+
 #include "core/job_regions.hpp"
 #include "core/runtime.hpp"
 #include "match/queues.hpp"
+#include "shm/counters.hpp"
 
 extern char** environ;
 
@@ -264,6 +267,44 @@ void Runtime::unregister_node_part() {
   if (!node_part_) return;
   job::RunRegistry(common::resolved_run_dir(*tunables_)).remove(*node_part_);
   node_part_.reset();
+}
+
+void Runtime::write_report_record() const {
+  const char* dir = std::getenv("MPFRUN_REPORT_DIR");
+  if (dir == nullptr || control_ == nullptr) return;
+  // The rank's running time: from its start (clock ticks since boot) to now.
+  timespec now{};
+  ::clock_gettime(CLOCK_BOOTTIME, &now);
+  const double started = static_cast<double>(job::process_start_ticks(::getpid()).value_or(0)) /
+                         static_cast<double>(::sysconf(_SC_CLK_TCK));
+  nlohmann::json counters = nlohmann::json::object();
+  for (const shm::CounterField& f : shm::kCounterFields) {
+    counters[std::string(f.name)] = (control_->counters.*f.member).load(std::memory_order_relaxed);
+  }
+  nlohmann::json record = {
+      {"rank", job_.rank},
+      {"pid", ::getpid()},
+      {"node", job_.hostname},
+      {"state", shm::to_string(static_cast<shm::RankState>(control_->state.load(std::memory_order_relaxed)))},
+      {"wall_seconds", std::max(0.0, static_cast<double>(now.tv_sec) + static_cast<double>(now.tv_nsec) * 1e-9 - started)},
+      {"counters", counters},
+      {"cpus", segment_->header().ncpus}};
+  if (const char* step = std::getenv("SLURM_STEP_ID"); step != nullptr && std::getenv("SLURM_JOB_ID") != nullptr) {
+    record["jobid"] = std::string(std::getenv("SLURM_JOB_ID")) + "." + step;
+  }
+  if (job_.local_rank == 0) {
+    record["segment_bytes"] = segment_->bytes();
+    record["segment_resident_bytes"] = segment_->resident_bytes();
+  }
+  const std::string path = std::string(dir) + "/rank." + std::to_string(job_.rank) + ".json";
+  std::FILE* f = std::fopen(path.c_str(), "w");
+  const std::string text = record.dump() + "\n";
+  if (f == nullptr || std::fwrite(text.data(), 1, text.size(), f) != text.size()) {
+    // The job's result stands; only mpfrun's report will lack this rank.
+    std::fprintf(stderr, "mpf: warning: rank %u cannot write its record for mpfrun --report to %s\n", job_.rank,
+                 path.c_str());
+  }
+  if (f != nullptr) std::fclose(f);
 }
 
 void Runtime::finalize_fence_checked() {

@@ -243,6 +243,43 @@ class MpfrunInAllocation(ClusterTestCase):
         self.assertRegex(err, r"rank 1 \(pid \d+ on n\d\): blocked in MPI_Recv\(peer 0, tag 9")
         self.assertIn("rank 0 waits in MPI_Recv(source 1, tag 7) while rank 1 waits in MPI_Recv(source 0, tag 9)", err)
 
+    def test_report_gives_every_rank_and_its_node(self):
+        with open(os.path.join(os.environ["MPF_SCHEMAS"], "mpfrun-report.schema.json")) as f:
+            schema = json.load(f)
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "report.json")
+            status, out, err = self.salloc_mpfrun("-n", "4", "--report", path, job_actions(), "hello")
+            self.assertEqual(status, 0, err)
+            with open(path) as f:
+                report = json.load(f)
+            jsonschema.validate(report, schema)
+            self.assertEqual(os.listdir(tmp), ["report.json"], "the ranks' entries are removed")
+        self.assertEqual(report["job"]["nodes"], 2)
+        self.assertEqual(report["job"]["transports"], ["shared memory", "network"])
+        self.assertRegex(report["job"]["jobid"], r"^\d+\.\d+$")
+        self.assertEqual(report["job"]["outcome"], "all 4 ranks exited 0")
+        ranks = report["ranks"]
+        self.assertEqual([r["rank"] for r in ranks], [0, 1, 2, 3])
+        self.assertEqual(ranks[0]["node"], ranks[1]["node"])
+        self.assertNotEqual(ranks[1]["node"], ranks[2]["node"])
+        for r in ranks:
+            self.assertEqual((r["state"], r["exit_code"]), ("finalized", 0), r)
+            self.assertGreater(r["pid"], 0)
+            self.assertGreaterEqual(r["counters"]["pmix_fences"], 1, r)
+
+        # A rank that crashed wrote nothing: srun's word is all the report has.
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "report.json")
+            status, out, err = self.salloc_mpfrun("-n", "4", "--report", path, job_actions(), "crash", "3")
+            self.assertEqual(status, 128 + signal.SIGSEGV, err)
+            with open(path) as f:
+                report = json.load(f)
+            jsonschema.validate(report, schema)
+        crashed = report["ranks"][3]
+        self.assertEqual((crashed["state"], crashed["signal"], crashed["exit_code"]), ("unknown", 11, None))
+        self.assertRegex(crashed["node"], r"^n\d$")
+        self.assertRegex(report["job"]["outcome"], r"^rank 3 \(on node n\d\) killed by signal 11")
+
     def test_options_slurm_decides_are_refused(self):
         for option in (["--bind-to", "core"], ["--map-by", "numa"], ["--virtual-nodes", "2"]):
             with self.subTest(option=option[0]):
