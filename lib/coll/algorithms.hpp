@@ -133,7 +133,7 @@ Task allgatherv_single_task(const Group& c, Key key, const void* send, void* rec
                                        std::vector<std::uint64_t> bytes, std::vector<std::uint64_t> displs);
 
 // The message algorithms (messages.cpp): point-to-point messages through
-// the engine, for a group across nodes (Plan::across_nodes).
+// the engine, flat; any group, one across nodes too (Plan::across_nodes).
 Task barrier_messages_task(const Group& c, Key key);
 Task bcast_messages_task(const Group& c, Key key, void* buffer, std::uint64_t bytes, int root);
 Task reduce_messages_task(const Group& c, Key key, const void* send, void* recv, int count, Combine combine,
@@ -147,6 +147,14 @@ Task alltoallv_messages_task(const Group& c, Key key, const void* send, std::vec
                              std::vector<std::uint64_t> recv_displs);
 Task scan_messages_task(const Group& c, Key key, const void* send, void* recv, int count, Combine combine,
                         bool exclusive);
+
+// The hierarchical algorithms (hierarchical.cpp): messages within each
+// node, then between one leader per node, for a group across nodes.
+Task barrier_hierarchical_task(const Group& c, Key key);
+Task bcast_hierarchical_task(const Group& c, Key key, void* buffer, std::uint64_t bytes, int root);
+// Commutative operations only.
+Task reduce_hierarchical_task(const Group& c, Key key, const void* send, void* recv, int count, Combine combine,
+                              int root);
 
 // The board algorithms (board.cpp), for the group of all the job's ranks
 // (MPI_COMM_WORLD) when its plan is on the board (Plan::on_board).

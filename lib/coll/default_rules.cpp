@@ -110,6 +110,21 @@ std::vector<Rule> default_rules(const JobFacts& f, const Shape& g) {
   const std::uint64_t single = f.single_copy;                        // 0: no single copy
   Rules r;
 
+  // A group across nodes: each node's members among themselves (over
+  // shared memory), then one leader per node over the network, so that
+  // each node's data crosses the network once; a reduction combined in
+  // rank order, and the operations with no hierarchical form, flat.
+  if (g.across_nodes) {
+    r.add(O::barrier, A::hierarchical);
+    r.add(O::bcast, A::hierarchical);
+    r.add(O::reduce, A::hierarchical).reduction = Reduction::commutative;
+    r.add(O::allreduce, A::hierarchical).reduction = Reduction::commutative;
+    for (const O op : {O::barrier, O::bcast, O::reduce, O::allreduce, O::allgather, O::alltoall}) {
+      r.add(op, A::messages);
+    }
+    return r.take();
+  }
+
   // Barrier: flat on the board (one wait per rank); dissemination while
   // every rank has a CPU (log2 n rounds, all ranks busy in each); else the
   // tree, up and down (each rank waits twice, which matters when every

@@ -56,8 +56,8 @@ JobFacts launch_facts(const common::Tunables& tunables, std::uint32_t node_ranks
 struct Shape {
   std::uint32_t ranks = 1;
   bool world = false;
-  // Its members are on several nodes: every collective goes by messages
-  // (Algorithm::messages), whatever the rules say.
+  // Its members are on several nodes: every collective goes by messages,
+  // hierarchical or flat (rules for other algorithms drop out).
   bool across_nodes = false;
 };
 

@@ -55,7 +55,8 @@ bool for_class(Reduction rule, Reduction call) {
 std::uint64_t carries_below(Operation op, Algorithm algorithm, const Setting& s) {
   const Needs needs = algorithm_needs(op, algorithm);
   const std::uint64_t n = s.shape.ranks;
-  if ((needs.board && !s.on_board) || (needs.stage && s.facts.stage_bytes == 0) ||
+  if ((needs.one_node && s.shape.across_nodes) || (needs.nodes && !s.shape.across_nodes) ||
+      (needs.board && !s.on_board) || (needs.stage && s.facts.stage_bytes == 0) ||
       (needs.single_copy && s.facts.single_copy == 0) || (needs.power_of_two && !power_of_two(n)) ||
       (needs.two_ranks && n < 2)) {
     return 0;
@@ -133,25 +134,16 @@ Plan Plan::build(std::span<const Rule> tuned, const JobFacts& facts, const Shape
   const std::uint64_t node = std::max(1u, facts.node_ranks);
   plan.stream_from_ = facts.stream_bytes / node + (facts.stream_bytes % node != 0 ? 1 : 0);
 
+  // Across nodes only messages reach every member (the node's slots, cells
+  // and board serve one node's ranks): the rules of other algorithms
+  // cannot run there and drop out.
   std::vector<Rule> rules;
   plan.across_nodes_ = shape.across_nodes;
-  if (shape.across_nodes) {
-    // Only messages reach every member: the node's slots, cells and board
-    // serve one node's ranks.
-    for (const Operation op : {Operation::barrier, Operation::bcast, Operation::reduce, Operation::allreduce,
-                               Operation::allgather, Operation::alltoall}) {
-      Rule r;
-      r.operation = op;
-      r.algorithm = Algorithm::messages;
-      rules.push_back(r);
-    }
-  } else {
-    for (const Rule& r : tuned) {
-      if (for_group(r, s)) rules.push_back(r);
-    }
-    for (const Rule& r : default_rules(facts, shape)) {
-      if (for_group(r, s)) rules.push_back(r);
-    }
+  for (const Rule& r : tuned) {
+    if (for_group(r, s)) rules.push_back(r);
+  }
+  for (const Rule& r : default_rules(facts, shape)) {
+    if (for_group(r, s)) rules.push_back(r);
   }
 
   using O = Operation;

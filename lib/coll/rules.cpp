@@ -20,16 +20,17 @@ constexpr std::array<std::string_view, kOperationCount> kOperationNames{"barrier
                                                                         "allreduce", "allgather", "alltoall"};
 constexpr std::array<std::string_view, kAlgorithmCount> kAlgorithmNames{
     "board", "board_stage", "board_sum", "board_single_copy", "dissemination", "tree",
-    "doubling", "cells", "bruck", "single_copy", "slots", "gather_bcast", "messages"};
+    "doubling", "cells", "bruck", "single_copy", "slots", "gather_bcast", "messages", "hierarchical"};
 constexpr std::array<std::string_view, 4> kReductionNames{"any", "commutative", "exact", "noncommutative"};
 
 using A = Algorithm;
-constexpr std::array kBarrierAlgorithms{A::board, A::dissemination, A::tree, A::messages};
-constexpr std::array kBcastAlgorithms{A::board, A::board_stage, A::cells, A::single_copy, A::slots, A::messages};
-constexpr std::array kReduceAlgorithms{A::board, A::board_sum,   A::board_single_copy, A::cells,
-                                       A::single_copy, A::slots, A::messages};
-constexpr std::array kAllreduceAlgorithms{A::board, A::board_sum,   A::board_single_copy, A::doubling,
-                                          A::cells, A::single_copy, A::slots,             A::messages};
+constexpr std::array kBarrierAlgorithms{A::board, A::dissemination, A::tree, A::messages, A::hierarchical};
+constexpr std::array kBcastAlgorithms{A::board,       A::board_stage, A::cells,       A::single_copy,
+                                      A::slots,       A::messages,    A::hierarchical};
+constexpr std::array kReduceAlgorithms{A::board,       A::board_sum, A::board_single_copy, A::cells,
+                                       A::single_copy, A::slots,     A::messages,          A::hierarchical};
+constexpr std::array kAllreduceAlgorithms{A::board, A::board_sum,   A::board_single_copy, A::doubling,   A::cells,
+                                          A::single_copy, A::slots, A::messages,          A::hierarchical};
 constexpr std::array kAllgatherAlgorithms{A::board_stage, A::cells,        A::single_copy,
                                           A::slots,       A::gather_bcast, A::messages};
 constexpr std::array kAlltoallAlgorithms{A::board, A::single_copy, A::bruck, A::cells, A::slots, A::messages};
@@ -307,8 +308,16 @@ Needs algorithm_needs(Operation operation, Algorithm algorithm) {
       break;
     case A::slots:
     case A::gather_bcast:
-    case A::messages:
       needs.two_ranks = false;
+      break;
+    case A::messages:
+      needs.two_ranks = needs.one_node = false;
+      break;
+    case A::hierarchical:
+      // Combining node by node takes the inputs out of rank order.
+      needs.commutative = is_reduction(operation);
+      needs.one_node = false;
+      needs.nodes = true;
       break;
   }
   return needs;

@@ -60,9 +60,10 @@ enum class Algorithm : std::uint8_t {
   single_copy,        // ranks read (or write) each other's buffers with Cross Memory Attach
   slots,              // trees (Bcast, reductions) or pairwise publishing (Allgather, Alltoall) over the slots
   gather_bcast,       // Allgather: gathered at rank 0 over the slots, then broadcast
-  messages,           // point-to-point messages through the engine: the one algorithm of a group across nodes
+  messages,           // point-to-point messages through the engine, flat: any group, across nodes too
+  hierarchical,       // messages within each node, then between one leader per node (a group across nodes)
 };
-inline constexpr std::size_t kAlgorithmCount = 13;
+inline constexpr std::size_t kAlgorithmCount = 14;
 
 // A reduction's operation, as the algorithms that combine in an order of
 // their own need to know it. A call's class is one of the last three.
@@ -125,6 +126,8 @@ struct Needs {
   bool power_of_two = false; // a group of a power of two ranks
   bool commutative = false;  // a commutative operation (a sum takes the inputs in any order)
   bool two_ranks = true;     // at least two ranks (slots and gather_bcast also serve one)
+  bool one_node = true;      // members on one node (what only messages do without)
+  bool nodes = false;        // members on several nodes (hierarchical)
 };
 Needs algorithm_needs(Operation operation, Algorithm algorithm);
 

@@ -287,7 +287,8 @@ class Tunables(JobTestCase):
         self.assertEqual(out, "")
         self.assertEqual(err.strip(),
                          f"mpfrun: tuning file {tuning}: collective_rules[1]: field 'algorithm' is 'bruck', not an "
-                         "algorithm of bcast; expected one of: board, board_stage, cells, single_copy, slots, messages")
+                         "algorithm of bcast; expected one of: board, board_stage, cells, single_copy, slots, messages, "
+                         "hierarchical")
 
     def test_unknown_environment_tunable_is_an_error(self):
         env = dict(self.env, MPF_STOP_GRACE="5")
@@ -331,10 +332,18 @@ class Report(JobTestCase):
         self.assertEqual(nodes[2], nodes[3])
         self.assertNotEqual(nodes[0], nodes[2])
         self.assertTrue(nodes[0].endswith("/node0") and nodes[2].endswith("/node1"), nodes)
-        # The world's collectives across nodes go by messages.
+        # The world's collectives across nodes go by messages: within each
+        # node, then between the nodes, where there is a hierarchical form
+        # (a reduction's for commutative operations), else flat.
         plan = report["collective_plan"]
         self.assertFalse(plan["board"])
-        self.assertEqual({r["algorithm"] for r in plan["rules"]}, {"messages"})
+        chosen = {(r["operation"], r.get("reduction", "any"), r["algorithm"]) for r in plan["rules"]}
+        for op in ("barrier", "bcast"):
+            self.assertIn((op, "any", "hierarchical"), chosen)
+        for op in ("reduce", "allreduce"):
+            self.assertIn((op, "commutative", "hierarchical"), chosen)
+            self.assertIn((op, "any", "messages"), chosen)
+        self.assertEqual({a for o, _, a in chosen if o in ("allgather", "alltoall")}, {"messages"})
         os.unlink(path)
         self.assert_clean()
 

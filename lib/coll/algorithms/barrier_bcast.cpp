@@ -51,6 +51,7 @@ Task bcast_task(const Group& c, Key key, void* buffer, std::uint64_t bytes, int 
     case Algorithm::single_copy: return bcast_single_task(c, key, buffer, bytes, root);
     case Algorithm::slots: return bcast_slot_task(c, key, buffer, bytes, root, radix());
     case Algorithm::messages: return bcast_messages_task(c, key, buffer, bytes, root);
+    case Algorithm::hierarchical: return bcast_hierarchical_task(c, key, buffer, bytes, root);
     default: break;
   }
   unplanned(Operation::bcast, choice.algorithm);

@@ -211,6 +211,7 @@ Task barrier_task(const Group& c, Key key) {
     case Algorithm::dissemination: return steps_task<Dissemination>(c, key);
     case Algorithm::tree: return barrier_tree_task(c, key, static_cast<int>(choice.parameters().radix));
     case Algorithm::messages: return barrier_messages_task(c, key);
+    case Algorithm::hierarchical: return barrier_hierarchical_task(c, key);
     default: break;
   }
   unplanned(Operation::barrier, choice.algorithm);

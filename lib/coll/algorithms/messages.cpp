@@ -1,10 +1,9 @@
 // The collectives as point-to-point messages through the progress engine
-// (Algorithm::messages): the only algorithms for a group whose members are
-// on several nodes, where the slots, cells and board of one node's
-// segment reach only part of it. Every message is an internal one
-// (core/internal_p2p.hpp) in the group's context | kCollMessagesContextBit,
-// tagged with the collective's number and its step, so that a group's
-// overlapping nonblocking collectives never take each other's messages.
+// (Algorithm::messages), flat over the group's members (message.hpp): they
+// run on any group, and on a group whose members are on several nodes,
+// where the slots, cells and board of one node's segment reach only part
+// of it, they serve the calls the hierarchical ones (hierarchical.cpp) do
+// not (non-commutative reductions, the v-collectives, scans).
 //
 //   barrier              dissemination (ceil(log2 n) rounds of empty messages)
 //   bcast                binomial tree from the root
@@ -19,42 +18,9 @@
 #include <vector>
 
 #include "coll/algorithms.hpp"
-#include "coll/algorithms/context.hpp"
-#include "core/context_space.hpp"
-#include "core/internal_p2p.hpp"
+#include "coll/algorithms/message.hpp"
 
 namespace mpf::coll {
-namespace {
-
-std::uint32_t context_of(Key key) { return key.context | core::kCollMessagesContextBit; }
-
-// The tag of step `step` of collective `key`: its number's low 23 bits and
-// the step's 8 (tags are non-negative).
-std::int32_t tag_of(Key key, std::uint32_t step) {
-  return static_cast<std::int32_t>((key.seq & 0x7fffffu) << 8 | (step & 0xffu));
-}
-
-// A started message of the collective, freed when it is done.
-class Message {
- public:
-  Message(bool send, const Group& c, Key key, std::uint32_t step, int peer, const void* data, std::uint64_t bytes)
-      : request_(core::start_internal(send, static_cast<std::int32_t>(c.world_of(peer)), context_of(key),
-                                      tag_of(key, step), const_cast<void*>(data), bytes)) {}
-  ~Message() { core::Runtime::instance().engine().free_request(request_); }
-  Message(const Message&) = delete;
-  Message& operator=(const Message&) = delete;
-  bool done() const { return request_->done(); }
-  std::int32_t peer() const { return request_->peer; }
-
- private:
-  progress::Request* request_;
-};
-
-auto arrived(const Message& m) {
-  return until(m.peer(), [&m] { return m.done(); });
-}
-
-}  // namespace
 
 Task barrier_messages_task(const Group& c, Key key) {
   const int n = c.size();

@@ -134,6 +134,7 @@ Task reduce_task(const Group& c, Key key, const void* send, void* recv, int coun
     case Algorithm::single_copy: return reduce_single_task(c, key, send, recv, count, combine, root, piece());
     case Algorithm::slots: return reduce_slot_task(c, key, send, recv, count, combine, root, radix());
     case Algorithm::messages: return reduce_messages_task(c, key, send, recv, count, combine, root);
+    case Algorithm::hierarchical: return reduce_hierarchical_task(c, key, send, recv, count, combine, root);
     default: break;
   }
   unplanned(root < 0 ? Operation::allreduce : Operation::reduce, choice.algorithm);

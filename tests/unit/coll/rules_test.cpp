@@ -79,7 +79,7 @@ TEST(CollRules, MalformedRulesAreRefusedByName) {
             "test: collective_rules is a JSON object; expected an array of rules (man 7 mpf, Collective rules)");
   EXPECT_EQ(refusal(R"([{"operation": "bcast", "algorithm": "slots"}, {"operation": "bcast", "algorithm": "bruck"}])"),
             "test: collective_rules[1]: field 'algorithm' is 'bruck', not an algorithm of bcast; expected one of: "
-            "board, board_stage, cells, single_copy, slots, messages");
+            "board, board_stage, cells, single_copy, slots, messages, hierarchical");
   EXPECT_EQ(refusal(R"([{"operation": "broadcast", "algorithm": "slots"}])"),
             "test: collective_rules[0]: field 'operation' is 'broadcast'; expected one of: barrier, bcast, reduce, "
             "allreduce, allgather, alltoall");
