@@ -117,7 +117,18 @@ void Runtime::init() {
   }
   start_messaging();
   reset_contexts();
-  if (!by_mpfrun_) register_node_part();
+  if (!by_mpfrun_) {
+    register_node_part();
+    // Another launcher says only that the job ended (Slurm's cancels the
+    // step when a rank leaves without finalizing): the rank says why.
+    std::atexit([] {
+      const Runtime& rt = Runtime::instance();
+      if (rt.initialized_ && !rt.finalized_) {
+        std::fprintf(stderr, "mpf: rank %u (on %s) is exiting without calling MPI_Finalize (or the finalize of the "
+                     "API it used); the job will fail\n", rt.job_.rank, rt.job_.hostname.c_str());
+      }
+    });
+  }
   initialized_ = true;
   if (control_ != nullptr) {
     control_->counters.init_ns.store(now_ns() - start, std::memory_order_relaxed);

@@ -160,6 +160,16 @@ class Cluster(ClusterTestCase):
         self.assertNotEqual(status, 0, err)
         self.assertRegex(err, r"without calling MPI_Finalize")
 
+    def test_a_rank_that_exits_while_others_wait_for_it_ends_the_job(self):
+        # Rank 1 exits 0 after MPI_Init while ranks 0 and 2 wait in MPI_Recv
+        # for it: Slurm ends the step, and the rank says why.
+        start = time.monotonic()
+        status, out, err = self.srun("--mpi=pmix", "-N", "2", "-n", "3", job_actions(), "exit-waited", "1")
+        self.assertNotEqual(status, 0, err)
+        self.assertLess(time.monotonic() - start, 60)
+        self.assertRegex(err, r"mpf: rank 1 \(on n\d\) is exiting without calling MPI_Finalize")
+        self.assertEqual(cluster_processes(job_actions()), [], "ranks left behind")
+
     def test_ranks_on_different_nodes_never_share_a_segment(self):
         proc = subprocess.Popen(["srun", "--mpi=pmix", "-N", "2", "-n", "4", job_actions(), "wait-signal"],
                                 stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,

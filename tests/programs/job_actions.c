@@ -5,6 +5,7 @@
  *   job_actions crash RANK            RANK raises SIGSEGV; others wait in MPI_Finalize
  *   job_actions abort RANK CODE       RANK calls MPI_Abort(MPI_COMM_WORLD, CODE)
  *   job_actions no-finalize RANK      RANK returns from main without MPI_Finalize
+ *   job_actions exit-waited RANK      RANK exits 0 after MPI_Init; the others wait for a message from it
  *   job_actions hang                  every rank blocks in pause() after MPI_Init
  *   job_actions wait-signal           print "ready R PID", wait for SIGUSR1, print "rank R got SIGUSR1"
  *   job_actions echo-stdin            rank 0 copies its stdin to stdout, prefixed "rank 0 read: "
@@ -97,6 +98,10 @@ int main(int argc, char **argv) {
     if (rank == arg1) MPI_Abort(MPI_COMM_WORLD, arg2);
   } else if (strcmp(action, "no-finalize") == 0) {
     if (rank == arg1) return 0;
+  } else if (strcmp(action, "exit-waited") == 0) {
+    if (rank == arg1) exit(0);
+    int value = 0;
+    MPI_Recv(&value, 1, MPI_INT, arg1, 3, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
   } else if (strcmp(action, "hang") == 0) {
     for (;;) pause();
   } else if (strcmp(action, "wait-signal") == 0) {
