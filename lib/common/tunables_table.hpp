@@ -433,8 +433,9 @@ inline constexpr std::array<TunableSpec, kTunableCount> kTunableTable{{
         .name = "net_provider",
         .kind = TunableKind::text,
         .default_value = "tcp;ofi_rxm",
-        .doc = "libfabric provider of the reliable-datagram endpoints that reach ranks on other nodes "
-               "(fi_info -t FI_EP_RDM lists this machine's; libfabric's FI_* variables pass through)",
+        .doc = "libfabric provider of the reliable-datagram endpoints that reach ranks on other nodes: the "
+               "first of this comma-separated list that the machine has (fi_info -t FI_EP_RDM lists them; "
+               "libfabric's FI_* variables pass through)",
     },
     {
         .id = Tunable::mpf_conversations,

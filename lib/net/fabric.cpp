@@ -6,6 +6,8 @@
 
 #include <cstring>
 #include <set>
+#include <string>
+#include <vector>
 
 #include "net/fabric_library.hpp"
 
@@ -40,34 +42,46 @@ std::string fabric_error(const char* call, long code) {
          std::to_string(code) + ")";
 }
 
-Fabric::Fabric(const std::string& provider) {
+Fabric::Fabric(const std::string& providers) {
   const FabricLibrary& lib = fabric_library();
-  // With remote reads if the provider has them, else messages alone.
+  // The first provider of the list this machine has; with remote reads if
+  // it has them, else messages alone.
   int found = -FI_ENODATA;
-  for (const bool rma : {true, false}) {
-    fi_info* hints = lib.dupinfo(nullptr);
-    if (hints == nullptr) throw NetError("fi_allocinfo failed: out of memory");
-    hints->ep_attr->type = FI_EP_RDM;
-    hints->caps = FI_TAGGED | (rma ? FI_RMA | FI_READ | FI_REMOTE_READ : 0);
-    hints->tx_attr->msg_order = FI_ORDER_SAS;  // the engine's packets arrive in order per pair
-    hints->rx_attr->msg_order = FI_ORDER_SAS;
-    hints->domain_attr->threading = FI_THREAD_DOMAIN;  // one thread calls libfabric
-    // Registration modes this transport handles: keys and addresses
-    // either way; not FI_MR_LOCAL (the reader's buffers are the program's).
-    hints->domain_attr->mr_mode = FI_MR_PROV_KEY | FI_MR_VIRT_ADDR;
-    hints->mode = FI_CONTEXT;
-    hints->fabric_attr->prov_name = ::strdup(provider.c_str());
-    found = lib.getinfo(kFabricVersion, nullptr, nullptr, 0, hints, &info_);
-    lib.freeinfo(hints);
-    if (found == 0 && info_ != nullptr) {
-      remote_read_ = rma;
-      break;
+  std::vector<std::string> names;
+  for (std::size_t start = 0;;) {
+    const std::size_t comma = providers.find(',', start);
+    names.push_back(providers.substr(start, comma - start));
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  for (const std::string& provider : names) {
+    for (const bool rma : {true, false}) {
+      fi_info* hints = lib.dupinfo(nullptr);
+      if (hints == nullptr) throw NetError("fi_allocinfo failed: out of memory");
+      hints->ep_attr->type = FI_EP_RDM;
+      hints->caps = FI_TAGGED | (rma ? FI_RMA | FI_READ | FI_REMOTE_READ : 0);
+      hints->tx_attr->msg_order = FI_ORDER_SAS;  // the engine's packets arrive in order per pair
+      hints->rx_attr->msg_order = FI_ORDER_SAS;
+      hints->domain_attr->threading = FI_THREAD_DOMAIN;  // one thread calls libfabric
+      // Registration modes this transport handles: keys and addresses
+      // either way; not FI_MR_LOCAL (the reader's buffers are the program's).
+      hints->domain_attr->mr_mode = FI_MR_PROV_KEY | FI_MR_VIRT_ADDR;
+      hints->mode = FI_CONTEXT;
+      hints->fabric_attr->prov_name = ::strdup(provider.c_str());
+      found = lib.getinfo(kFabricVersion, nullptr, nullptr, 0, hints, &info_);
+      lib.freeinfo(hints);
+      if (found == 0 && info_ != nullptr) {
+        remote_read_ = rma;
+        break;
+      }
     }
+    if (info_ != nullptr) break;
   }
   if (found != 0 || info_ == nullptr) {
-    throw NetError("net_provider '" + provider +
-                   "' offers no reliable-datagram endpoint with tagged messages in order (" +
-                   fabric_error("fi_getinfo", found) + "); this machine has: " + providers_here());
+    throw NetError("net_provider '" + providers +
+                   "': " + (names.size() > 1 ? "none of these providers offers" : "it offers no") +
+                   " reliable-datagram endpoint with tagged messages in order (" + fabric_error("fi_getinfo", found) +
+                   "); this machine has: " + providers_here());
   }
   provider_ = info_->fabric_attr->prov_name;
   inject_bytes_ = info_->tx_attr->inject_size;

@@ -29,11 +29,12 @@ std::string fabric_error(const char* call, long code);
 
 class Fabric {
  public:
-  // Opens an endpoint of `provider` ("tcp;ofi_rxm": the tcp provider under
-  // the rxm utility provider) with tagged messages in send order per pair.
-  // Throws NetError naming the provider and what failed, with the providers
-  // this machine has when it has none of that name.
-  explicit Fabric(const std::string& provider);
+  // Opens an endpoint of `providers`, the first of a comma-separated list
+  // this machine has ("tcp;ofi_rxm": tcp under the rxm utility provider;
+  // "net,tcp;ofi_rxm": libfabric's net provider, else that), with tagged
+  // messages in send order per pair. Throws NetError naming the providers and what failed, with
+  // the providers this machine has when it has none of those named.
+  explicit Fabric(const std::string& providers);
   ~Fabric();
   Fabric(const Fabric&) = delete;
   Fabric& operator=(const Fabric&) = delete;

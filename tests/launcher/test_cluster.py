@@ -69,6 +69,19 @@ def segment_inode(pid):
     return None
 
 
+def inspect_running_steps(env):
+    """What mpfinspect shows of every job step running on the cluster (the
+    tests of this file run one at a time): the dump a hung test prints."""
+    steps = subprocess.run(["squeue", "-h", "-s", "-o", "%i"], capture_output=True, text=True, env=env,
+                           timeout=30).stdout.split()
+    dump = ""
+    for step in steps:
+        for args in ([step], [step, "--deadlock"]):
+            r = subprocess.run([MPFINSPECT, *args], capture_output=True, text=True, env=env, timeout=60)
+            dump += f"$ mpfinspect {' '.join(args)}\n{r.stdout}{r.stderr}"
+    return dump
+
+
 # One cluster for every test of this file, started once.
 CLUSTER = SlurmCluster(nodes=4)
 
@@ -105,9 +118,10 @@ class Cluster(ClusterTestCase):
             out, err = proc.communicate(timeout=timeout)
             self.seconds = time.monotonic() - start
         except subprocess.TimeoutExpired:
+            dump = inspect_running_steps(self.env)
             subprocess.run(["scancel", "--user", "root"], env=self.env, timeout=30)
             out, err = proc.communicate(timeout=60)
-            self.fail(f"srun {' '.join(args)} ran longer than {timeout} s:\n{out}\n{err}")
+            self.fail(f"srun {' '.join(args)} ran longer than {timeout} s:\n{out}\n{err}\n{dump}")
         return proc.returncode, out, err
 
     def test_ranks_on_two_nodes_greet_each_other(self):

@@ -351,8 +351,19 @@ class Report(JobTestCase):
         status, _, err = self.mpfrun("--virtual-nodes", "2", "-n", "2", "--set", "net_provider=nosuch",
                                      ACTIONS, "hello")
         self.assertNotEqual(status, 0)
-        self.assertIn("net_provider 'nosuch' offers no reliable-datagram endpoint", err)
+        self.assertIn("net_provider 'nosuch': it offers no reliable-datagram endpoint", err)
         self.assertIn("this machine has: ", err)
+        self.assert_clean()
+
+    def test_the_first_network_provider_this_machine_has_is_taken(self):
+        status, out, err = self.mpfrun("--virtual-nodes", "2", "-n", "2", "--set", "net_provider=nosuch,tcp;ofi_rxm",
+                                       ACTIONS, "hello")
+        self.assertEqual(status, 0, err)
+        self.assertEqual(len(re.findall(r"(?m)^hello from rank", out)), 2, out)
+        status, _, err = self.mpfrun("--virtual-nodes", "2", "-n", "2", "--set", "net_provider=nosuch,nothing",
+                                     ACTIONS, "hello")
+        self.assertNotEqual(status, 0)
+        self.assertIn("net_provider 'nosuch,nothing': none of these providers offers", err)
         self.assert_clean()
 
     def test_report_shows_the_worlds_collective_plan(self):
