@@ -90,10 +90,12 @@ nlohmann::json gather_through_srun(const std::string& job, const std::string& se
       for (const auto& n : answer.at("nodes")) out["nodes"].push_back(n);
       for (const auto& p : answer.at("problems")) out["problems"].push_back(p);
     } catch (const nlohmann::json::exception& e) {
-      out["problems"].push_back({{"node", "task " + std::to_string(task)}, {"why", std::string("garbled answer: ") + e.what()}});
+      out["problems"].push_back(
+          {{"node", "task " + std::to_string(task)}, {"why", std::string("garbled answer: ") + e.what()}});
     }
   }
-  if (!r.ok()) out["srun"] = "srun " + r.how_it_ended(reach.timeout_seconds) + (r.err.empty() ? "" : ": " + tail_of(r.err));
+  if (!r.ok())
+    out["srun"] = "srun " + r.how_it_ended(reach.timeout_seconds) + (r.err.empty() ? "" : ": " + tail_of(r.err));
   return out;
 }
 
@@ -110,9 +112,9 @@ nlohmann::json read_parts_here(const job::RunRegistry& registry, const std::stri
   for (const job::JobEntry& e : registry.list()) {
     if (!selects(selector, e) || (!node.empty() && e.host != node) || e.nodes.size() != 1) continue;
     if (!job::RunRegistry::alive(e)) {
-      out["problems"].push_back(
-          {{"node", e.host},
-           {"why", "its first rank (pid " + std::to_string(e.launcher_pid) + "), which holds the node's segment, has ended"}});
+      out["problems"].push_back({{"node", e.host},
+                                 {"why", "its first rank (pid " + std::to_string(e.launcher_pid) +
+                                             "), which holds the node's segment, has ended"}});
       continue;
     }
     try {
@@ -133,7 +135,8 @@ std::optional<nlohmann::json> read_launched_job(const job::RunRegistry& registry
   std::map<std::string, std::string> problems;  // by node
   const auto take = [&](const nlohmann::json& answer) {
     for (const auto& n : answer.at("nodes")) parts.emplace(n.at("name").get<std::string>(), n);
-    for (const auto& p : answer.at("problems")) problems.emplace(p.at("node").get<std::string>(), p.at("why").get<std::string>());
+    for (const auto& p : answer.at("problems"))
+      problems.emplace(p.at("node").get<std::string>(), p.at("why").get<std::string>());
   };
   take(found);
   // The job's nodes, as its parts say.

@@ -8,11 +8,10 @@
 // with what srun said: a job is never shown without some of its ranks.
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "job/run_registry.hpp"
 
@@ -20,9 +19,9 @@ namespace mpf::inspect {
 
 // How to reach a Slurm job's nodes from here.
 struct SlurmReach {
-  std::string helper;        // the program srun runs on each node with --node-parts (this one)
-  std::string slurm_job;     // the allocation, when the caller knows it (mpfrun inside salloc)
-  std::string nodelist;      // its nodes and how many, likewise; otherwise squeue says
+  std::string helper;     // the program srun runs on each node with --node-parts (this one)
+  std::string slurm_job;  // the allocation, when the caller knows it (mpfrun inside salloc)
+  std::string nodelist;   // its nodes and how many, likewise; otherwise squeue says
   int node_count = 0;
   double timeout_seconds = 30;
 };

@@ -64,8 +64,7 @@ int index_in(const std::vector<int>& list, int rank) {
 }
 
 // Binomial broadcast of `bytes` at `buffer` over `list`, from list[0].
-Task bcast_over(const Group& c, Key key, std::uint32_t step, std::vector<int> list, void* buffer,
-                std::uint64_t bytes) {
+Task bcast_over(const Group& c, Key key, std::uint32_t step, std::vector<int> list, void* buffer, std::uint64_t bytes) {
   const int n = static_cast<int>(list.size());
   const int me = index_in(list, c.rank);
   int mask = 1;

@@ -234,5 +234,50 @@ TEST(CollPlan, EveryMemberBuildsTheSamePlan) {
   }
 }
 
+TEST(CollPlan, AcrossNodesHierarchicalWhereItCanFlatElsewhere) {
+  const JobFacts f = node(4, 2);
+  const Plan p = Plan::build({}, f, {.ranks = 8, .world = true, .across_nodes = true});
+  EXPECT_TRUE(p.across_nodes());
+  EXPECT_FALSE(p.on_board());
+  for (std::uint64_t b : {std::uint64_t{0}, std::uint64_t{8}, 64 * KiB, 4096 * KiB}) {
+    EXPECT_EQ(pick(p, O::barrier, b), A::hierarchical);
+    EXPECT_EQ(pick(p, O::bcast, b), A::hierarchical);
+    for (O op : {O::reduce, O::allreduce}) {
+      // Nodes combine out of rank order: only commutative operations.
+      EXPECT_EQ(pick(p, op, b, R::commutative), A::hierarchical) << name(op) << " " << b;
+      EXPECT_EQ(pick(p, op, b, R::exact), A::hierarchical) << name(op) << " " << b;
+      EXPECT_EQ(pick(p, op, b, R::noncommutative), A::messages) << name(op) << " " << b;
+    }
+    EXPECT_EQ(pick(p, O::allgather, b), A::messages);
+    EXPECT_EQ(pick(p, O::alltoall, b), A::messages);
+  }
+  // On one node the hierarchical algorithm never runs.
+  const Plan one = Plan::build({}, f, {.ranks = 4, .world = true});
+  EXPECT_NE(pick(one, O::barrier, 0), A::hierarchical);
+  EXPECT_NE(pick(one, O::bcast, 64 * KiB), A::hierarchical);
+}
+
+TEST(CollPlan, AcrossNodesTuningRulesChooseBetweenMessageAlgorithms) {
+  const JobFacts f = node(4, 2);
+  Rule flat;
+  flat.operation = O::bcast;
+  flat.algorithm = A::messages;
+  Rule cells;  // one node's: it cannot run across nodes and drops out
+  cells.operation = O::barrier;
+  cells.algorithm = A::tree;
+  Rule hierarchical_for_all;  // applies to commutative calls only
+  hierarchical_for_all.operation = O::allreduce;
+  hierarchical_for_all.algorithm = A::hierarchical;
+  const std::vector<Rule> tuned{flat, cells, hierarchical_for_all};
+  const Plan p = Plan::build(tuned, f, {.ranks = 8, .world = false, .across_nodes = true});
+  EXPECT_EQ(pick(p, O::bcast, 64 * KiB), A::messages);
+  EXPECT_EQ(pick(p, O::barrier, 0), A::hierarchical);
+  EXPECT_EQ(pick(p, O::allreduce, 8, R::commutative), A::hierarchical);
+  EXPECT_EQ(pick(p, O::allreduce, 8, R::noncommutative), A::messages);
+  // Rules for hierarchical do not apply on one node.
+  const Plan one = Plan::build(tuned, f, {.ranks = 4, .world = false});
+  EXPECT_NE(pick(one, O::allreduce, 8, R::commutative), A::hierarchical);
+}
+
 }  // namespace
 }  // namespace mpf::coll
