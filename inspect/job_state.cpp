@@ -384,7 +384,9 @@ nlohmann::json read_job(const job::JobEntry& entry) {
   if (parts.empty()) parts.push_back({entry.host, entry.segment_fd, {}});
   std::vector<nlohmann::json> nodes;
   try {
-    for (const job::NodeEntry& part : parts) nodes.push_back(read_node_of_process(entry.launcher_pid, part, parts.size() > 1));
+    for (const job::NodeEntry& part : parts) {
+      nodes.push_back(read_node_of_process(entry.launcher_pid, part, parts.size() > 1));
+    }
   } catch (const InspectError& e) {
     throw InspectError("job " + entry.jobid + ": " + e.what());
   }
@@ -406,7 +408,8 @@ nlohmann::json list_jobs(const job::RunRegistry& registry) {
     if (e.is_node_part()) {
       // The nodes of one job that registered here (all of them on a test
       // cluster's virtual nodes) make one line.
-      auto same = std::find_if(jobs.begin(), jobs.end(), [&](const nlohmann::json& j) { return j["jobid"] == e.jobid; });
+      const auto same =
+          std::find_if(jobs.begin(), jobs.end(), [&](const nlohmann::json& j) { return j["jobid"] == e.jobid; });
       if (same != jobs.end()) {
         (*same)["nodes_here"].push_back(e.host);
         (*same)["alive"] = (*same)["alive"].get<bool>() && alive;

@@ -10,16 +10,16 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <chrono>
-#include <fstream>
-#include <set>
 #include <cctype>
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <regex>
+#include <set>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -66,7 +66,8 @@ std::string launch_tag() {
 std::string mpfinspect_program() {
   std::error_code ec;
   const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
-  for (const std::filesystem::path& p : {self.parent_path() / "mpfinspect", self.parent_path().parent_path() / "inspect" / "mpfinspect"}) {
+  for (const std::filesystem::path& p :
+       {self.parent_path() / "mpfinspect", self.parent_path().parent_path() / "inspect" / "mpfinspect"}) {
     if (::access(p.c_str(), X_OK) == 0) return p;
   }
   return "mpfinspect";
@@ -82,7 +83,8 @@ void print_diagnosis(const common::Tunables& tunables) {
   reach.node_count = slurm_allocation_nodes();
   reach.timeout_seconds = 20;
   try {
-    const std::optional<nlohmann::json> state = inspect::read_launched_job(job::RunRegistry(common::resolved_run_dir(tunables)), launch_tag(), reach);
+    const std::optional<nlohmann::json> state =
+        inspect::read_launched_job(job::RunRegistry(common::resolved_run_dir(tunables)), launch_tag(), reach);
     if (!state) {
       std::fprintf(stderr, "mpfrun: could not inspect the job: no node has its ranks registered\n");
       return;
@@ -353,7 +355,7 @@ void SrunJob::record_ranks() {
     record_.ranks.push_back(std::move(rank));
   }
   record_.nodes = static_cast<std::uint32_t>(std::max<std::size_t>(1, nodes.size()));
-  if (record_.jobid.empty()) record_.jobid = std::getenv("SLURM_JOB_ID");
+  if (const char* job = std::getenv("SLURM_JOB_ID"); record_.jobid.empty() && job != nullptr) record_.jobid = job;
 }
 
 int SrunJob::run() {
@@ -394,7 +396,8 @@ int SrunJob::run() {
     const std::filesystem::path report = std::filesystem::absolute(o_.report_path);
     std::string pattern = (report.parent_path() / ".mpfrun-report-XXXXXX").string();
     if (::mkdtemp(pattern.data()) == nullptr) {
-      throw std::runtime_error(common::system_error_text("--report: cannot make a directory beside " + o_.report_path, errno));
+      throw std::runtime_error(
+          common::system_error_text("--report: cannot make a directory beside " + o_.report_path, errno));
     }
     report_dir_ = pattern;
     set_env(env, "MPFRUN_REPORT_DIR", report_dir_);

@@ -1,6 +1,9 @@
 // The runtime's set-up beyond one mpfrun on one node (SPEC §2 Wire-up,
-// Network): tunables and the node's segment when no mpfrun made them, and
-// the network endpoint of a job that spans nodes.
+// Network): tunables and the node's segment when no mpfrun made them, the
+// network endpoint of a job that spans nodes, and what no mpfrun records
+// for such a job: the node's part in the run directory (for mpfinspect)
+// and each rank's entry of mpfrun --report through srun.
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -11,8 +14,6 @@
 #include <iterator>
 #include <map>
 #include <thread>
-
-#include <time.h>
 
 #include "core/job_regions.hpp"
 #include "core/runtime.hpp"
@@ -244,9 +245,9 @@ void Runtime::register_node_part() {
     if (end == std::string::npos) break;
     start = end + 1;
   }
-  e.start_unix_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
-                        std::chrono::system_clock::now().time_since_epoch())
-                        .count();
+  e.start_unix_ms =
+      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+          .count();
   e.nodes.push_back({job_.hostname, segment_->fd(), job_.local_peers});
   e.job_nodes = node_names_.empty() ? std::vector<std::string>{job_.hostname} : node_names_;
   e.job_ranks = job_.size;
@@ -286,7 +287,8 @@ void Runtime::write_report_record() const {
       {"pid", ::getpid()},
       {"node", job_.hostname},
       {"state", shm::to_string(static_cast<shm::RankState>(control_->state.load(std::memory_order_relaxed)))},
-      {"wall_seconds", std::max(0.0, static_cast<double>(now.tv_sec) + static_cast<double>(now.tv_nsec) * 1e-9 - started)},
+      {"wall_seconds",
+       std::max(0.0, static_cast<double>(now.tv_sec) + static_cast<double>(now.tv_nsec) * 1e-9 - started)},
       {"counters", counters},
       {"cpus", segment_->header().ncpus}};
   if (const char* step = std::getenv("SLURM_STEP_ID"); step != nullptr && std::getenv("SLURM_JOB_ID") != nullptr) {
