@@ -133,8 +133,12 @@ std::optional<nlohmann::json> read_launched_job(const job::RunRegistry& registry
   nlohmann::json found = read_parts_here(registry, selector, "");
   std::map<std::string, nlohmann::json> parts;  // by node
   std::map<std::string, std::string> problems;  // by node
+  std::set<std::string> ids;                    // the jobs `selector` names (one, unless a job has several steps)
   const auto take = [&](const nlohmann::json& answer) {
-    for (const auto& n : answer.at("nodes")) parts.emplace(n.at("name").get<std::string>(), n);
+    for (const auto& n : answer.at("nodes")) {
+      ids.insert(n.at("entry").at("jobid").get<std::string>());
+      parts.emplace(n.at("name").get<std::string>(), n);
+    }
     for (const auto& p : answer.at("problems"))
       problems.emplace(p.at("node").get<std::string>(), p.at("why").get<std::string>());
   };
@@ -187,8 +191,6 @@ std::optional<nlohmann::json> read_launched_job(const job::RunRegistry& registry
     if (!unreached.empty()) why += (why.empty() ? "" : "; ") + unreached;
     throw InspectError("cannot read job " + selector + ": " + why);
   }
-  std::set<std::string> ids;
-  for (const auto& [node, part] : parts) ids.insert(part.at("entry").at("jobid").get<std::string>());
   if (ids.size() > 1) {
     throw InspectError("'" + selector + "' names several running jobs (" + joined({ids.begin(), ids.end()}) +
                        "): give the one to inspect");

@@ -62,5 +62,24 @@ TEST(ClusterJob, APartWhoseFirstRankEndedIsNamedNotSkipped) {
   std::filesystem::remove_all(dir);
 }
 
+TEST(ClusterJob, EveryStepsUnreadablePartIsNamed) {
+  // Two steps of job 59 on this node, both running (this process stands
+  // for both leaders), neither with a segment to read: "59" selects both,
+  // and each is a problem, not a crash or a silent skip.
+  const std::string dir = ::testing::TempDir() + "mpf-cluster-steps-" + std::to_string(::getpid());
+  const job::RunRegistry registry(dir);
+  for (const char* id : {"59.0", "59.1"}) {
+    job::JobEntry e = part(id, "srun", "n1");
+    e.launcher_pid = ::getpid();
+    e.launcher_start_ticks = job::process_start_ticks(::getpid()).value_or(0);
+    e.job_nodes = {"n1"};
+    e.nodes = {{"n1", -1, {0}}};
+    registry.publish(e);
+  }
+  const nlohmann::json answer = read_parts_here(registry, "59", "");
+  EXPECT_EQ(answer["problems"].size(), 2u);
+  std::filesystem::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace mpf::inspect
