@@ -111,9 +111,8 @@ int main(int argc, char** argv) {
   if (state && watch_seconds > 0) {
     // Until the job ends: clear the terminal, show it, wait.
     for (;;) {
-      const std::string view = json ? state->dump() + "\n"
-                                    : "\033[H\033[2J" + mpf::inspect::render_job(*state, rank) +
-                                          mpf::inspect::render_deadlock(mpf::inspect::analyse_deadlock(*state));
+      const std::string view =
+          json ? state->dump() + "\n" : "\033[H\033[2J" + mpf::inspect::render_job_and_deadlock(*state, rank);
       std::fputs(view.c_str(), stdout);
       std::fflush(stdout);
       std::this_thread::sleep_for(std::chrono::duration<double>(watch_seconds));

@@ -7,6 +7,7 @@
 
 #include "common/number_ranges.hpp"
 #include "core/context_space.hpp"
+#include "inspect/deadlock.hpp"
 
 namespace mpf::inspect {
 namespace {
@@ -321,6 +322,10 @@ std::string render_deadlock(const nlohmann::json& analysis) {
   out << (deadlocked ? "deadlocked" : "not deadlocked") << ":\n";
   for (const auto& line : analysis["explanation"]) out << "  " << line.get<std::string>() << "\n";
   return out.str();
+}
+
+std::string render_job_and_deadlock(const nlohmann::json& job, std::optional<std::uint32_t> rank) {
+  return render_job(job, rank) + render_deadlock(analyse_deadlock(job));
 }
 
 }  // namespace mpf::inspect

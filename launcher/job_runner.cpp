@@ -22,7 +22,6 @@
 
 #include "common/system_error.hpp"
 #include "core/runtime.hpp"
-#include "inspect/deadlock.hpp"
 #include "inspect/job_state.hpp"
 #include "inspect/render.hpp"
 #include "job/run_registry.hpp"
@@ -325,8 +324,8 @@ void Runner::on_timeout(const NodeSegments& segment) {
   // What mpfinspect would show, so a hung job's log says why it hung.
   try {
     const nlohmann::json state = inspect::read_job(entry_);
-    std::fprintf(stderr, "mpfrun: the job as mpfinspect sees it:\n%s%s", inspect::render_job(state, std::nullopt).c_str(),
-                 inspect::render_deadlock(inspect::analyse_deadlock(state)).c_str());
+    std::fprintf(stderr, "mpfrun: the job as mpfinspect sees it:\n%s",
+                 inspect::render_job_and_deadlock(state, std::nullopt).c_str());
   } catch (const std::exception& e) {
     std::fprintf(stderr, "mpfrun: could not inspect the job: %s\n", e.what());
   }

@@ -26,8 +26,8 @@
 
 #include "common/system_error.hpp"
 #include "common/tunables_table.hpp"
+#include "core/runtime.hpp"
 #include "inspect/cluster_job.hpp"
-#include "inspect/deadlock.hpp"
 #include "inspect/job_state.hpp"
 #include "inspect/render.hpp"
 #include "launcher/messages.hpp"
@@ -54,7 +54,7 @@ std::string decided_by_slurm(const std::string& option) {
   return "nothing: --virtual-nodes splits one machine, and a job launched through srun has real nodes";
 }
 
-// This mpfrun's mark on the job's ranks (MPFRUN_LAUNCH_TAG), by which
+// This mpfrun's mark on the job's ranks (core::kEnvLaunchTag), by which
 // mpfinspect finds their nodes' parts when the job times out.
 std::string launch_tag() {
   char host[256] = {};
@@ -89,9 +89,8 @@ void print_diagnosis(const common::Tunables& tunables) {
       std::fprintf(stderr, "mpfrun: could not inspect the job: no node has its ranks registered\n");
       return;
     }
-    std::fprintf(stderr, "mpfrun: the job as mpfinspect sees it:\n%s%s",
-                 inspect::render_job(*state, std::nullopt).c_str(),
-                 inspect::render_deadlock(inspect::analyse_deadlock(*state)).c_str());
+    std::fprintf(stderr, "mpfrun: the job as mpfinspect sees it:\n%s",
+                 inspect::render_job_and_deadlock(*state, std::nullopt).c_str());
   } catch (const inspect::InspectError& e) {
     std::fprintf(stderr, "mpfrun: could not inspect the job: %s\n", e.what());
   }
@@ -113,7 +112,7 @@ std::vector<std::string> srun_environment(const Options& o) {
   std::vector<std::string> env;
   for (char** e = environ; *e != nullptr; ++e) env.emplace_back(*e);
   for (const auto& [name, value] : o.apps.front().env) set_env(env, name, value);
-  set_env(env, "MPFRUN_LAUNCH_TAG", launch_tag());
+  set_env(env, core::kEnvLaunchTag, launch_tag());
   if (!o.tuning_file.empty()) set_env(env, "MPF_TUNING_FILE", o.tuning_file);
   for (const std::string& s : o.sets) {
     const std::size_t eq = s.find('=');
@@ -400,7 +399,7 @@ int SrunJob::run() {
           common::system_error_text("--report: cannot make a directory beside " + o_.report_path, errno));
     }
     report_dir_ = pattern;
-    set_env(env, "MPFRUN_REPORT_DIR", report_dir_);
+    set_env(env, core::kEnvReportDir, report_dir_);
   }
   char host[256] = {};
   ::gethostname(host, sizeof host - 1);

@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -16,6 +17,15 @@
 #include "progress/wait_record.hpp"
 
 namespace mpf::coll {
+
+// A group's members by node, for the collectives that run node by node
+// (hierarchical.cpp). Nodes are numbered in the order of their first
+// member.
+struct NodeLayout {
+  std::vector<std::uint32_t> node_of;  // group rank -> its node's number
+  std::vector<int> first;              // node number -> its lowest member
+  std::vector<int> mine;               // this rank's node's members, in rank order
+};
 
 struct Group {
   // Cache line 0: what every call on it reads or counts (a collective's
@@ -47,6 +57,9 @@ struct Group {
   Plan plan;
   // What messages call it ("MPI_COMM_WORLD"; MPI_Comm_set_name renames it).
   std::string name;
+  // A group across nodes: its members by node, made by its first
+  // collective that needs them (coll::node_layout()).
+  mutable std::optional<NodeLayout> nodes;
 
   int size() const { return static_cast<int>(world.size()); }
   std::uint32_t world_of(int r) const { return world[static_cast<std::size_t>(r)]; }

@@ -36,6 +36,10 @@ class RuntimeError : public std::runtime_error {
 // the tunables.
 inline constexpr const char* kEnvSegmentFd = "MPFRUN_SEGMENT_FD";
 inline constexpr const char* kEnvJobId = "MPFRUN_JOBID";
+// Through srun: the mpfrun that started the job (its node parts carry it),
+// and where each rank writes its entry of --report.
+inline constexpr const char* kEnvLaunchTag = "MPFRUN_LAUNCH_TAG";
+inline constexpr const char* kEnvReportDir = "MPFRUN_REPORT_DIR";
 
 // The programming interfaces a process may use at once, each joining and
 // leaving the runtime on its own (MPI_Init, shmem_init, mpf_init).

@@ -251,7 +251,7 @@ void Runtime::register_node_part() {
   e.nodes.push_back({job_.hostname, segment_->fd(), job_.local_peers});
   e.job_nodes = node_names_.empty() ? std::vector<std::string>{job_.hostname} : node_names_;
   e.job_ranks = job_.size;
-  if (const char* tag = std::getenv("MPFRUN_LAUNCH_TAG")) e.launch_tag = tag;
+  if (const char* tag = std::getenv(kEnvLaunchTag)) e.launch_tag = tag;
   try {
     const job::RunRegistry registry(common::resolved_run_dir(*tunables_));
     registry.clean_dead_parts_of(job_.hostname);
@@ -271,7 +271,7 @@ void Runtime::unregister_node_part() {
 }
 
 void Runtime::write_report_record() const {
-  const char* dir = std::getenv("MPFRUN_REPORT_DIR");
+  const char* dir = std::getenv(kEnvReportDir);
   if (dir == nullptr || control_ == nullptr) return;
   // The rank's running time: from its start (clock ticks since boot) to now.
   timespec now{};

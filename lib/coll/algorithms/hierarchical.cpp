@@ -18,6 +18,7 @@
 //                      on the group alone, so every root gets the same bits
 #include <algorithm>
 #include <cstring>
+#include <span>
 #include <vector>
 
 #include "coll/algorithms.hpp"
@@ -30,6 +31,27 @@ namespace {
 // Steps (a tag's low 8 bits): one per phase, the dissemination's from kRounds.
 constexpr std::uint32_t kUp = 0, kAcross = 1, kDown = 2, kAcrossDown = 3, kRounds = 8;
 
+// The group's members by node, from the route table, once per group.
+const NodeLayout& layout(const Group& c) {
+  if (c.nodes) return *c.nodes;
+  const wireup::RouteTable& routes = core::Runtime::instance().routes();
+  NodeLayout l;
+  std::vector<std::uint32_t> ids;  // node number -> the route table's node id
+  for (int r = 0; r < c.size(); ++r) {
+    const std::uint32_t id = routes[c.world_of(r)].node;
+    const auto at = std::find(ids.begin(), ids.end(), id);
+    l.node_of.push_back(static_cast<std::uint32_t>(at - ids.begin()));
+    if (at == ids.end()) {
+      ids.push_back(id);
+      l.first.push_back(r);
+    }
+  }
+  for (int r = 0; r < c.size(); ++r) {
+    if (l.node_of[static_cast<std::size_t>(r)] == l.node_of[static_cast<std::size_t>(c.rank)]) l.mine.push_back(r);
+  }
+  return c.nodes.emplace(std::move(l));
+}
+
 // The group split by node, for a collective rooted at `top`.
 struct Split {
   std::vector<int> local;    // this node's members, its leader first, then in rank order
@@ -38,33 +60,33 @@ struct Split {
 };
 
 Split split(const Group& c, int top) {
-  const wireup::RouteTable& routes = core::Runtime::instance().routes();
-  const auto node = [&](int r) { return routes[c.world_of(r)].node; };
+  const NodeLayout& l = layout(c);
+  const std::uint32_t top_node = l.node_of[static_cast<std::size_t>(top)];
+  const std::uint32_t my_node = l.node_of[static_cast<std::size_t>(c.rank)];
   Split s;
-  std::vector<std::uint32_t> nodes{node(top)};
+  s.leaders.reserve(l.first.size());
   s.leaders.push_back(top);
-  for (int r = 0; r < c.size(); ++r) {
-    if (std::find(nodes.begin(), nodes.end(), node(r)) != nodes.end()) continue;
-    nodes.push_back(node(r));
-    s.leaders.push_back(r);
+  for (std::uint32_t n = 0; n < l.first.size(); ++n) {
+    if (n != top_node) s.leaders.push_back(l.first[n]);
   }
-  const auto mine = static_cast<std::size_t>(std::find(nodes.begin(), nodes.end(), node(c.rank)) - nodes.begin());
-  const int leader = s.leaders[mine];
+  const int leader = my_node == top_node ? top : l.first[my_node];
+  s.local.reserve(l.mine.size());
   s.local.push_back(leader);
-  for (int r = 0; r < c.size(); ++r) {
-    if (r != leader && node(r) == node(c.rank)) s.local.push_back(r);
+  for (const int r : l.mine) {
+    if (r != leader) s.local.push_back(r);
   }
   s.leads = leader == c.rank;
   return s;
 }
 
-int index_in(const std::vector<int>& list, int rank) {
+int index_in(std::span<const int> list, int rank) {
   const auto it = std::find(list.begin(), list.end(), rank);
   return it == list.end() ? -1 : static_cast<int>(it - list.begin());
 }
 
 // Binomial broadcast of `bytes` at `buffer` over `list`, from list[0].
-Task bcast_over(const Group& c, Key key, std::uint32_t step, std::vector<int> list, void* buffer, std::uint64_t bytes) {
+Task bcast_over(const Group& c, Key key, std::uint32_t step, std::span<const int> list, void* buffer,
+                std::uint64_t bytes) {
   const int n = static_cast<int>(list.size());
   const int me = index_in(list, c.rank);
   int mask = 1;
@@ -86,7 +108,7 @@ Task bcast_over(const Group& c, Key key, std::uint32_t step, std::vector<int> li
 
 // Binomial reduction over `list` to list[0]: `acc` holds this rank's
 // contribution, and at list[0] ends holding everyone's (`scratch` as large).
-Task reduce_over(const Group& c, Key key, std::uint32_t step, std::vector<int> list, std::vector<std::byte>& acc,
+Task reduce_over(const Group& c, Key key, std::uint32_t step, std::span<const int> list, std::vector<std::byte>& acc,
                  std::vector<std::byte>& scratch, int count, Combine combine) {
   const int n = static_cast<int>(list.size());
   const int me = index_in(list, c.rank);
